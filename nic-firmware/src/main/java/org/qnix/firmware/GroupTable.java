@@ -1,0 +1,187 @@
+package org.qnix.firmware;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.IntArrayQueue;
+import org.agrona.concurrent.AtomicBuffer;
+import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.GroupTableLayout;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ProcessName;
+
+/**
+ * The Group Table of thesis 3.3.3: process groups and their members, with the expected size kept apart
+ * from the member count. Heap working copy, mirrored into SDRAM under the table's sequence lock.
+ */
+final class GroupTable
+{
+    /** A member of a group: its name and where it lives, for acknowledgements and broadcasts. */
+    record Member(ProcessName name, NicCoordinates node, int nicPid)
+    {
+    }
+
+    /** One group. */
+    static final class Group
+    {
+        final int name;
+        final int expectedSize;
+        final int slot;
+        final List<Member> members = new ArrayList<>();
+
+        Group(final int name, final int expectedSize, final int slot)
+        {
+            this.name = name;
+            this.expectedSize = expectedSize;
+            this.slot = slot;
+        }
+
+        boolean isComplete()
+        {
+            return members.size() >= expectedSize;
+        }
+
+        int indexOf(final ProcessName name)
+        {
+            for (int i = 0; i < members.size(); i++)
+            {
+                if (members.get(i).name.equals(name))
+                {
+                    return i;
+                }
+            }
+            return -1;
+        }
+    }
+
+    private final Int2ObjectHashMap<Group> byName = new Int2ObjectHashMap<>();
+    private final IntArrayQueue freeSlots = new IntArrayQueue();
+    private final AtomicBuffer sdram;
+    private final ClusterParameters params;
+    private final int base;
+
+    GroupTable(final AtomicBuffer sdram, final NicSdramLayout layout)
+    {
+        this.sdram = sdram;
+        this.params = layout.parameters();
+        this.base = (int)layout.groupTableOffset();
+        for (int i = 0; i < params.groupTableEntries(); i++)
+        {
+            freeSlots.addInt(i);
+        }
+    }
+
+    Group lookup(final int group)
+    {
+        return byName.get(group);
+    }
+
+    int size()
+    {
+        return byName.size();
+    }
+
+    /** Outcome of {@link #addMember}. */
+    enum AddResult
+    {
+        /** The member is new and the group is not yet complete. */
+        ADDED,
+        /** The member is new and made the group complete: time to acknowledge. */
+        COMPLETED,
+        /** The member was already there: nothing changed. */
+        DUPLICATE,
+        /** No room for the group or the member. */
+        FULL
+    }
+
+    /**
+     * Adds a member, creating the group if needed (thesis 3.5.3 New_Process step 5).
+     */
+    AddResult addMember(final int group, final int expectedSize, final Member member)
+    {
+        Group entry = byName.get(group);
+        if (null == entry)
+        {
+            if (freeSlots.isEmpty())
+            {
+                return AddResult.FULL;
+            }
+            entry = new Group(group, expectedSize, freeSlots.pollInt());
+            byName.put(group, entry);
+        }
+        final int existing = entry.indexOf(member.name);
+        if (existing >= 0)
+        {
+            if (entry.members.get(existing).equals(member))
+            {
+                return AddResult.DUPLICATE;
+            }
+            entry.members.set(existing, member);
+            publish(entry);
+            return AddResult.DUPLICATE;
+        }
+        if (entry.members.size() >= params.nameTableEntries())
+        {
+            return AddResult.FULL;
+        }
+        entry.members.add(member);
+        publish(entry);
+        return entry.members.size() == entry.expectedSize ? AddResult.COMPLETED : AddResult.ADDED;
+    }
+
+    /**
+     * Removes a process from every group it is in, if the entry still belongs to that NIC and NIC
+     * PID; a group left empty is removed (thesis 3.5.3 Delete_Process step 5).
+     */
+    void removeMember(final ProcessName name, final NicCoordinates node, final int nicPid)
+    {
+        final List<Group> emptied = new ArrayList<>();
+        for (final Group group : byName.values())
+        {
+            final int index = group.indexOf(name);
+            if (index >= 0 && group.members.get(index).node.equals(node) && group.members.get(index).nicPid == nicPid)
+            {
+                group.members.remove(index);
+                if (group.members.isEmpty())
+                {
+                    emptied.add(group);
+                }
+                else
+                {
+                    publish(group);
+                }
+            }
+        }
+        for (final Group group : emptied)
+        {
+            byName.remove(group.name);
+            freeSlots.addInt(group.slot);
+            final int e = base + (int)GroupTableLayout.entryOffset(params, group.slot);
+            SequenceLock.beginWrite(sdram, base + GroupTableLayout.SEQUENCE_OFFSET);
+            sdram.putInt(e + GroupTableLayout.STATE_OFFSET, GroupTableLayout.STATE_FREE);
+            sdram.putInt(e + GroupTableLayout.MEMBER_COUNT_OFFSET, 0);
+            sdram.putInt(base + GroupTableLayout.COUNT_OFFSET, byName.size());
+            SequenceLock.endWrite(sdram, base + GroupTableLayout.SEQUENCE_OFFSET);
+        }
+    }
+
+    private void publish(final Group group)
+    {
+        final int e = base + (int)GroupTableLayout.entryOffset(params, group.slot);
+        SequenceLock.beginWrite(sdram, base + GroupTableLayout.SEQUENCE_OFFSET);
+        sdram.putInt(e + GroupTableLayout.NAME_OFFSET, group.name);
+        sdram.putInt(e + GroupTableLayout.EXPECTED_SIZE_OFFSET, group.expectedSize);
+        for (int m = 0; m < group.members.size(); m++)
+        {
+            final int mo = e + GroupTableLayout.MEMBERS_OFFSET + m * GroupTableLayout.MEMBER_LENGTH;
+            sdram.putInt(mo, group.members.get(m).name.ai());
+            sdram.putInt(mo + Integer.BYTES, group.members.get(m).name.pi());
+        }
+        sdram.putInt(e + GroupTableLayout.MEMBER_COUNT_OFFSET, group.members.size());
+        sdram.putInt(e + GroupTableLayout.STATE_OFFSET, GroupTableLayout.STATE_USED);
+        sdram.putInt(base + GroupTableLayout.COUNT_OFFSET, byName.size());
+        SequenceLock.endWrite(sdram, base + GroupTableLayout.SEQUENCE_OFFSET);
+    }
+}

@@ -1,0 +1,107 @@
+package org.qnix.firmware;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersManager;
+import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.FileDescriptorBlock;
+import org.qnix.abi.MappedFile;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.RxFifoLayout;
+
+/**
+ * A NIC control program loaded onto an existing node image, with every other NIC's input FIFO mapped,
+ * ready to run under an {@link AgentRunner} in its own thread. Used the same way by a firmware JVM
+ * ({@link FirmwareMain}) and by the daemon's {@code --firmware threads} mode.
+ *
+ * <pre>{@code
+ * try (LoadedFirmware firmware = LoadedFirmware.load(dir, params, node))
+ * {
+ *     firmware.start(IdleStrategies.parse("backoff"));
+ * }
+ * }</pre>
+ */
+public final class LoadedFirmware implements AutoCloseable
+{
+    private final NodeImage image;
+    private final List<MappedFile> peerFifos;
+    private final NicControlProgram program;
+    private AgentRunner runner;
+
+    private LoadedFirmware(final NodeImage image, final List<MappedFile> peerFifos, final NicControlProgram program)
+    {
+        this.image = image;
+        this.peerFifos = peerFifos;
+        this.program = program;
+    }
+
+    public static LoadedFirmware load(final ClusterDirectory dir, final ClusterParameters params, final NicCoordinates node)
+    {
+        NodeImage image = null;
+        final List<MappedFile> fifos = new ArrayList<>();
+        try
+        {
+            image = NodeImage.open(dir, params, node);
+            final AtomicBuffer[] rings = new AtomicBuffer[params.nodeCount()];
+            final int selfIndex = node.index(params.torusWidth());
+            for (int i = 0; i < params.nodeCount(); i++)
+            {
+                if (i == selfIndex)
+                {
+                    rings[i] = image.rxRing();
+                    continue;
+                }
+                final NicCoordinates peer = NicCoordinates.ofIndex(i, params.torusWidth());
+                final MappedFile fifo = MappedFile.mapExisting(dir.rxFifo(peer));
+                fifos.add(fifo);
+                FileDescriptorBlock.verify(fifo.buffer(), FileDescriptorBlock.TYPE_RX_FIFO, dir.rxFifo(peer).toString());
+                rings[i] = new UnsafeBuffer(fifo.buffer(), RxFifoLayout.RING_OFFSET, RxFifoLayout.ringLength(params));
+            }
+            final NicCounters counters = new NicCounters(
+                new CountersManager(image.countersMetadata(), image.countersValues()));
+            final NicControlProgram program =
+                new NicControlProgram(image, rings, counters, SystemEpochClock.INSTANCE);
+            return new LoadedFirmware(image, fifos, program);
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.closeAll(fifos);
+            CloseHelper.close(image);
+            throw ex;
+        }
+    }
+
+    public NicControlProgram program()
+    {
+        return program;
+    }
+
+    /** Starts the control program's loop on a new thread named after the NIC. */
+    public void start(final IdleStrategy idleStrategy)
+    {
+        runner = new AgentRunner(idleStrategy, this::onError, null, program);
+        AgentRunner.startOnThread(runner);
+    }
+
+    private void onError(final Throwable error)
+    {
+        System.err.println("NIC " + program.node() + ": control program error (loop continues)");
+        error.printStackTrace();
+    }
+
+    /** Stops the loop (waiting for it) and unmaps everything. */
+    public void close()
+    {
+        CloseHelper.close(runner);
+        CloseHelper.closeAll(peerFifos);
+        CloseHelper.close(image);
+    }
+}

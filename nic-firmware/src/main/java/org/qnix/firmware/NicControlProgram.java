@@ -1,0 +1,665 @@
+package org.qnix.firmware;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.MessageHandler;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.ControlProgramLayout;
+import org.qnix.abi.Doorbell;
+import org.qnix.abi.DriverCommand;
+import org.qnix.abi.DriverCommandQueueLayout;
+import org.qnix.abi.FileDescriptorBlock;
+import org.qnix.abi.HostMemoryLayout;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.PacketHeader;
+import org.qnix.abi.ProcessName;
+import org.qnix.abi.ProcessTableLayout;
+import org.qnix.abi.SystemMessage;
+import org.qnix.abi.WireMessageType;
+
+/**
+ * The NIC control program of thesis section 3.5, as an Agrona {@link Agent}. Each {@link #doWork()}
+ * checks the Driver Command Queue, runs TX, checks the Driver Command Queue again, runs RX, and keeps
+ * the heartbeat (DESIGN.md 4). It runs under an {@code AgentRunner} in a firmware JVM or in the
+ * daemon, or is stepped by hand in tests; all its state hangs off this object, so a debugger attached
+ * to a firmware JVM sees the Name Table, Group Table and pending registrations as plain objects.
+ *
+ * <p>Everything read from shared memory (driver commands, packets) is validated; a bad one is
+ * counted and answered with an error doorbell where it has one, and the loop carries on.
+ *
+ * <pre>{@code
+ * NicControlProgram nic = new NicControlProgram(image, rings, counters, SystemEpochClock.INSTANCE);
+ * nic.onStart();
+ * while (running) { nic.doWork(); }
+ * }</pre>
+ */
+public final class NicControlProgram implements Agent
+{
+    /** The NIC writes the Driver Command Queue Head back to the driver every eight commands (3.5). */
+    static final int HEAD_UPDATE_INTERVAL = 8;
+    private static final int RX_BATCH = 64;
+
+    private final NodeImage image;
+    private final ClusterParameters params;
+    private final NicSdramLayout layout;
+    private final HostMemoryLayout hostLayout;
+    private final AtomicBuffer sdram;
+    private final AtomicBuffer host;
+    private final NicCoordinates self;
+    private final int selfIndex;
+    private final Wire wire;
+    private final NicCounters counters;
+    private final EpochClock clock;
+    private final NameTable names;
+    private final GroupTable groups;
+    private final Int2ObjectHashMap<Registration> registrations = new Int2ObjectHashMap<>();
+    /** The process living in each Process Table entry, or null: the firmware's view of the table. */
+    private final ProcessName[] residents;
+    private final int controlArea;
+    private final UnsafeBuffer systemPacket =
+        new UnsafeBuffer(new byte[PacketHeader.LENGTH + SystemMessage.MAX_PAYLOAD_LENGTH]);
+    private final PacketHeader outHeader = new PacketHeader().wrap(systemPacket, 0);
+    private final PacketHeader inHeader = new PacketHeader();
+    private final MessageHandler rxHandler = this::onPacket;
+    private int mode = ControlProgramLayout.MODE_THREAD;
+    private int debugPort;
+    private int driverHead;
+    private int driverHeadPublished = -1;
+    private int commandsSinceHeadUpdate;
+    private long lastHeartbeatMs;
+    private long heartbeat;
+
+    /**
+     * @param image    this node's mapped memory.
+     * @param rings    the ring buffer region of every node's input FIFO, by node index.
+     * @param counters where to count.
+     * @param clock    wall clock for the heartbeat.
+     */
+    public NicControlProgram(
+        final NodeImage image, final AtomicBuffer[] rings, final NicCounters counters, final EpochClock clock)
+    {
+        this.image = image;
+        this.params = image.parameters();
+        this.layout = image.sdramLayout();
+        this.hostLayout = image.hostLayout();
+        this.sdram = image.sdram();
+        this.host = image.hostMemory();
+        this.self = image.node();
+        this.selfIndex = self.index(params.torusWidth());
+        this.wire = new Wire(rings, selfIndex);
+        this.counters = counters;
+        this.clock = clock;
+        this.names = new NameTable(sdram, layout);
+        this.groups = new GroupTable(sdram, layout);
+        this.residents = new ProcessName[params.maxProcessesPerNic()];
+        this.controlArea = (int)layout.controlProgramOffset();
+        if (rings.length != params.nodeCount())
+        {
+            throw new IllegalArgumentException(rings.length + " FIFOs for " + params.nodeCount() + " nodes");
+        }
+    }
+
+    /** Records how this control program runs, for {@code qnix cluster status}. */
+    public NicControlProgram runMode(final int mode, final int debugPort)
+    {
+        this.mode = mode;
+        this.debugPort = debugPort;
+        return this;
+    }
+
+    public String roleName()
+    {
+        return "nic-" + self;
+    }
+
+    public void onStart()
+    {
+        final long now = clock.time();
+        sdram.putLong(controlArea + ControlProgramLayout.PID_OFFSET, ProcessHandle.current().pid());
+        sdram.putLong(controlArea + ControlProgramLayout.START_TIME_OFFSET, now);
+        sdram.putInt(controlArea + ControlProgramLayout.VERSION_OFFSET, FileDescriptorBlock.LAYOUT_VERSION);
+        sdram.putInt(controlArea + ControlProgramLayout.MODE_OFFSET, mode);
+        sdram.putInt(controlArea + ControlProgramLayout.DEBUG_PORT_OFFSET, debugPort);
+        writeHeartbeat(now);
+        // Readers: the daemon waiting for this NIC at `cluster up`, and `cluster status`.
+        sdram.putIntRelease(controlArea + ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_RUNNING);
+    }
+
+    public void onClose()
+    {
+        // Readers: the daemon and `cluster status`: this NIC no longer runs its loop.
+        sdram.putIntRelease(controlArea + ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_STOPPED);
+    }
+
+    public int doWork()
+    {
+        int work = heartbeat();
+        work += driverCommands();
+        work += tx();
+        work += driverCommands();
+        work += rx();
+        return work;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Driver Command Queue (thesis 3.5: checked before TX and before RX; 3.5.3: the commands)
+    // ---------------------------------------------------------------------------------------------
+
+    private int driverCommands()
+    {
+        final int entry = (int)layout.driverCommandOffset(driverHead);
+        // Writer: the driver, which publishes the Command last with release semantics.
+        final int command = sdram.getIntVolatile(entry + DriverCommandQueueLayout.COMMAND_OFFSET);
+        if (DriverCommand.NONE == command)
+        {
+            if (driverHeadPublished != driverHead)
+            {
+                publishDriverHead();
+            }
+            return 0;
+        }
+
+        final int position = driverHead;
+        final ProcessName name = new ProcessName(
+            sdram.getInt(entry + DriverCommandQueueLayout.NAME_AI_OFFSET),
+            sdram.getInt(entry + DriverCommandQueueLayout.NAME_PI_OFFSET));
+        final int pid = sdram.getInt(entry + DriverCommandQueueLayout.PID_OFFSET);
+        final int index = sdram.getInt(entry + DriverCommandQueueLayout.INDEX_OFFSET);
+        final int group = sdram.getInt(entry + DriverCommandQueueLayout.GROUP_OFFSET);
+        final int size = sdram.getInt(entry + DriverCommandQueueLayout.SIZE_OFFSET);
+        // Reader: the driver, which may reuse this entry once it reads zero here.
+        sdram.putIntRelease(entry + DriverCommandQueueLayout.COMMAND_OFFSET, DriverCommand.NONE);
+        driverHead = (driverHead + 1) % params.driverCommandQueueEntries();
+        if (++commandsSinceHeadUpdate == HEAD_UPDATE_INTERVAL)
+        {
+            publishDriverHead();
+        }
+        counters.driverCommands.increment();
+
+        switch (command)
+        {
+            case DriverCommand.NEW_PROCESS:
+                newProcess(position, name, pid, index, group, size);
+                break;
+
+            case DriverCommand.DELETE_PROCESS:
+                deleteProcess(position, name, index);
+                break;
+
+            default:
+                rejectDriverCommand(position);
+        }
+        return 1;
+    }
+
+    private void publishDriverHead()
+    {
+        // Reader: the driver, checking how far the NIC has read its queue.
+        host.putIntRelease((int)hostLayout.driverCommandQueueHeadAddress(), driverHead);
+        sdram.putInt((int)layout.driverInfoOffset() + DriverCommandQueueLayout.INFO_NIC_HEAD_OFFSET, driverHead);
+        driverHeadPublished = driverHead;
+        commandsSinceHeadUpdate = 0;
+    }
+
+    private void driverDoorbell(final int position, final int value)
+    {
+        // Reader: the driver thread polling this doorbell (thesis 3.4, registration step 6).
+        host.putIntRelease((int)hostLayout.driverDoorbellOffset(position), value);
+    }
+
+    private void rejectDriverCommand(final int position)
+    {
+        counters.driverCommandsRejected.increment();
+        driverDoorbell(position, Doorbell.BAD_COMMAND);
+    }
+
+    /** Thesis 3.5.3, New_Process steps 1-5. */
+    private void newProcess(
+        final int position, final ProcessName name, final int pid, final int index, final int group, final int size)
+    {
+        if (index < 0 || index >= residents.length || pid <= 0 || size < 1 || size > params.nameTableEntries() ||
+            null != residents[index] ||
+            sdram.getIntVolatile((int)layout.processEntryOffset(index) + ProcessTableLayout.PID_OFFSET) != pid)
+        {
+            rejectDriverCommand(position);
+            return;
+        }
+        final int nicPid = ProcessTableLayout.nicPid(index);
+        if (null == names.put(name, self, nicPid, pid))
+        {
+            counters.driverCommandsRejected.increment();
+            driverDoorbell(position, Doorbell.NO_RESOURCES);
+            return;
+        }
+        final GroupTable.AddResult added = groups.addMember(group, size, new GroupTable.Member(name, self, nicPid));
+        if (GroupTable.AddResult.FULL == added)
+        {
+            names.remove(name, self, nicPid);
+            counters.driverCommandsRejected.increment();
+            driverDoorbell(position, Doorbell.NO_RESOURCES);
+            return;
+        }
+
+        residents[index] = name;
+        setProcessState(index, ProcessTableLayout.STATE_REGISTERING);
+        final Registration registration =
+            new Registration(index, position, name, pid, group, size, params.nodeCount());
+        registration.processAck(selfIndex);
+        registrations.put(index, registration);
+
+        writeNameMessage(SystemMessage.NEW_PROCESS, name, nicPid);
+        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.NEW_PROCESS_OS_PID_OFFSET, pid);
+        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.NEW_PROCESS_GROUP_OFFSET, group);
+        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.NEW_PROCESS_GROUP_SIZE_OFFSET, size);
+        broadcastSystemMessage(SystemMessage.NEW_PROCESS_LENGTH);
+
+        writeNewGroupMessage(group, size, name, nicPid);
+        broadcastSystemMessage(SystemMessage.NEW_GROUP_LENGTH);
+
+        if (GroupTable.AddResult.COMPLETED == added)
+        {
+            acknowledgeGroup(groups.lookup(group));
+        }
+        completeIfDone(registration);
+    }
+
+    /** Thesis 3.5.3, Delete_Process steps 1-5; DESIGN.md 8, item 12. */
+    private void deleteProcess(final int position, final ProcessName name, final int index)
+    {
+        if (index < 0 || index >= residents.length || null == residents[index] || !residents[index].equals(name))
+        {
+            rejectDriverCommand(position);
+            return;
+        }
+        final int nicPid = ProcessTableLayout.nicPid(index);
+        final Registration pending = registrations.remove(index);
+        if (null != pending)
+        {
+            abort(pending);
+        }
+
+        writeNameMessage(SystemMessage.DELETE_PROCESS, name, nicPid);
+        broadcastSystemMessage(SystemMessage.DELETE_PROCESS_LENGTH);
+
+        residents[index] = null;
+        setProcessState(index, ProcessTableLayout.STATE_FREE);
+        names.remove(name, self, nicPid);
+        groups.removeMember(name, self, nicPid);
+        counters.deletions.increment();
+        driverDoorbell(position, Doorbell.DONE);
+    }
+
+    private void abort(final Registration registration)
+    {
+        counters.registrationsAborted.increment();
+        setProcessState(registration.index, ProcessTableLayout.STATE_FAILED);
+        driverDoorbell(registration.driverCommandPosition, Doorbell.ABORTED);
+    }
+
+    private void completeIfDone(final Registration registration)
+    {
+        if (registration.isComplete() && registrations.remove(registration.index) == registration)
+        {
+            setProcessState(registration.index, ProcessTableLayout.STATE_REGISTERED);
+            counters.registrations.increment();
+            driverDoorbell(registration.driverCommandPosition, Doorbell.DONE);
+        }
+    }
+
+    private void setProcessState(final int index, final int state)
+    {
+        // Readers: `cluster status` and the driver.
+        sdram.putIntRelease((int)layout.processEntryOffset(index) + ProcessTableLayout.STATE_OFFSET, state);
+    }
+
+    /**
+     * A registration whose process was de-registered meanwhile (the driver cleared the Process Table
+     * PID, de-registration step 1) completes with Aborted, so that its Driver Command Queue position
+     * is released even before the Delete_Process command can be posted.
+     */
+    private void abortOrphanedRegistrations()
+    {
+        if (registrations.isEmpty())
+        {
+            return;
+        }
+        List<Registration> orphaned = null;
+        for (final Registration registration : registrations.values())
+        {
+            final int pid = sdram.getIntVolatile(
+                (int)layout.processEntryOffset(registration.index) + ProcessTableLayout.PID_OFFSET);
+            if (pid != registration.osPid)
+            {
+                orphaned = null == orphaned ? new ArrayList<>() : orphaned;
+                orphaned.add(registration);
+            }
+        }
+        if (null != orphaned)
+        {
+            for (final Registration registration : orphaned)
+            {
+                registrations.remove(registration.index);
+                abort(registration);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // TX (thesis 3.5 steps 1-7); RX (steps 1-4) and system messages (3.5.1)
+    // ---------------------------------------------------------------------------------------------
+
+    private int tx()
+    {
+        return wire.flush();
+    }
+
+    private int rx()
+    {
+        return wire.receive(rxHandler, RX_BATCH);
+    }
+
+    private void onPacket(final int messageType, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        counters.packetsReceived.increment();
+        try
+        {
+            if (length < PacketHeader.LENGTH)
+            {
+                counters.packetsDropped.increment();
+                return;
+            }
+            inHeader.wrap(buffer, index);
+            if (inHeader.destination() != self.packed() || inHeader.packetLength() != length - PacketHeader.LENGTH)
+            {
+                counters.packetsDropped.increment();
+                return;
+            }
+            if (WireMessageType.SYSTEM_MESSAGE == messageType && inHeader.isSystemMessage())
+            {
+                onSystemMessage(buffer, index + PacketHeader.LENGTH, length - PacketHeader.LENGTH);
+            }
+            else
+            {
+                counters.packetsDropped.increment();
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            // A malformed packet must never stop the loop (DESIGN.md 4).
+            counters.systemMessagesRejected.increment();
+        }
+    }
+
+    private void onSystemMessage(final DirectBuffer buffer, final int payload, final int length)
+    {
+        counters.systemMessagesReceived.increment();
+        final int sourcePacked = inHeader.source();
+        final NicCoordinates source = NicCoordinates.unpack(sourcePacked);
+        final int sourceIndex = source.index(params.torusWidth());
+        if (source.x() >= params.torusWidth() || source.y() >= params.torusHeight())
+        {
+            counters.systemMessagesRejected.increment();
+            return;
+        }
+
+        switch (inHeader.contextTag())
+        {
+            case SystemMessage.NEW_PROCESS:
+            {
+                if (length < SystemMessage.NEW_PROCESS_LENGTH)
+                {
+                    break;
+                }
+                final ProcessName name = readName(buffer, payload);
+                final int nicPid = buffer.getInt(payload + SystemMessage.NAME_NIC_PID_OFFSET);
+                final int osPid = buffer.getInt(payload + SystemMessage.NEW_PROCESS_OS_PID_OFFSET);
+                if (null == names.put(name, source, nicPid, osPid))
+                {
+                    // No room: no acknowledgement, so the registering NIC never claims success.
+                    counters.systemMessagesRejected.increment();
+                    return;
+                }
+                writeNameMessage(SystemMessage.NEW_PROCESS_ACK, name, nicPid);
+                sendSystemMessage(sourceIndex, SystemMessage.NEW_PROCESS_ACK_LENGTH);
+                return;
+            }
+
+            case SystemMessage.NEW_PROCESS_ACK:
+            {
+                if (length < SystemMessage.NEW_PROCESS_ACK_LENGTH)
+                {
+                    break;
+                }
+                final ProcessName name = readName(buffer, payload);
+                final Registration registration = pendingRegistration(
+                    buffer.getInt(payload + SystemMessage.NAME_NIC_PID_OFFSET));
+                if (null != registration && registration.name.equals(name))
+                {
+                    registration.processAck(sourceIndex);
+                    completeIfDone(registration);
+                }
+                return;
+            }
+
+            case SystemMessage.NEW_GROUP:
+            {
+                if (length < SystemMessage.NEW_GROUP_LENGTH)
+                {
+                    break;
+                }
+                final int group = buffer.getInt(payload + SystemMessage.GROUP_OFFSET);
+                final int size = buffer.getInt(payload + SystemMessage.GROUP_SIZE_OFFSET);
+                final ProcessName member = new ProcessName(
+                    buffer.getInt(payload + SystemMessage.GROUP_MEMBER_AI_OFFSET),
+                    buffer.getInt(payload + SystemMessage.GROUP_MEMBER_PI_OFFSET));
+                final int nicPid = buffer.getInt(payload + SystemMessage.GROUP_MEMBER_NIC_PID_OFFSET);
+                if (size < 1 || size > params.nameTableEntries())
+                {
+                    break;
+                }
+                final GroupTable.AddResult added =
+                    groups.addMember(group, size, new GroupTable.Member(member, source, nicPid));
+                if (GroupTable.AddResult.COMPLETED == added)
+                {
+                    acknowledgeGroup(groups.lookup(group));
+                }
+                else if (GroupTable.AddResult.FULL == added)
+                {
+                    counters.systemMessagesRejected.increment();
+                }
+                return;
+            }
+
+            case SystemMessage.NEW_GROUP_ACK:
+            {
+                if (length < SystemMessage.NEW_GROUP_ACK_LENGTH)
+                {
+                    break;
+                }
+                onGroupAck(sourceIndex, buffer.getInt(payload + SystemMessage.GROUP_OFFSET),
+                    buffer.getInt(payload + SystemMessage.GROUP_ACK_NIC_PID_OFFSET));
+                return;
+            }
+
+            case SystemMessage.DELETE_PROCESS:
+            {
+                if (length < SystemMessage.DELETE_PROCESS_LENGTH)
+                {
+                    break;
+                }
+                final ProcessName name = readName(buffer, payload);
+                final int nicPid = buffer.getInt(payload + SystemMessage.NAME_NIC_PID_OFFSET);
+                names.remove(name, source, nicPid);
+                groups.removeMember(name, source, nicPid);
+                return;
+            }
+
+            default:
+                break;
+        }
+        counters.systemMessagesRejected.increment();
+    }
+
+    /**
+     * Every NIC that sees a group complete acknowledges it to each member's NIC (thesis 3.5.1,
+     * New_Group), so a member's registration completes only once every NIC knows the whole group.
+     */
+    private void acknowledgeGroup(final GroupTable.Group group)
+    {
+        for (final GroupTable.Member member : group.members)
+        {
+            if (member.node().equals(self))
+            {
+                onGroupAck(selfIndex, group.name, member.nicPid());
+            }
+            else
+            {
+                outHeader.contextTag(SystemMessage.NEW_GROUP_ACK);
+                systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.GROUP_OFFSET, group.name);
+                systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.GROUP_ACK_NIC_PID_OFFSET, member.nicPid());
+                sendSystemMessage(member.node().index(params.torusWidth()), SystemMessage.NEW_GROUP_ACK_LENGTH);
+            }
+        }
+    }
+
+    private void onGroupAck(final int sourceIndex, final int group, final int nicPid)
+    {
+        final Registration registration = pendingRegistration(nicPid);
+        if (null != registration && registration.group == group)
+        {
+            registration.groupAck(sourceIndex);
+            completeIfDone(registration);
+        }
+    }
+
+    private Registration pendingRegistration(final int nicPid)
+    {
+        return registrations.get(ProcessTableLayout.index(nicPid));
+    }
+
+    private static ProcessName readName(final DirectBuffer buffer, final int payload)
+    {
+        return new ProcessName(
+            buffer.getInt(payload + SystemMessage.NAME_AI_OFFSET), buffer.getInt(payload + SystemMessage.NAME_PI_OFFSET));
+    }
+
+    private void writeNameMessage(final int code, final ProcessName name, final int nicPid)
+    {
+        outHeader.contextTag(code);
+        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.NAME_AI_OFFSET, name.ai());
+        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.NAME_PI_OFFSET, name.pi());
+        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.NAME_NIC_PID_OFFSET, nicPid);
+    }
+
+    private void writeNewGroupMessage(final int group, final int size, final ProcessName member, final int nicPid)
+    {
+        outHeader.contextTag(SystemMessage.NEW_GROUP);
+        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.GROUP_OFFSET, group);
+        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.GROUP_SIZE_OFFSET, size);
+        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.GROUP_MEMBER_AI_OFFSET, member.ai());
+        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.GROUP_MEMBER_PI_OFFSET, member.pi());
+        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.GROUP_MEMBER_NIC_PID_OFFSET, nicPid);
+    }
+
+    /** Sends the system message in {@link #systemPacket} to every other NIC (the NIC Table). */
+    private void broadcastSystemMessage(final int payloadLength)
+    {
+        for (int node = 0; node < params.nodeCount(); node++)
+        {
+            if (node != selfIndex)
+            {
+                sendSystemMessage(node, payloadLength);
+            }
+        }
+    }
+
+    private void sendSystemMessage(final int nodeIndex, final int payloadLength)
+    {
+        outHeader
+            .destination(NicCoordinates.ofIndex(nodeIndex, params.torusWidth()).packed())
+            .receiverPid(0)
+            .source(self.packed())
+            .senderPid(0)
+            .packetLength(payloadLength)
+            .counter(0);
+        if (!wire.send(nodeIndex, WireMessageType.SYSTEM_MESSAGE, systemPacket, 0, PacketHeader.LENGTH + payloadLength))
+        {
+            counters.packetsDeferred.increment();
+        }
+        counters.systemMessagesSent.increment();
+        counters.packetsSent.increment();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Heartbeat
+    // ---------------------------------------------------------------------------------------------
+
+    private int heartbeat()
+    {
+        final long now = clock.time();
+        if (now - lastHeartbeatMs < ControlProgramLayout.HEARTBEAT_INTERVAL_MS)
+        {
+            return 0;
+        }
+        writeHeartbeat(now);
+        abortOrphanedRegistrations();
+        return 1;
+    }
+
+    private void writeHeartbeat(final long now)
+    {
+        lastHeartbeatMs = now;
+        sdram.putLong(controlArea + ControlProgramLayout.HEARTBEAT_COUNTER_OFFSET, ++heartbeat);
+        // Readers: the daemon, `cluster status` and user libraries checking that the NIC is alive.
+        sdram.putLongRelease(controlArea + ControlProgramLayout.HEARTBEAT_TIME_OFFSET, now);
+        counters.heartbeats.increment();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Inspection (tests, debugger, `qnix inspect`)
+    // ---------------------------------------------------------------------------------------------
+
+    public NicCoordinates node()
+    {
+        return self;
+    }
+
+    NameTable nameTable()
+    {
+        return names;
+    }
+
+    GroupTable groupTable()
+    {
+        return groups;
+    }
+
+    int pendingRegistrations()
+    {
+        return registrations.size();
+    }
+
+    ProcessName resident(final int index)
+    {
+        return residents[index];
+    }
+
+    NodeImage image()
+    {
+        return image;
+    }
+
+    boolean hasPendingOutput()
+    {
+        return wire.hasPending();
+    }
+}

@@ -1,0 +1,108 @@
+package org.qnix.firmware;
+
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableRingBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.MessageHandler;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+
+/**
+ * The emulated router as one NIC sees it: its own input FIFO and every other NIC's (DESIGN.md 3.3).
+ * Sending a packet is appending one record to the destination's FIFO. A send never blocks: when the
+ * destination FIFO is full the packet waits in this NIC's outbox, in order, and {@link #flush()}
+ * retries it on a later pass (otherwise two NICs sending to each other could deadlock).
+ */
+final class Wire
+{
+    private static final int OUTBOX_NODE_OFFSET = 0;
+    private static final int OUTBOX_TYPE_OFFSET = OUTBOX_NODE_OFFSET + Integer.BYTES;
+    private static final int OUTBOX_PACKET_OFFSET = OUTBOX_TYPE_OFFSET + Integer.BYTES;
+    private static final int MAX_PACKET = 64 * 1024 + 64;
+
+    private final ManyToOneRingBuffer[] fifos;
+    private final int selfIndex;
+    private final ExpandableRingBuffer outbox = new ExpandableRingBuffer(4096, 64 * 1024 * 1024, true);
+    private final UnsafeBuffer outboxScratch = new UnsafeBuffer(new byte[OUTBOX_PACKET_OFFSET + MAX_PACKET]);
+    private final ExpandableRingBuffer.MessageConsumer flusher = this::flushOne;
+    private long deferred;
+
+    /**
+     * @param rings     the ring buffer region of every node's {@code rx.fifo}, by node index.
+     * @param selfIndex this NIC's node index.
+     */
+    Wire(final AtomicBuffer[] rings, final int selfIndex)
+    {
+        this.selfIndex = selfIndex;
+        fifos = new ManyToOneRingBuffer[rings.length];
+        for (int i = 0; i < rings.length; i++)
+        {
+            fifos[i] = new ManyToOneRingBuffer(rings[i]);
+        }
+    }
+
+    int nodeCount()
+    {
+        return fifos.length;
+    }
+
+    int selfIndex()
+    {
+        return selfIndex;
+    }
+
+    /**
+     * Sends a packet (header and payload, contiguous) or, if the destination FIFO is full or earlier
+     * packets are still waiting, queues it behind them.
+     *
+     * @return true if it went onto the wire now.
+     */
+    boolean send(final int nodeIndex, final int messageType, final DirectBuffer packet, final int offset, final int length)
+    {
+        if (outbox.isEmpty() && fifos[nodeIndex].write(messageType, packet, offset, length))
+        {
+            return true;
+        }
+        outboxScratch.putInt(OUTBOX_NODE_OFFSET, nodeIndex);
+        outboxScratch.putInt(OUTBOX_TYPE_OFFSET, messageType);
+        outboxScratch.putBytes(OUTBOX_PACKET_OFFSET, packet, offset, length);
+        if (!outbox.append(outboxScratch, 0, OUTBOX_PACKET_OFFSET + length))
+        {
+            throw new IllegalStateException("NIC outbox overflow: " + outbox.size() + " bytes waiting");
+        }
+        deferred++;
+        return false;
+    }
+
+    /** @return packets moved from the outbox onto the wire. */
+    int flush()
+    {
+        return outbox.isEmpty() ? 0 : outbox.consume(flusher, Integer.MAX_VALUE);
+    }
+
+    boolean hasPending()
+    {
+        return !outbox.isEmpty();
+    }
+
+    /** @return how many packets had to wait in the outbox since start. */
+    long deferredCount()
+    {
+        return deferred;
+    }
+
+    int receive(final MessageHandler handler, final int limit)
+    {
+        return fifos[selfIndex].read(handler, limit);
+    }
+
+    private boolean flushOne(final MutableDirectBuffer buffer, final int offset, final int length, final int headOffset)
+    {
+        final int nodeIndex = buffer.getInt(offset + OUTBOX_NODE_OFFSET);
+        final int type = buffer.getInt(offset + OUTBOX_TYPE_OFFSET);
+        // Stops at the first packet that still does not fit, keeping the order.
+        return fifos[nodeIndex].write(
+            type, buffer, offset + OUTBOX_PACKET_OFFSET, length - OUTBOX_PACKET_OFFSET);
+    }
+}

@@ -1,0 +1,146 @@
+package org.qnix.abi;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Where the files of a cluster live (DESIGN.md 3): {@code $QNIX_DIR/<cluster-name>/}, with
+ * {@code $QNIX_DIR} defaulting to {@code /dev/shm/qnix} (else the JVM temp dir). The environment
+ * variable can be overridden by the {@code qnix.dir} system property.
+ *
+ * <pre>{@code
+ * ClusterDirectory dir = ClusterDirectory.of("t");
+ * Path sdram = dir.nicSdram(new NicCoordinates(1, 0));
+ * }</pre>
+ */
+public final class ClusterDirectory
+{
+    public static final String DEFAULT_CLUSTER_NAME = "default";
+    /** Unix-domain socket paths are limited to 107 bytes on Linux. */
+    public static final int MAX_SOCKET_PATH = 107;
+
+    private final String name;
+    private final Path path;
+
+    public ClusterDirectory(final Path base, final String name)
+    {
+        validateName(name);
+        this.name = name;
+        this.path = base.resolve(name).toAbsolutePath();
+    }
+
+    public static ClusterDirectory of(final String name)
+    {
+        return new ClusterDirectory(baseDirectory(), name);
+    }
+
+    /** @return {@code qnix.dir}, else {@code $QNIX_DIR}, else {@code /dev/shm/qnix}, else tmp/qnix. */
+    public static Path baseDirectory()
+    {
+        final String property = System.getProperty("qnix.dir");
+        if (null != property && !property.isBlank())
+        {
+            return Path.of(property);
+        }
+        final String env = System.getenv("QNIX_DIR");
+        if (null != env && !env.isBlank())
+        {
+            return Path.of(env);
+        }
+        final Path shm = Path.of("/dev/shm");
+        if (Files.isDirectory(shm) && Files.isWritable(shm))
+        {
+            return shm.resolve("qnix");
+        }
+        return Path.of(System.getProperty("java.io.tmpdir"), "qnix");
+    }
+
+    /** @return the cluster name to use when none is given: {@code $QNIX_CLUSTER} or "default". */
+    public static String defaultClusterName()
+    {
+        final String env = System.getenv("QNIX_CLUSTER");
+        return null != env && !env.isBlank() ? env : DEFAULT_CLUSTER_NAME;
+    }
+
+    public static void validateName(final String name)
+    {
+        if (null == name || !name.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,31}"))
+        {
+            throw new IllegalArgumentException("cluster name '" + name +
+                "': use 1-32 letters, digits, '_', '.' or '-', starting with a letter or digit");
+        }
+    }
+
+    public String name()
+    {
+        return name;
+    }
+
+    public Path path()
+    {
+        return path;
+    }
+
+    public Path propertiesFile()
+    {
+        return path.resolve("cluster.properties");
+    }
+
+    public Path daemonLog()
+    {
+        return path.resolve("daemon.log");
+    }
+
+    public Path nodeDirectory(final NicCoordinates node)
+    {
+        return path.resolve(node.directoryName());
+    }
+
+    public Path nicSdram(final NicCoordinates node)
+    {
+        return nodeDirectory(node).resolve("nic.sdram");
+    }
+
+    public Path hostMemory(final NicCoordinates node)
+    {
+        return nodeDirectory(node).resolve("host.mem");
+    }
+
+    public Path rxFifo(final NicCoordinates node)
+    {
+        return nodeDirectory(node).resolve("rx.fifo");
+    }
+
+    public Path counters(final NicCoordinates node)
+    {
+        return nodeDirectory(node).resolve("counters");
+    }
+
+    public Path driverSocket(final NicCoordinates node)
+    {
+        return nodeDirectory(node).resolve("driver.sock");
+    }
+
+    public Path firmwareLog(final NicCoordinates node)
+    {
+        return nodeDirectory(node).resolve("firmware.log");
+    }
+
+    /**
+     * @throws IllegalArgumentException if a driver socket path would exceed the Unix-domain limit.
+     */
+    public void checkSocketPathLength(final NicCoordinates node)
+    {
+        final String socket = driverSocket(node).toString();
+        if (socket.length() > MAX_SOCKET_PATH)
+        {
+            throw new IllegalArgumentException("driver socket path " + socket + " is " + socket.length() +
+                " bytes, over the Unix-domain limit of " + MAX_SOCKET_PATH + ": set QNIX_DIR to a shorter directory");
+        }
+    }
+
+    public String toString()
+    {
+        return path.toString();
+    }
+}

@@ -1,0 +1,136 @@
+package org.qnix.abi;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+
+/**
+ * {@code cluster.properties}: the topology, the parameters, the daemon's pid and start time, and the
+ * cluster's state. Written by the daemon with an atomic rename, so a reader never sees half a file.
+ *
+ * <pre>{@code
+ * ClusterProperties props = ClusterProperties.read(dir.propertiesFile()).orElseThrow();
+ * boolean up = ClusterProperties.STATE_UP.equals(props.state());
+ * }</pre>
+ */
+public final class ClusterProperties
+{
+    public static final String STATE_STARTING = "starting";
+    public static final String STATE_UP = "up";
+    public static final String STATE_STOPPING = "stopping";
+    public static final String STATE_FAILED = "failed";
+
+    public static final String FIRMWARE_PROCESSES = "processes";
+    public static final String FIRMWARE_THREADS = "threads";
+
+    private final Properties props;
+
+    public ClusterProperties(final Properties props)
+    {
+        this.props = props;
+    }
+
+    public static ClusterProperties of(
+        final ClusterParameters params, final long daemonPid, final long daemonStartMs, final String firmwareMode,
+        final String state)
+    {
+        final Properties p = new Properties();
+        for (final Map.Entry<String, String> e : params.toMap().entrySet())
+        {
+            p.setProperty(e.getKey(), e.getValue());
+        }
+        p.setProperty("daemon.pid", Long.toString(daemonPid));
+        p.setProperty("daemon.startMs", Long.toString(daemonStartMs));
+        p.setProperty("firmware", firmwareMode);
+        p.setProperty("layoutVersion", Integer.toString(FileDescriptorBlock.LAYOUT_VERSION));
+        p.setProperty("state", state);
+        return new ClusterProperties(p);
+    }
+
+    public static Optional<ClusterProperties> read(final Path file)
+    {
+        final Properties p = new Properties();
+        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8))
+        {
+            p.load(reader);
+            return Optional.of(new ClusterProperties(p));
+        }
+        catch (final NoSuchFileException ex)
+        {
+            return Optional.empty();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot read " + file, ex);
+        }
+    }
+
+    /** Writes to a temporary file and renames it over the target. */
+    public void write(final Path file)
+    {
+        final Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        try (Writer writer = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8))
+        {
+            props.store(writer, "QNIX emulated cluster");
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot write " + tmp, ex);
+        }
+        try
+        {
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot rename " + tmp + " to " + file, ex);
+        }
+    }
+
+    public ClusterProperties withState(final String state)
+    {
+        final Properties copy = new Properties();
+        copy.putAll(props);
+        copy.setProperty("state", state);
+        return new ClusterProperties(copy);
+    }
+
+    public ClusterParameters parameters()
+    {
+        return ClusterParameters.fromProperties(props);
+    }
+
+    public long daemonPid()
+    {
+        return Long.parseLong(props.getProperty("daemon.pid", "0"));
+    }
+
+    public long daemonStartMs()
+    {
+        return Long.parseLong(props.getProperty("daemon.startMs", "0"));
+    }
+
+    public String firmwareMode()
+    {
+        return props.getProperty("firmware", FIRMWARE_PROCESSES);
+    }
+
+    public String state()
+    {
+        return props.getProperty("state", "unknown");
+    }
+
+    public String get(final String key)
+    {
+        return props.getProperty(key);
+    }
+}

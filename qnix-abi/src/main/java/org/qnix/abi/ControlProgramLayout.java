@@ -1,0 +1,58 @@
+package org.qnix.abi;
+
+/**
+ * The NIC Control Program segment (thesis 3.3.4, segment 4): who runs this NIC and whether it is
+ * alive. The firmware writes it; the daemon and the tools read it to tell a live NIC from a dead one.
+ *
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |  Firmware OS pid (64 bits)                                    |
+ *  +---------------------------------------------------------------+
+ *  |  Start time, epoch ms (64 bits)                               |
+ *  +---------------------------------------------------------------+
+ *  |  Heartbeat counter (64 bits)                                  |
+ *  +---------------------------------------------------------------+
+ *  |  Last heartbeat, epoch ms (64 bits, release)                  |
+ *  +---------------------------------------------------------------+
+ *  |  State: 0 absent, 1 running, 2 stopped (release)              |
+ *  +---------------------------------------------------------------+
+ *  |  Firmware version (= layout version)                          |
+ *  +---------------------------------------------------------------+
+ *  |  Mode: 1 own JVM, 2 thread in the daemon                      |
+ *  +---------------------------------------------------------------+
+ *  |  JDWP debug port (0 = none)                                   |
+ *  +---------------------------------------------------------------+
+ *  |  Reserved to 128 bytes                                        |
+ *  +---------------------------------------------------------------+
+ * </pre>
+ */
+public final class ControlProgramLayout
+{
+    public static final int PID_OFFSET = 0;
+    public static final int START_TIME_OFFSET = PID_OFFSET + Long.BYTES;
+    public static final int HEARTBEAT_COUNTER_OFFSET = START_TIME_OFFSET + Long.BYTES;
+    public static final int HEARTBEAT_TIME_OFFSET = HEARTBEAT_COUNTER_OFFSET + Long.BYTES;
+    public static final int STATE_OFFSET = HEARTBEAT_TIME_OFFSET + Long.BYTES;
+    public static final int VERSION_OFFSET = STATE_OFFSET + Integer.BYTES;
+    public static final int MODE_OFFSET = VERSION_OFFSET + Integer.BYTES;
+    public static final int DEBUG_PORT_OFFSET = MODE_OFFSET + Integer.BYTES;
+    public static final int LENGTH = 128;
+
+    public static final int STATE_ABSENT = 0;
+    public static final int STATE_RUNNING = 1;
+    public static final int STATE_STOPPED = 2;
+
+    public static final int MODE_PROCESS = 1;
+    public static final int MODE_THREAD = 2;
+
+    /** The firmware refreshes its heartbeat at least this often. */
+    public static final long HEARTBEAT_INTERVAL_MS = 100;
+    /** A heartbeat older than this means the firmware is not running its loop. */
+    public static final long HEARTBEAT_TIMEOUT_MS = 3000;
+
+    private ControlProgramLayout()
+    {
+    }
+}

@@ -1,0 +1,89 @@
+package org.qnix.abi;
+
+/**
+ * A node's host physical memory that NIC DMA can reach, {@code node-X-Y/host.mem}. A "physical
+ * address" is a byte offset in this file; 0 is never a valid page for DMA (it is the descriptor). The
+ * Host System Structures (thesis 3.3.4) follow the descriptor; the driver's page allocator owns every
+ * page after them (HPS pages, DMA buffers, buffer pools).
+ *
+ * <pre>
+ *  +---------------------------------------------------------------+ 0
+ *  |  File Descriptor Block (4 KiB)                                |
+ *  +---------------------------------------------------------------+ nicStatusOffset
+ *  |  NIC Status (64 bytes):                                       |
+ *  |    Driver Command Queue Head (NIC writes, every 8 and empty)  |
+ *  |    Driver Command Queue Tail (driver)                         |
+ *  |    Process Table Entry (driver: most probably free entry)     |
+ *  +---------------------------------------------------------------+ processFlagArrayOffset
+ *  |  Process Flag Array: P ints, OS pid or 0 = free (driver)      |
+ *  +---------------------------------------------------------------+ driverDoorbellArrayOffset
+ *  |  Driver Doorbell Array: D ints (NIC writes, release)          |
+ *  +---------------------------------------------------------------+ pagePoolOffset (page aligned)
+ *  |  Page pool: HPS pages and DMA-able buffers, to the end        |
+ *  +---------------------------------------------------------------+ hostMemoryBytes
+ * </pre>
+ */
+public final class HostMemoryLayout
+{
+    public static final int NIC_STATUS_DCQ_HEAD_OFFSET = 0;
+    public static final int NIC_STATUS_DCQ_TAIL_OFFSET = NIC_STATUS_DCQ_HEAD_OFFSET + Integer.BYTES;
+    public static final int NIC_STATUS_PROCESS_ENTRY_OFFSET = NIC_STATUS_DCQ_TAIL_OFFSET + Integer.BYTES;
+    public static final int NIC_STATUS_LENGTH = 64;
+
+    private final ClusterParameters params;
+    private final long nicStatusOffset;
+    private final long processFlagArrayOffset;
+    private final long driverDoorbellArrayOffset;
+    private final long pagePoolOffset;
+
+    public HostMemoryLayout(final ClusterParameters params)
+    {
+        this.params = params;
+        nicStatusOffset = FileDescriptorBlock.LENGTH;
+        processFlagArrayOffset = nicStatusOffset + NIC_STATUS_LENGTH;
+        driverDoorbellArrayOffset = processFlagArrayOffset + (long)params.maxProcessesPerNic() * Integer.BYTES;
+        pagePoolOffset = VniLayout.align(
+            driverDoorbellArrayOffset + (long)params.driverCommandQueueEntries() * Integer.BYTES, params.pageSize());
+    }
+
+    public long nicStatusOffset()
+    {
+        return nicStatusOffset;
+    }
+
+    public long driverCommandQueueHeadAddress()
+    {
+        return nicStatusOffset + NIC_STATUS_DCQ_HEAD_OFFSET;
+    }
+
+    public long processFlagOffset(final int index)
+    {
+        return processFlagArrayOffset + (long)index * Integer.BYTES;
+    }
+
+    public long driverDoorbellArrayOffset()
+    {
+        return driverDoorbellArrayOffset;
+    }
+
+    public long driverDoorbellOffset(final int position)
+    {
+        return driverDoorbellArrayOffset + (long)position * Integer.BYTES;
+    }
+
+    public long pagePoolOffset()
+    {
+        return pagePoolOffset;
+    }
+
+    public long pagePoolPages()
+    {
+        return (params.hostMemoryBytes() - pagePoolOffset) / params.pageSize();
+    }
+
+    /** @return room for the structures plus one HPS page per possible process. */
+    public long minimumHostMemoryBytes()
+    {
+        return pagePoolOffset + (long)params.maxProcessesPerNic() * params.pageSize();
+    }
+}

@@ -1,0 +1,106 @@
+package org.qnix.abi;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * A memory-mapped region of one of the cluster's files, seen as an {@link UnsafeBuffer}. Files are
+ * created sparse ({@code /dev/shm} is tmpfs: only touched pages cost memory). {@link #close()} unmaps.
+ *
+ * <pre>{@code
+ * try (MappedFile sdram = MappedFile.mapExisting(dir.nicSdram(node), 0, length))
+ * {
+ *     UnsafeBuffer buffer = sdram.buffer();
+ * }
+ * }</pre>
+ */
+public final class MappedFile implements AutoCloseable
+{
+    private final Path file;
+    private final MappedByteBuffer mapped;
+    private final UnsafeBuffer buffer;
+
+    private MappedFile(final Path file, final MappedByteBuffer mapped)
+    {
+        this.file = file;
+        this.mapped = mapped;
+        this.buffer = new UnsafeBuffer(mapped);
+    }
+
+    /**
+     * Creates (or truncates) a sparse file of {@code length} zero bytes and maps all of it.
+     */
+    public static MappedFile create(final Path file, final long length)
+    {
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
+        {
+            raf.setLength(0);
+            raf.setLength(length);
+            return new MappedFile(file, raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, length));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot create " + file + " (" + length + " bytes)", ex);
+        }
+    }
+
+    /** Maps all of an existing file. */
+    public static MappedFile mapExisting(final Path file)
+    {
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
+        {
+            return new MappedFile(file, raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, raf.length()));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot map " + file, ex);
+        }
+    }
+
+    /**
+     * Maps a region of an existing file: how a user process maps only its own VNI and HPS page.
+     */
+    public static MappedFile mapExisting(final Path file, final long offset, final long length)
+    {
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
+        {
+            if (offset < 0 || length < 0 || offset + length > raf.length())
+            {
+                throw new IllegalArgumentException("region [" + offset + ", " + (offset + length) +
+                    ") is outside " + file + " (" + raf.length() + " bytes)");
+            }
+            return new MappedFile(file, raf.getChannel().map(FileChannel.MapMode.READ_WRITE, offset, length));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot map " + file, ex);
+        }
+    }
+
+    public Path file()
+    {
+        return file;
+    }
+
+    public UnsafeBuffer buffer()
+    {
+        return buffer;
+    }
+
+    public MappedByteBuffer mappedByteBuffer()
+    {
+        return mapped;
+    }
+
+    public void close()
+    {
+        IoUtil.unmap(mapped);
+    }
+}

@@ -1,0 +1,41 @@
+package org.qnix.abi;
+
+/** Process Command Queue codes (thesis 3.3.1 and 3.5.2). Zero marks an empty entry. */
+public final class ProcessCommand
+{
+    public static final int NONE = 0;
+    public static final int SEND = 1;
+    public static final int SEND_SHORT = 2;
+    public static final int BROADCAST = 3;
+    public static final int BROADCAST_SHORT = 4;
+    public static final int MULTICAST = 5;
+    public static final int MULTICAST_SHORT = 6;
+    public static final int JOIN_GROUP = 7;
+    public static final int RECEIVE = 8;
+    public static final int BARRIER = 9;
+    /** Continuation entry of a Multicast: two receiver names (DESIGN.md 8, item 8). */
+    public static final int MULTICAST_NAMES = 10;
+
+    private ProcessCommand()
+    {
+    }
+
+    public static String name(final int code)
+    {
+        switch (code)
+        {
+            case NONE: return "None";
+            case SEND: return "Send";
+            case SEND_SHORT: return "Send_Short";
+            case BROADCAST: return "Broadcast";
+            case BROADCAST_SHORT: return "Broadcast_Short";
+            case MULTICAST: return "Multicast";
+            case MULTICAST_SHORT: return "Multicast_Short";
+            case JOIN_GROUP: return "Join_Group";
+            case RECEIVE: return "Receive";
+            case BARRIER: return "Barrier";
+            case MULTICAST_NAMES: return "Multicast_Names";
+            default: return "ProcessCommand(" + code + ")";
+        }
+    }
+}
