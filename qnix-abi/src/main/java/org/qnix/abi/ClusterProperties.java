@@ -104,6 +104,21 @@ public final class ClusterProperties
         return new ClusterProperties(copy);
     }
 
+    public ClusterProperties with(final String key, final String value)
+    {
+        final Properties copy = new Properties();
+        copy.putAll(props);
+        copy.setProperty(key, value);
+        return new ClusterProperties(copy);
+    }
+
+    public Properties asProperties()
+    {
+        final Properties copy = new Properties();
+        copy.putAll(props);
+        return copy;
+    }
+
     public ClusterParameters parameters()
     {
         return ClusterParameters.fromProperties(props);

@@ -14,6 +14,7 @@ package org.qnix.abi;
  *  |    Driver Command Queue Head (NIC writes, every 8 and empty)  |
  *  |    Driver Command Queue Tail (driver)                         |
  *  |    Process Table Entry (driver: most probably free entry)     |
+ *  |    Free pages of the page pool (driver, release)              |
  *  +---------------------------------------------------------------+ processFlagArrayOffset
  *  |  Process Flag Array: P ints, OS pid or 0 = free (driver)      |
  *  +---------------------------------------------------------------+ driverDoorbellArrayOffset
@@ -28,6 +29,8 @@ public final class HostMemoryLayout
     public static final int NIC_STATUS_DCQ_HEAD_OFFSET = 0;
     public static final int NIC_STATUS_DCQ_TAIL_OFFSET = NIC_STATUS_DCQ_HEAD_OFFSET + Integer.BYTES;
     public static final int NIC_STATUS_PROCESS_ENTRY_OFFSET = NIC_STATUS_DCQ_TAIL_OFFSET + Integer.BYTES;
+    /** Driver-written: pages of the page pool not allocated to any process (for tools and tests). */
+    public static final int NIC_STATUS_FREE_PAGES_OFFSET = NIC_STATUS_PROCESS_ENTRY_OFFSET + Integer.BYTES;
     public static final int NIC_STATUS_LENGTH = 64;
 
     private final ClusterParameters params;

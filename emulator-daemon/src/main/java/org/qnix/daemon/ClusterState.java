@@ -1,0 +1,180 @@
+package org.qnix.daemon;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.ClusterProperties;
+
+/**
+ * Whether a cluster is up, stale (its daemon died without cleaning up) or absent, and how to clean up a
+ * stale one: stop any firmware JVM it left behind, then remove its files.
+ *
+ * <pre>{@code
+ * ClusterState state = ClusterState.inspect(ClusterDirectory.of("t"));
+ * if (state.isStale()) { state.cleanUp(); }
+ * }</pre>
+ */
+public final class ClusterState
+{
+    /** What a cluster directory holds. */
+    public enum Kind
+    {
+        ABSENT, LIVE, STALE
+    }
+
+    private static final long START_TIME_TOLERANCE_MS = 10_000;
+
+    private final ClusterDirectory dir;
+    private final Kind kind;
+    private final ClusterProperties props;
+    private final String reason;
+
+    private ClusterState(final ClusterDirectory dir, final Kind kind, final ClusterProperties props, final String reason)
+    {
+        this.dir = dir;
+        this.kind = kind;
+        this.props = props;
+        this.reason = reason;
+    }
+
+    public static ClusterState inspect(final ClusterDirectory dir)
+    {
+        if (!Files.exists(dir.path()))
+        {
+            return new ClusterState(dir, Kind.ABSENT, null, "no cluster directory " + dir.path());
+        }
+        final Optional<ClusterProperties> props;
+        try
+        {
+            props = ClusterProperties.read(dir.propertiesFile());
+        }
+        catch (final UncheckedIOException ex)
+        {
+            return new ClusterState(dir, Kind.STALE, null, "unreadable " + dir.propertiesFile() + ": " + ex.getMessage());
+        }
+        if (props.isEmpty())
+        {
+            return new ClusterState(dir, Kind.STALE, null, "directory " + dir.path() + " has no cluster.properties");
+        }
+        final long pid = props.get().daemonPid();
+        final Optional<ProcessHandle> daemon = ProcessHandle.of(pid).filter(ProcessHandle::isAlive);
+        if (daemon.isEmpty())
+        {
+            return new ClusterState(dir, Kind.STALE, props.get(), "its daemon (pid " + pid + ") is not running");
+        }
+        final Optional<Instant> started = daemon.get().info().startInstant();
+        if (started.isPresent() &&
+            Math.abs(started.get().toEpochMilli() - props.get().daemonStartMs()) > START_TIME_TOLERANCE_MS)
+        {
+            return new ClusterState(dir, Kind.STALE, props.get(),
+                "its daemon (pid " + pid + ") is gone; that pid now belongs to another process");
+        }
+        return new ClusterState(dir, Kind.LIVE, props.get(), "daemon pid " + pid + " is running");
+    }
+
+    public Kind kind()
+    {
+        return kind;
+    }
+
+    public boolean isLive()
+    {
+        return Kind.LIVE == kind;
+    }
+
+    public boolean isStale()
+    {
+        return Kind.STALE == kind;
+    }
+
+    public boolean isAbsent()
+    {
+        return Kind.ABSENT == kind;
+    }
+
+    public Optional<ClusterProperties> properties()
+    {
+        return Optional.ofNullable(props);
+    }
+
+    public String reason()
+    {
+        return reason;
+    }
+
+    public ClusterDirectory directory()
+    {
+        return dir;
+    }
+
+    /**
+     * Stops the firmware JVMs a dead daemon left behind and removes the cluster's files.
+     *
+     * @return what was done, one line each.
+     */
+    public List<String> cleanUp()
+    {
+        final List<String> done = new ArrayList<>();
+        for (final ProcessHandle firmware : leftoverFirmware(dir.path()))
+        {
+            firmware.destroy();
+            try
+            {
+                firmware.onExit().get(5, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            catch (final Exception ex)
+            {
+                firmware.destroyForcibly();
+            }
+            done.add("stopped firmware JVM pid " + firmware.pid());
+        }
+        deleteRecursively(dir.path());
+        done.add("removed " + dir.path());
+        return done;
+    }
+
+    /** @return live firmware JVMs whose command line names this cluster directory. */
+    static List<ProcessHandle> leftoverFirmware(final Path clusterPath)
+    {
+        final String marker = clusterPath.toString();
+        final List<ProcessHandle> result = new ArrayList<>();
+        ProcessHandle.allProcesses()
+            .filter(p -> p.pid() != ProcessHandle.current().pid())
+            .forEach(p -> p.info().commandLine().ifPresent(cmd ->
+            {
+                if (cmd.contains(FirmwareLauncher.FIRMWARE_MAIN) && cmd.contains(marker))
+                {
+                    result.add(p);
+                }
+            }));
+        return result;
+    }
+
+    static void deleteRecursively(final Path path)
+    {
+        if (!Files.exists(path))
+        {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(path))
+        {
+            for (final Path p : walk.sorted(Comparator.reverseOrder()).toList())
+            {
+                Files.deleteIfExists(p);
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot remove " + path, ex);
+        }
+    }
+}

@@ -1,0 +1,123 @@
+package org.qnix.daemon;
+
+import org.agrona.concurrent.AtomicBuffer;
+import org.qnix.abi.Doorbell;
+import org.qnix.abi.DriverCommand;
+import org.qnix.abi.DriverCommandQueueLayout;
+import org.qnix.abi.HostMemoryLayout;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ProcessName;
+
+/**
+ * The driver's end of the Driver Command Queue (thesis 3.3.3, 3.4): posts commands at the tail and
+ * watches the Driver Doorbell of each position. A position is reused only when the NIC has consumed
+ * its command (the Command reads zero again) and its doorbell result has been taken, or was abandoned
+ * by a waiter that gave up and has since completed; so a late completion can never be mistaken for the
+ * result of a newer command.
+ */
+final class DriverCommandQueueWriter
+{
+    /** One posted command, to wait on. */
+    record Ticket(int position)
+    {
+    }
+
+    private final AtomicBuffer sdram;
+    private final AtomicBuffer host;
+    private final NicSdramLayout layout;
+    private final HostMemoryLayout hostLayout;
+    private final int entries;
+    private final boolean[] inUse;
+    private final boolean[] abandoned;
+    private int tail;
+
+    DriverCommandQueueWriter(
+        final AtomicBuffer sdram, final AtomicBuffer host, final NicSdramLayout layout, final HostMemoryLayout hostLayout)
+    {
+        this.sdram = sdram;
+        this.host = host;
+        this.layout = layout;
+        this.hostLayout = hostLayout;
+        this.entries = layout.parameters().driverCommandQueueEntries();
+        this.inUse = new boolean[entries];
+        this.abandoned = new boolean[entries];
+    }
+
+    /**
+     * Posts a command, waiting up to {@code timeoutMs} for the tail position to become free.
+     *
+     * @return the ticket, or null if the queue stayed full.
+     */
+    synchronized Ticket post(final int command, final ProcessName name, final int pid, final int index,
+        final int group, final int size, final long timeoutMs) throws InterruptedException
+    {
+        final long deadline = System.currentTimeMillis() + timeoutMs;
+        while (!reclaim(tail))
+        {
+            if (System.currentTimeMillis() > deadline)
+            {
+                return null;
+            }
+            wait(1);
+        }
+        final int position = tail;
+        final int entry = (int)layout.driverCommandOffset(position);
+        inUse[position] = true;
+        abandoned[position] = false;
+        host.putIntRelease((int)hostLayout.driverDoorbellOffset(position), Doorbell.USED);
+        sdram.putInt(entry + DriverCommandQueueLayout.NAME_AI_OFFSET, name.ai());
+        sdram.putInt(entry + DriverCommandQueueLayout.NAME_PI_OFFSET, name.pi());
+        sdram.putInt(entry + DriverCommandQueueLayout.PID_OFFSET, pid);
+        sdram.putInt(entry + DriverCommandQueueLayout.INDEX_OFFSET, index);
+        sdram.putInt(entry + DriverCommandQueueLayout.GROUP_OFFSET, group);
+        sdram.putInt(entry + DriverCommandQueueLayout.SIZE_OFFSET, size);
+        // Reader: the NIC control program, which acts only once it sees a non-zero Command.
+        sdram.putIntRelease(entry + DriverCommandQueueLayout.COMMAND_OFFSET, command);
+        tail = (tail + 1) % entries;
+        host.putIntRelease((int)(hostLayout.nicStatusOffset() + HostMemoryLayout.NIC_STATUS_DCQ_TAIL_OFFSET), tail);
+        return new Ticket(position);
+    }
+
+    /** @return the doorbell value of a posted command: USED until the NIC completes it. */
+    int doorbell(final Ticket ticket)
+    {
+        // Writer: the NIC control program, with release semantics.
+        return host.getIntVolatile((int)hostLayout.driverDoorbellOffset(ticket.position()));
+    }
+
+    /** Takes a completed result: the position can be reused. */
+    synchronized void release(final Ticket ticket)
+    {
+        host.putIntRelease((int)hostLayout.driverDoorbellOffset(ticket.position()), Doorbell.FREE);
+        inUse[ticket.position()] = false;
+        abandoned[ticket.position()] = false;
+        notifyAll();
+    }
+
+    /** The waiter gives up; the position is reclaimed once the NIC completes it anyway. */
+    synchronized void abandon(final Ticket ticket)
+    {
+        abandoned[ticket.position()] = true;
+    }
+
+    private boolean reclaim(final int position)
+    {
+        final int entry = (int)layout.driverCommandOffset(position);
+        if (DriverCommand.NONE != sdram.getIntVolatile(entry + DriverCommandQueueLayout.COMMAND_OFFSET))
+        {
+            return false;
+        }
+        if (!inUse[position])
+        {
+            return true;
+        }
+        if (abandoned[position] &&
+            Doorbell.isComplete(host.getIntVolatile((int)hostLayout.driverDoorbellOffset(position))))
+        {
+            inUse[position] = false;
+            abandoned[position] = false;
+            return true;
+        }
+        return false;
+    }
+}

@@ -1,0 +1,199 @@
+package org.qnix.daemon;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+import org.agrona.CloseHelper;
+import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.ClusterProperties;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.firmware.IdleStrategies;
+import org.qnix.firmware.NodeImage;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The emulator daemon: the power switch of one emulated cluster and the kernel driver of each of its
+ * nodes. It creates the cluster directory and files, starts one NIC control program per node, waits
+ * until every one reports running, opens the driver sockets, marks the cluster up, and runs until it
+ * receives SIGTERM ({@code qnix cluster down}), when it stops everything it started and removes the
+ * files. Users start it through {@code qnix cluster up}.
+ */
+@Command(name = "qnix-daemon", mixinStandardHelpOptions = true,
+    description = "Runs one emulated QNIX cluster (started by `qnix cluster up`).")
+public final class EmulatorDaemon implements Callable<Integer>
+{
+    /** Property written into cluster.properties for each node started with a JDWP agent. */
+    public static final String DEBUG_PORT_PREFIX = "debug.";
+    private static final long FIRMWARE_READY_TIMEOUT_MS = 120_000;
+
+    @Option(names = "--cluster-dir", required = true, description = "Directory of the cluster to create.")
+    private Path clusterDir;
+
+    @Option(names = "--firmware", defaultValue = ClusterProperties.FIRMWARE_PROCESSES,
+        description = "processes (one JVM per NIC) or threads (all NICs in the daemon).")
+    private String firmwareMode;
+
+    @Option(names = "--idle", defaultValue = IdleStrategies.BACKOFF,
+        description = "Firmware idle strategy: backoff, yield or busy.")
+    private String idle;
+
+    @Option(names = "--debug-port", description = "NODE=PORT: start that node's firmware JVM with a JDWP agent.")
+    private Map<String, Integer> debugPorts = new LinkedHashMap<>();
+
+    @Option(names = "--set", description = "KEY=VALUE cluster parameter, as in cluster.properties.")
+    private Map<String, String> settings = new LinkedHashMap<>();
+
+    private final List<FirmwareLauncher> launchers = new ArrayList<>();
+    private final List<NodeImage> images = new ArrayList<>();
+    private final List<NodeDriver> drivers = new ArrayList<>();
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private ClusterDirectory dir;
+    private boolean shutDown;
+
+    public Integer call() throws Exception
+    {
+        dir = new ClusterDirectory(clusterDir.getParent(), clusterDir.getFileName().toString());
+        final Properties props = new Properties();
+        props.putAll(settings);
+        final ClusterParameters params = ClusterParameters.fromProperties(props);
+        if (!ClusterProperties.FIRMWARE_PROCESSES.equals(firmwareMode) &&
+            !ClusterProperties.FIRMWARE_THREADS.equals(firmwareMode))
+        {
+            throw new IllegalArgumentException("--firmware " + firmwareMode + ": use processes or threads");
+        }
+        IdleStrategies.parse(idle);
+
+        final long pid = ProcessHandle.current().pid();
+        final long startMs = ProcessHandle.current().info().startInstant()
+            .map(java.time.Instant::toEpochMilli).orElse(System.currentTimeMillis());
+        Files.createDirectories(dir.path());
+        ClusterProperties state = ClusterProperties.of(params, pid, startMs, firmwareMode, ClusterProperties.STATE_STARTING);
+        state.write(dir.propertiesFile());
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(false), "daemon-shutdown"));
+
+        try
+        {
+            for (int i = 0; i < params.nodeCount(); i++)
+            {
+                final NicCoordinates node = NicCoordinates.ofIndex(i, params.torusWidth());
+                dir.checkSocketPathLength(node);
+                images.add(NodeImage.create(dir, params, node));
+            }
+            for (int i = 0; i < params.nodeCount(); i++)
+            {
+                final NicCoordinates node = NicCoordinates.ofIndex(i, params.torusWidth());
+                final FirmwareLauncher launcher = new FirmwareLauncher(dir, params, node);
+                launchers.add(launcher);
+                if (ClusterProperties.FIRMWARE_THREADS.equals(firmwareMode))
+                {
+                    launcher.startThread(idle);
+                }
+                else
+                {
+                    launcher.startProcess(idle, debugPorts.getOrDefault(node.toString(), 0));
+                }
+            }
+            for (int i = 0; i < params.nodeCount(); i++)
+            {
+                launchers.get(i).awaitRunning(images.get(i), FIRMWARE_READY_TIMEOUT_MS);
+            }
+            final ClusterRegistry registry = new ClusterRegistry();
+            for (int i = 0; i < params.nodeCount(); i++)
+            {
+                final NodeImage image = images.get(i);
+                final NodeDriver driver = new NodeDriver(image, registry, dir.driverSocket(image.node()));
+                drivers.add(driver);
+                driver.start();
+            }
+        }
+        catch (final Exception ex)
+        {
+            System.out.println("cluster " + dir.name() + " failed to start: " + ex.getMessage());
+            ex.printStackTrace(System.out);
+            state.withState(ClusterProperties.STATE_FAILED).write(dir.propertiesFile());
+            shutdown(true);
+            return 1;
+        }
+
+        final Properties up = new Properties();
+        up.putAll(settings);
+        ClusterProperties upState = state.withState(ClusterProperties.STATE_UP);
+        for (final Map.Entry<String, Integer> debug : debugPorts.entrySet())
+        {
+            upState = upState.with(DEBUG_PORT_PREFIX + debug.getKey(), Integer.toString(debug.getValue()));
+        }
+        upState.write(dir.propertiesFile());
+        System.out.println("cluster " + dir.name() + " is up: " + params.nodeCount() + " nodes, firmware as " +
+            firmwareMode + ", daemon pid " + pid);
+        stopped.await();
+        return 0;
+    }
+
+    /**
+     * Stops drivers and control programs and removes the files; keeps only the log if the start failed,
+     * so that {@code cluster up} can show why.
+     */
+    private synchronized void shutdown(final boolean keepLog)
+    {
+        if (shutDown)
+        {
+            return;
+        }
+        shutDown = true;
+        try
+        {
+            ClusterProperties.read(dir.propertiesFile()).ifPresent(
+                p -> p.withState(keepLog ? ClusterProperties.STATE_FAILED : ClusterProperties.STATE_STOPPING)
+                    .write(dir.propertiesFile()));
+        }
+        catch (final RuntimeException ignore)
+        {
+        }
+        CloseHelper.quietCloseAll(drivers);
+        CloseHelper.quietCloseAll(launchers);
+        CloseHelper.quietCloseAll(images);
+        try
+        {
+            if (keepLog)
+            {
+                try (var entries = Files.list(dir.path()))
+                {
+                    for (final Path entry : entries.toList())
+                    {
+                        if (!entry.equals(dir.daemonLog()) && !entry.equals(dir.propertiesFile()))
+                        {
+                            ClusterState.deleteRecursively(entry);
+                        }
+                    }
+                }
+            }
+            else
+            {
+                ClusterState.deleteRecursively(dir.path());
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            System.out.println("could not remove " + dir.path() + ": " + ex);
+        }
+        stopped.countDown();
+    }
+
+    public static void main(final String[] args)
+    {
+        final int exit = new CommandLine(new EmulatorDaemon()).execute(args);
+        System.exit(exit);
+    }
+}

@@ -1,0 +1,540 @@
+package org.qnix.daemon;
+
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.Channels;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+import org.agrona.concurrent.AtomicBuffer;
+import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.ControlProgramLayout;
+import org.qnix.abi.Doorbell;
+import org.qnix.abi.DriverCommand;
+import org.qnix.abi.DriverProtocol;
+import org.qnix.abi.HostMemoryLayout;
+import org.qnix.abi.HostProcessStructuresLayout;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ProcessName;
+import org.qnix.abi.ProcessTableLayout;
+import org.qnix.abi.PublishedTables;
+import org.qnix.abi.VniLayout;
+import org.qnix.firmware.NodeImage;
+
+/**
+ * The kernel driver of one emulated node (thesis 3.4), serving the node's Unix-domain socket. A
+ * process registers through its connection and stays registered while the connection is open; when it
+ * closes for any reason (exit, exception, {@code kill -9}) the driver de-registers it exactly as at
+ * process exit, and frees everything the process held.
+ */
+final class NodeDriver implements AutoCloseable
+{
+    private static final long POLL_MS = 1;
+    private static final long DELETE_TIMEOUT_MS = 10_000;
+
+    private final NodeImage image;
+    private final NicCoordinates node;
+    private final ClusterParameters params;
+    private final NicSdramLayout layout;
+    private final HostMemoryLayout hostLayout;
+    private final AtomicBuffer sdram;
+    private final AtomicBuffer host;
+    private final PageAllocator allocator;
+    private final DriverCommandQueueWriter commandQueue;
+    private final ClusterRegistry registry;
+    private final Path socketPath;
+    private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
+    private ServerSocketChannel server;
+    private volatile boolean closed;
+
+    /** A process registered through this driver. */
+    private record Registered(ProcessName name, int index, int osPid, int group, int groupSize)
+    {
+    }
+
+    NodeDriver(final NodeImage image, final ClusterRegistry registry, final Path socketPath)
+    {
+        this.image = image;
+        this.node = image.node();
+        this.params = image.parameters();
+        this.layout = image.sdramLayout();
+        this.hostLayout = image.hostLayout();
+        this.sdram = image.sdram();
+        this.host = image.hostMemory();
+        this.registry = registry;
+        this.socketPath = socketPath;
+        this.allocator = new PageAllocator(host, hostLayout, params.pageSize());
+        this.commandQueue = new DriverCommandQueueWriter(sdram, host, layout, hostLayout);
+    }
+
+    /** Binds the socket and starts accepting connections on a daemon thread. */
+    void start() throws IOException
+    {
+        Files.deleteIfExists(socketPath);
+        server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        server.bind(UnixDomainSocketAddress.of(socketPath));
+        final Thread acceptor = new Thread(this::acceptLoop, "driver-" + node);
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    private void acceptLoop()
+    {
+        while (!closed)
+        {
+            try
+            {
+                final SocketChannel channel = server.accept();
+                connections.add(channel);
+                final Thread handler = new Thread(() -> serve(channel), "driver-" + node + "-connection");
+                handler.setDaemon(true);
+                handler.start();
+            }
+            catch (final IOException ex)
+            {
+                if (!closed)
+                {
+                    System.err.println("driver " + node + ": accept failed: " + ex);
+                }
+                return;
+            }
+        }
+    }
+
+    private void serve(final SocketChannel channel)
+    {
+        Registered registered = null;
+        try
+        {
+            final DataInputStream in = new DataInputStream(Channels.newInputStream(channel));
+            final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(channel)));
+            while (!closed)
+            {
+                final int type = in.readInt();
+                switch (type)
+                {
+                    case DriverProtocol.REGISTER:
+                    {
+                        final int ai = in.readInt();
+                        final int pi = in.readInt();
+                        final int group = in.readInt();
+                        final int groupSize = in.readInt();
+                        final int osPid = in.readInt();
+                        final long timeoutMs = in.readLong();
+                        if (null != registered)
+                        {
+                            refuse(out, "this connection already registered " + registered.name());
+                            break;
+                        }
+                        registered = register(out, new ProcessName(ai, pi), group, groupSize, osPid, timeoutMs);
+                        break;
+                    }
+
+                    case DriverProtocol.DEREGISTER:
+                        if (null != registered)
+                        {
+                            deregister(registered);
+                            registered = null;
+                        }
+                        out.writeInt(DriverProtocol.DEREGISTERED);
+                        out.flush();
+                        break;
+
+                    case DriverProtocol.GROUP_QUERY:
+                        groupInfo(out, in.readInt());
+                        break;
+
+                    default:
+                        refuse(out, "unknown driver request " + type);
+                        return;
+                }
+            }
+        }
+        catch (final EOFException ex)
+        {
+            // The process closed its connection: exit, crash or kill -9.
+        }
+        catch (final IOException ex)
+        {
+            if (!closed)
+            {
+                System.err.println("driver " + node + ": connection failed: " + ex);
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        catch (final RuntimeException ex)
+        {
+            System.err.println("driver " + node + ": request failed");
+            ex.printStackTrace();
+        }
+        finally
+        {
+            connections.remove(channel);
+            try
+            {
+                channel.close();
+            }
+            catch (final IOException ignore)
+            {
+            }
+            if (null != registered && !closed)
+            {
+                try
+                {
+                    deregister(registered);
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    private static void refuse(final DataOutputStream out, final String reason) throws IOException
+    {
+        out.writeInt(DriverProtocol.FAILED);
+        out.writeInt(DriverProtocol.REFUSED);
+        DriverProtocol.writeText(out, reason);
+        out.flush();
+    }
+
+    /** Thesis 3.4, registration steps 1-6. @return the registered process, or null if it failed. */
+    private Registered register(final DataOutputStream out, final ProcessName name, final int group,
+        final int groupSize, final int osPid, final long timeoutMs) throws IOException, InterruptedException
+    {
+        if (osPid <= 0 || groupSize < 1 || groupSize > params.nameTableEntries() || timeoutMs <= 0)
+        {
+            refuse(out, "bad registration request: pid " + osPid + ", group size " + groupSize +
+                " (1.." + params.nameTableEntries() + "), timeout " + timeoutMs + " ms");
+            return null;
+        }
+
+        // Step 1: a free NIC Process Table entry, marked with the process's PID in the Process Flag Array.
+        final int index = claimProcessTableEntry(osPid);
+        if (index < 0)
+        {
+            refuse(out, "no free Virtual Network Interface on node " + node + ": all P=" +
+                params.maxProcessesPerNic() + " are in use");
+            return null;
+        }
+        final String refusal = registry.admit(
+            new ClusterRegistry.Admitted(name, node, index, osPid, group, groupSize));
+        if (null != refusal)
+        {
+            releaseProcessTableEntry(index);
+            refuse(out, refusal);
+            return null;
+        }
+
+        // Step 4: the Host Process Structures page.
+        final long hps = allocator.allocateContiguous(index, 1);
+        if (hps < 0)
+        {
+            registry.remove(name, node, index);
+            releaseProcessTableEntry(index);
+            refuse(out, "host memory of node " + node + " is exhausted: no page for the Host Process Structures");
+            return null;
+        }
+        final Registered registered = new Registered(name, index, osPid, group, groupSize);
+
+        // Step 3: the VNI statically tied to the entry, cleared of its previous owner's data.
+        final long vni = layout.vniOffset(index);
+        final VniLayout vniLayout = layout.vni();
+        sdram.setMemory((int)vni, vniLayout.length(), (byte)0);
+        initialiseHostProcessStructures(hps, vni, vniLayout);
+
+        // Step 5: the Process Table entry; the PID last, so the NIC never sees half an entry.
+        final int entry = (int)layout.processEntryOffset(index);
+        final int contexts = params.contextsPerProcess();
+        sdram.putInt(entry + ProcessTableLayout.NAME_AI_OFFSET, name.ai());
+        sdram.putInt(entry + ProcessTableLayout.NAME_PI_OFFSET, name.pi());
+        sdram.putInt(entry + ProcessTableLayout.GROUP_OFFSET, group);
+        sdram.putInt(entry + ProcessTableLayout.GROUP_SIZE_OFFSET, groupSize);
+        sdram.putLong(entry + ProcessTableLayout.SEND_DOORBELLS_OFFSET,
+            hps + HostProcessStructuresLayout.sendDoorbellOffset(0));
+        sdram.putLong(entry + ProcessTableLayout.RECEIVE_DOORBELLS_OFFSET,
+            hps + HostProcessStructuresLayout.receiveDoorbellOffset(contexts, 0));
+        sdram.putLong(entry + ProcessTableLayout.PROCESS_CQ_HEAD_OFFSET, hps + HostProcessStructuresLayout.CQ_HEAD_OFFSET);
+        sdram.putLong(entry + ProcessTableLayout.HPS_ADDRESS_OFFSET, hps);
+        sdram.putIntRelease(entry + ProcessTableLayout.STATE_OFFSET, ProcessTableLayout.STATE_FREE);
+        // Reader: the NIC control program, which checks it against the New_Process command.
+        sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, osPid);
+
+        // Step 2: New_Process to the Driver Command Queue.
+        final DriverCommandQueueWriter.Ticket ticket = commandQueue.post(
+            DriverCommand.NEW_PROCESS, name, osPid, index, group, groupSize, timeoutMs);
+        if (null == ticket)
+        {
+            deregisterLocally(registered);
+            fail(out, Doorbell.NO_RESOURCES, "the Driver Command Queue of node " + node +
+                " stayed full for " + timeoutMs + " ms (is its NIC control program running?)");
+            return null;
+        }
+
+        // Step 6: poll the Driver Doorbell until the whole group is known to every NIC.
+        final long deadline = System.currentTimeMillis() + timeoutMs;
+        long nextLivenessCheck = 0;
+        while (true)
+        {
+            final int doorbell = commandQueue.doorbell(ticket);
+            if (Doorbell.DONE == doorbell)
+            {
+                commandQueue.release(ticket);
+                out.writeInt(DriverProtocol.REGISTERED);
+                out.writeInt(index);
+                out.writeInt(ProcessTableLayout.nicPid(index));
+                out.writeLong(vni);
+                out.writeInt(vniLayout.length());
+                out.writeLong(hps);
+                out.flush();
+                return registered;
+            }
+            if (Doorbell.isError(doorbell))
+            {
+                commandQueue.release(ticket);
+                deregister(registered);
+                fail(out, doorbell, "NIC " + node + " refused New_Process for " + name + ": " + Doorbell.name(doorbell));
+                return null;
+            }
+            final long now = System.currentTimeMillis();
+            if (now >= nextLivenessCheck)
+            {
+                nextLivenessCheck = now + 50;
+                if (!ProcessHandle.of(osPid).map(ProcessHandle::isAlive).orElse(false))
+                {
+                    commandQueue.abandon(ticket);
+                    deregister(registered);
+                    return null;
+                }
+            }
+            if (now > deadline)
+            {
+                commandQueue.abandon(ticket);
+                timedOut(out, name, group, groupSize, timeoutMs);
+                return registered;
+            }
+            Thread.sleep(POLL_MS);
+        }
+    }
+
+    private void initialiseHostProcessStructures(final long hps, final long vni, final VniLayout vniLayout)
+    {
+        final int base = (int)hps;
+        host.putLong(base + HostProcessStructuresLayout.COMMAND_QUEUE_ADDRESS_OFFSET, vni + vniLayout.commandQueueOffset());
+        host.putLong(base + HostProcessStructuresLayout.SEND_CONTEXTS_ADDRESS_OFFSET, vni + vniLayout.sendContextListOffset());
+        host.putLong(base + HostProcessStructuresLayout.RECEIVE_CONTEXTS_ADDRESS_OFFSET,
+            vni + vniLayout.receiveContextListOffset());
+        host.putLong(base + HostProcessStructuresLayout.CONTEXT_REGIONS_ADDRESS_OFFSET,
+            vni + vniLayout.contextRegionsOffset());
+        host.putLong(base + HostProcessStructuresLayout.BUFFER_POOL_ADDRESS_OFFSET, vni + vniLayout.bufferPoolOffset());
+        host.putLong(base + HostProcessStructuresLayout.VNI_LENGTH_OFFSET, vniLayout.length());
+        // VNI Status and every Doorbell start at zero (Free): the allocator hands out zeroed pages.
+    }
+
+    private void timedOut(final DataOutputStream out, final ProcessName name, final int group, final int groupSize,
+        final long timeoutMs) throws IOException
+    {
+        final List<ClusterRegistry.Admitted> members = registry.members(group);
+        final boolean applicationGroup = members.stream().allMatch(m -> m.name().ai() == group);
+        final List<ProcessName> missing = applicationGroup ? registry.missing(group, groupSize) : List.of();
+        final StringBuilder message = new StringBuilder()
+            .append("qx_init of ").append(name).append(" timed out after ").append(timeoutMs)
+            .append(" ms: group ").append(group).append(" has ").append(members.size()).append(" of ")
+            .append(groupSize).append(" members registered (")
+            .append(members.stream().map(m -> m.name() + "@" + m.node()).collect(Collectors.joining(" ")))
+            .append(")");
+        if (!missing.isEmpty())
+        {
+            message.append("; missing: ").append(missing.stream().map(ProcessName::toString).collect(Collectors.joining(" ")));
+        }
+        else if (members.size() < groupSize)
+        {
+            message.append("; missing: ").append(groupSize - members.size()).append(" member(s)");
+        }
+        else
+        {
+            message.append("; every member asked to register but not every NIC acknowledged the group");
+        }
+        out.writeInt(DriverProtocol.TIMED_OUT);
+        DriverProtocol.writeText(out, message.toString());
+        out.writeInt(missing.size());
+        for (final ProcessName m : missing)
+        {
+            out.writeInt(m.ai());
+            out.writeInt(m.pi());
+        }
+        out.flush();
+    }
+
+    private static void fail(final DataOutputStream out, final int code, final String message) throws IOException
+    {
+        out.writeInt(DriverProtocol.FAILED);
+        out.writeInt(code);
+        DriverProtocol.writeText(out, message);
+        out.flush();
+    }
+
+    /** Thesis 3.4, de-registration steps 1-5. */
+    private void deregister(final Registered registered) throws InterruptedException
+    {
+        final int entry = (int)layout.processEntryOffset(registered.index());
+        // Step 1: a zero PID is never scheduled again, and aborts a registration still in progress.
+        sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, 0);
+
+        // Step 2: Delete_Process, so every NIC forgets the process.
+        final DriverCommandQueueWriter.Ticket ticket = commandQueue.post(DriverCommand.DELETE_PROCESS,
+            registered.name(), registered.osPid(), registered.index(), 0, 0, DELETE_TIMEOUT_MS);
+        if (null == ticket)
+        {
+            System.err.println("driver " + node + ": could not post Delete_Process for " + registered.name() +
+                " (Driver Command Queue full); its NIC entry stays until the cluster goes down");
+        }
+        else
+        {
+            final long deadline = System.currentTimeMillis() + DELETE_TIMEOUT_MS;
+            int doorbell;
+            while (!Doorbell.isComplete(doorbell = commandQueue.doorbell(ticket)) && System.currentTimeMillis() < deadline)
+            {
+                Thread.sleep(POLL_MS);
+            }
+            if (Doorbell.isComplete(doorbell))
+            {
+                commandQueue.release(ticket);
+            }
+            else
+            {
+                commandQueue.abandon(ticket);
+                System.err.println("driver " + node + ": NIC did not complete Delete_Process for " + registered.name());
+            }
+        }
+        deregisterLocally(registered);
+    }
+
+    /** Steps 3-5: unmap (the process's own business), return the pages, free the entry. */
+    private void deregisterLocally(final Registered registered)
+    {
+        final int entry = (int)layout.processEntryOffset(registered.index());
+        sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, 0);
+        allocator.freeAll(registered.index());
+        registry.remove(registered.name(), node, registered.index());
+        releaseProcessTableEntry(registered.index());
+    }
+
+    private synchronized int claimProcessTableEntry(final int osPid)
+    {
+        final int processes = params.maxProcessesPerNic();
+        final int hint = (int)(hostLayout.nicStatusOffset() + HostMemoryLayout.NIC_STATUS_PROCESS_ENTRY_OFFSET);
+        final int start = Math.floorMod(host.getInt(hint), processes);
+        for (int i = 0; i < processes; i++)
+        {
+            final int index = (start + i) % processes;
+            final int flag = (int)hostLayout.processFlagOffset(index);
+            if (0 == host.getIntVolatile(flag))
+            {
+                host.putIntRelease(flag, osPid);
+                host.putInt(hint, (index + 1) % processes);
+                return index;
+            }
+        }
+        return -1;
+    }
+
+    private synchronized void releaseProcessTableEntry(final int index)
+    {
+        host.putIntRelease((int)hostLayout.processFlagOffset(index), 0);
+    }
+
+    private void groupInfo(final DataOutputStream out, final int group) throws IOException
+    {
+        final List<PublishedTables.NameEntry> names = PublishedTables.names(sdram, layout);
+        final PublishedTables.GroupEntry entry = PublishedTables.groups(sdram, layout).stream()
+            .filter(g -> g.group() == group).findFirst().orElse(null);
+        out.writeInt(DriverProtocol.GROUP_INFO);
+        if (null == entry)
+        {
+            out.writeInt(0);
+            out.writeInt(0);
+            out.flush();
+            return;
+        }
+        out.writeInt(entry.expectedSize());
+        final List<ProcessName> members = new ArrayList<>(entry.members());
+        members.sort((a, b) -> a.ai() != b.ai() ? Integer.compare(a.ai(), b.ai()) : Integer.compare(a.pi(), b.pi()));
+        out.writeInt(members.size());
+        for (final ProcessName member : members)
+        {
+            out.writeInt(member.ai());
+            out.writeInt(member.pi());
+            out.writeInt(names.stream().filter(n -> n.name().equals(member)).findFirst()
+                .map(n -> n.node().packed()).orElse(-1));
+        }
+        out.flush();
+    }
+
+    /** @return the age of the NIC's heartbeat, for diagnostics. */
+    long heartbeatAgeMs()
+    {
+        final long last = sdram.getLongVolatile(
+            (int)layout.controlProgramOffset() + ControlProgramLayout.HEARTBEAT_TIME_OFFSET);
+        return System.currentTimeMillis() - last;
+    }
+
+    int freePages()
+    {
+        return allocator.freePages();
+    }
+
+    public void close()
+    {
+        closed = true;
+        try
+        {
+            if (null != server)
+            {
+                server.close();
+            }
+        }
+        catch (final IOException ignore)
+        {
+        }
+        for (final SocketChannel channel : connections)
+        {
+            try
+            {
+                channel.close();
+            }
+            catch (final IOException ignore)
+            {
+            }
+        }
+        try
+        {
+            Files.deleteIfExists(socketPath);
+        }
+        catch (final IOException ignore)
+        {
+        }
+    }
+
+    NodeImage image()
+    {
+        return image;
+    }
+}

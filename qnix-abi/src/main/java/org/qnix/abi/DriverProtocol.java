@@ -1,0 +1,66 @@
+package org.qnix.abi;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The "system calls" of the emulated node: the request and reply messages on a node's driver socket
+ * ({@code node-X-Y/driver.sock}, DESIGN.md 2). Each message is a type code followed by its fields,
+ * big-endian as written by {@link DataOutputStream}. A process holds its connection for its whole
+ * registered life: when the connection closes, for any reason, the driver de-registers it (thesis
+ * 3.4).
+ *
+ * <pre>
+ *  REGISTER        ai, pi, group, groupSize, osPid, timeoutMs (long)
+ *    REGISTERED    index, nicPid, vniAddress (long), vniLength, hpsAddress (long)
+ *    TIMED_OUT     message (UTF), missing count, then (ai, pi) per missing member
+ *    FAILED        Doorbell or error code, message (UTF)
+ *  DEREGISTER      (no fields)
+ *    DEREGISTERED
+ *  GROUP_QUERY     group
+ *    GROUP_INFO    expectedSize, count, then (ai, pi, node coordinates) per member
+ * </pre>
+ */
+public final class DriverProtocol
+{
+    public static final int REGISTER = 1;
+    public static final int REGISTERED = 2;
+    public static final int TIMED_OUT = 3;
+    public static final int FAILED = 4;
+    public static final int DEREGISTER = 5;
+    public static final int DEREGISTERED = 6;
+    public static final int GROUP_QUERY = 7;
+    public static final int GROUP_INFO = 8;
+
+    /** FAILED code for a request the driver refuses before touching the NIC. */
+    public static final int REFUSED = 1;
+
+    /** Longest accepted message text, so a bad peer cannot make the other side allocate much. */
+    public static final int MAX_TEXT = 64 * 1024;
+
+    private DriverProtocol()
+    {
+    }
+
+    public static void writeText(final DataOutputStream out, final String text) throws IOException
+    {
+        final byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        final int length = Math.min(bytes.length, MAX_TEXT);
+        out.writeInt(length);
+        out.write(bytes, 0, length);
+    }
+
+    public static String readText(final DataInputStream in) throws IOException
+    {
+        final int length = in.readInt();
+        if (length < 0 || length > MAX_TEXT)
+        {
+            throw new IOException("bad text length " + length + " on the driver socket");
+        }
+        final byte[] bytes = new byte[length];
+        in.readFully(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,264 @@
+package org.qnix.tools;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.ClusterProperties;
+import org.qnix.abi.JvmFlags;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.daemon.ClusterState;
+
+/**
+ * Brings clusters up and down: starts the emulator daemon as a detached JVM, waits until it reports
+ * the cluster up (or shows its log if it failed), and stops it again. Used by {@code qnix cluster},
+ * {@code qnix demo} and the tests.
+ *
+ * <pre>{@code
+ * ClusterControl.Settings settings = new ClusterControl.Settings("t", ClusterParameters.builder().torus(2, 2).build());
+ * ClusterControl.up(settings, System.out);
+ * ClusterControl.down(ClusterDirectory.of("t"), System.out);
+ * }</pre>
+ */
+public final class ClusterControl
+{
+    static final String DAEMON_MAIN = "org.qnix.daemon.EmulatorDaemon";
+    private static final long UP_TIMEOUT_MS = 180_000;
+    private static final long DOWN_TIMEOUT_MS = 60_000;
+
+    /** What to bring up. */
+    public static final class Settings
+    {
+        final String name;
+        final ClusterParameters params;
+        String firmware = ClusterProperties.FIRMWARE_PROCESSES;
+        String idle = "backoff";
+        final Map<NicCoordinates, Integer> debugPorts = new LinkedHashMap<>();
+
+        public Settings(final String name, final ClusterParameters params)
+        {
+            ClusterDirectory.validateName(name);
+            this.name = name;
+            this.params = params;
+        }
+
+        public Settings firmware(final String mode)
+        {
+            if (!ClusterProperties.FIRMWARE_PROCESSES.equals(mode) && !ClusterProperties.FIRMWARE_THREADS.equals(mode))
+            {
+                throw new IllegalArgumentException("--firmware " + mode + ": use processes or threads");
+            }
+            this.firmware = mode;
+            return this;
+        }
+
+        public Settings idle(final String idle)
+        {
+            this.idle = idle;
+            return this;
+        }
+
+        public Settings debug(final NicCoordinates node, final int port)
+        {
+            if (node.x() >= params.torusWidth() || node.y() >= params.torusHeight())
+            {
+                throw new IllegalArgumentException("--debug-firmware " + node + ": no such node in a " +
+                    params.torusWidth() + "x" + params.torusHeight() + " torus");
+            }
+            if (port < 1 || port > 65535)
+            {
+                throw new IllegalArgumentException("--debug-firmware port " + port + " is not a TCP port");
+            }
+            debugPorts.put(node, port);
+            return this;
+        }
+    }
+
+    private ClusterControl()
+    {
+    }
+
+    /**
+     * Starts a cluster and returns once it is up. A stale cluster of the same name is cleaned up first;
+     * a live one is refused.
+     *
+     * @throws IllegalStateException with the reason (and the daemon's log) if it cannot come up.
+     */
+    public static ClusterDirectory up(final Settings settings, final PrintStream out)
+        throws InterruptedException
+    {
+        final ClusterDirectory dir = ClusterDirectory.of(settings.name);
+        for (int i = 0; i < settings.params.nodeCount(); i++)
+        {
+            dir.checkSocketPathLength(NicCoordinates.ofIndex(i, settings.params.torusWidth()));
+        }
+        if (!settings.debugPorts.isEmpty() && ClusterProperties.FIRMWARE_THREADS.equals(settings.firmware))
+        {
+            throw new IllegalArgumentException("--debug-firmware needs --firmware processes: " +
+                "with threads, attach the debugger to the daemon JVM instead");
+        }
+        final ClusterState state = ClusterState.inspect(dir);
+        if (state.isLive())
+        {
+            throw new IllegalStateException("cluster '" + settings.name + "' is already up (" + state.reason() +
+                "); stop it first with: qnix cluster down --name " + settings.name);
+        }
+        if (state.isStale())
+        {
+            out.println("cluster '" + settings.name + "' was stale (" + state.reason() + "); cleaning it up:");
+            state.cleanUp().forEach(line -> out.println("  " + line));
+        }
+
+        try
+        {
+            Files.createDirectories(dir.path());
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot create " + dir.path(), ex);
+        }
+        final List<String> command = new ArrayList<>();
+        if (new File("/usr/bin/setsid").canExecute())
+        {
+            // Its own session: closing the terminal that ran `cluster up` must not take the cluster down.
+            command.add("/usr/bin/setsid");
+        }
+        command.add(JvmFlags.javaExecutable());
+        command.addAll(JvmFlags.flags());
+        command.add("-Xmx512m");
+        command.add("-XX:+UseSerialGC");
+        command.add("-Dqnix.classpath=" + JvmFlags.classPath());
+        command.add("-cp");
+        command.add(JvmFlags.classPath());
+        command.add(DAEMON_MAIN);
+        command.add("--cluster-dir=" + dir.path());
+        command.add("--firmware=" + settings.firmware);
+        command.add("--idle=" + settings.idle);
+        for (final Map.Entry<String, String> e : settings.params.toMap().entrySet())
+        {
+            command.add("--set=" + e.getKey() + "=" + e.getValue());
+        }
+        for (final Map.Entry<NicCoordinates, Integer> debug : settings.debugPorts.entrySet())
+        {
+            command.add("--debug-port=" + debug.getKey() + "=" + debug.getValue());
+        }
+        final Process daemon;
+        try
+        {
+            daemon = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.daemonLog().toFile()))
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .start();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot start the emulator daemon", ex);
+        }
+
+        final long deadline = System.currentTimeMillis() + UP_TIMEOUT_MS;
+        while (true)
+        {
+            final Optional<ClusterProperties> props = readQuietly(dir);
+            if (props.isPresent() && ClusterProperties.STATE_UP.equals(props.get().state()))
+            {
+                return dir;
+            }
+            final boolean failed = props.isPresent() && ClusterProperties.STATE_FAILED.equals(props.get().state());
+            if (failed || !daemon.isAlive() || System.currentTimeMillis() > deadline)
+            {
+                if (daemon.isAlive() && !failed)
+                {
+                    daemon.destroy();
+                }
+                daemon.waitFor(30, TimeUnit.SECONDS);
+                final String log = readLog(dir);
+                ClusterState.inspect(dir).cleanUp();
+                throw new IllegalStateException("cluster '" + settings.name + "' did not come up" +
+                    (daemon.isAlive() ? " within " + UP_TIMEOUT_MS + " ms" : "") + ". Daemon log:\n" + log);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /**
+     * Stops a live cluster (SIGTERM to its daemon, which stops its firmware and removes its files) or
+     * cleans up a stale one.
+     *
+     * @return false if there was no such cluster.
+     */
+    public static boolean down(final ClusterDirectory dir, final PrintStream out) throws InterruptedException
+    {
+        final ClusterState state = ClusterState.inspect(dir);
+        if (state.isAbsent())
+        {
+            return false;
+        }
+        if (state.isStale())
+        {
+            out.println("cluster '" + dir.name() + "' was stale (" + state.reason() + "); cleaning it up:");
+            state.cleanUp().forEach(line -> out.println("  " + line));
+            return true;
+        }
+        final long pid = state.properties().orElseThrow().daemonPid();
+        final Optional<ProcessHandle> daemon = ProcessHandle.of(pid);
+        if (daemon.isPresent())
+        {
+            daemon.get().destroy();
+            try
+            {
+                daemon.get().onExit().get(DOWN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            }
+            catch (final Exception ex)
+            {
+                out.println("daemon pid " + pid + " did not stop within " + DOWN_TIMEOUT_MS + " ms; killing it");
+                daemon.get().destroyForcibly();
+                daemon.get().onExit().join();
+            }
+        }
+        final ClusterState after = ClusterState.inspect(dir);
+        if (!after.isAbsent())
+        {
+            after.cleanUp();
+        }
+        out.println("cluster '" + dir.name() + "' is down");
+        return true;
+    }
+
+    private static Optional<ClusterProperties> readQuietly(final ClusterDirectory dir)
+    {
+        try
+        {
+            return ClusterProperties.read(dir.propertiesFile());
+        }
+        catch (final UncheckedIOException ex)
+        {
+            return Optional.empty();
+        }
+    }
+
+    static String readLog(final ClusterDirectory dir)
+    {
+        final Path log = dir.daemonLog();
+        try
+        {
+            return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "(no log)";
+        }
+        catch (final IOException ex)
+        {
+            return "(cannot read " + log + ": " + ex.getMessage() + ")";
+        }
+    }
+}

@@ -1,0 +1,174 @@
+package org.qnix.tools;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.agrona.concurrent.AtomicBuffer;
+import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.ClusterProperties;
+import org.qnix.abi.ControlProgramLayout;
+import org.qnix.abi.FileDescriptorBlock;
+import org.qnix.abi.HostMemoryLayout;
+import org.qnix.abi.MappedFile;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ProcessName;
+import org.qnix.abi.ProcessTableLayout;
+import org.qnix.abi.PublishedTables;
+import org.qnix.daemon.ClusterState;
+
+/**
+ * A snapshot of a running cluster read straight from its files: each NIC's control program area,
+ * Process Table, Process Flag Array and Name/Group Tables. What {@code qnix cluster status} prints and
+ * what the tests check.
+ *
+ * <pre>{@code
+ * ClusterStatus status = ClusterStatus.read(ClusterDirectory.of("t"));
+ * status.print(System.out);
+ * }</pre>
+ */
+public final class ClusterStatus
+{
+    /** One NIC. */
+    public record Node(NicCoordinates node, long firmwarePid, int firmwareState, int mode, int debugPort,
+        long heartbeatAgeMs, int freePages, long totalPages, List<PublishedTables.NameEntry> names,
+        List<PublishedTables.GroupEntry> groups)
+    {
+    }
+
+    /** One registered process, from the Process Table of its NIC. */
+    public record Process(ProcessName name, int group, int groupSize, NicCoordinates node, int nicPid, int osPid,
+        int state)
+    {
+    }
+
+    private final ClusterDirectory dir;
+    private final ClusterProperties props;
+    private final List<Node> nodes;
+    private final List<Process> processes;
+
+    private ClusterStatus(final ClusterDirectory dir, final ClusterProperties props, final List<Node> nodes,
+        final List<Process> processes)
+    {
+        this.dir = dir;
+        this.props = props;
+        this.nodes = nodes;
+        this.processes = processes;
+    }
+
+    /**
+     * @throws IllegalStateException if the cluster is not up (absent or stale), saying which.
+     */
+    public static ClusterStatus read(final ClusterDirectory dir)
+    {
+        final ClusterState state = ClusterState.inspect(dir);
+        if (!state.isLive())
+        {
+            throw new IllegalStateException(state.isAbsent() ? "no cluster '" + dir.name() + "' (" + state.reason() + ")" :
+                "cluster '" + dir.name() + "' is stale: " + state.reason() +
+                ". `qnix cluster down --name " + dir.name() + "` removes it");
+        }
+        final ClusterProperties props = state.properties().orElseThrow();
+        final ClusterParameters params = props.parameters();
+        final NicSdramLayout layout = new NicSdramLayout(params);
+        final HostMemoryLayout hostLayout = new HostMemoryLayout(params);
+        final List<Node> nodes = new ArrayList<>();
+        final List<Process> processes = new ArrayList<>();
+        final long now = System.currentTimeMillis();
+        for (int i = 0; i < params.nodeCount(); i++)
+        {
+            final NicCoordinates node = NicCoordinates.ofIndex(i, params.torusWidth());
+            try (MappedFile sdramFile = MappedFile.mapExisting(dir.nicSdram(node));
+                MappedFile hostFile = MappedFile.mapExisting(dir.hostMemory(node)))
+            {
+                final AtomicBuffer sdram = sdramFile.buffer();
+                final AtomicBuffer host = hostFile.buffer();
+                FileDescriptorBlock.verify(sdram, FileDescriptorBlock.TYPE_NIC_SDRAM, dir.nicSdram(node).toString());
+                FileDescriptorBlock.verify(host, FileDescriptorBlock.TYPE_HOST_MEMORY, dir.hostMemory(node).toString());
+                final int control = (int)layout.controlProgramOffset();
+                nodes.add(new Node(node,
+                    sdram.getLongVolatile(control + ControlProgramLayout.PID_OFFSET),
+                    sdram.getIntVolatile(control + ControlProgramLayout.STATE_OFFSET),
+                    sdram.getInt(control + ControlProgramLayout.MODE_OFFSET),
+                    sdram.getInt(control + ControlProgramLayout.DEBUG_PORT_OFFSET),
+                    now - sdram.getLongVolatile(control + ControlProgramLayout.HEARTBEAT_TIME_OFFSET),
+                    host.getIntVolatile((int)(hostLayout.nicStatusOffset() + HostMemoryLayout.NIC_STATUS_FREE_PAGES_OFFSET)),
+                    hostLayout.pagePoolPages(),
+                    PublishedTables.names(sdram, layout),
+                    PublishedTables.groups(sdram, layout)));
+                for (int p = 0; p < params.maxProcessesPerNic(); p++)
+                {
+                    final int osPid = host.getIntVolatile((int)hostLayout.processFlagOffset(p));
+                    if (0 == osPid)
+                    {
+                        continue;
+                    }
+                    final int entry = (int)layout.processEntryOffset(p);
+                    processes.add(new Process(
+                        new ProcessName(sdram.getInt(entry + ProcessTableLayout.NAME_AI_OFFSET),
+                            sdram.getInt(entry + ProcessTableLayout.NAME_PI_OFFSET)),
+                        sdram.getInt(entry + ProcessTableLayout.GROUP_OFFSET),
+                        sdram.getInt(entry + ProcessTableLayout.GROUP_SIZE_OFFSET),
+                        node, ProcessTableLayout.nicPid(p), osPid,
+                        sdram.getIntVolatile(entry + ProcessTableLayout.STATE_OFFSET)));
+                }
+            }
+        }
+        return new ClusterStatus(dir, props, nodes, processes);
+    }
+
+    public List<Node> nodes()
+    {
+        return nodes;
+    }
+
+    public List<Process> processes()
+    {
+        return processes;
+    }
+
+    /** @return processes whose NIC completed their registration. */
+    public List<Process> registered()
+    {
+        return processes.stream().filter(p -> ProcessTableLayout.STATE_REGISTERED == p.state()).toList();
+    }
+
+    public ClusterProperties properties()
+    {
+        return props;
+    }
+
+    public void print(final PrintStream out)
+    {
+        final ClusterParameters params = props.parameters();
+        out.printf("cluster '%s': up, %dx%d torus, firmware as %s, daemon pid %d, files in %s%n", dir.name(),
+            params.torusWidth(), params.torusHeight(), props.firmwareMode(), props.daemonPid(), dir.path());
+        out.printf("%-6s %-13s %-10s %-14s %-10s %-16s%n",
+            "node", "firmware pid", "state", "heartbeat age", "processes", "free host pages");
+        for (final Node node : nodes)
+        {
+            final long count = processes.stream().filter(p -> p.node().equals(node.node())).count();
+            final String state = node.firmwareState() == ControlProgramLayout.STATE_RUNNING ?
+                (node.heartbeatAgeMs() > ControlProgramLayout.HEARTBEAT_TIMEOUT_MS ? "stalled" : "running") :
+                node.firmwareState() == ControlProgramLayout.STATE_STOPPED ? "stopped" : "absent";
+            out.printf("%-6s %-13s %-10s %-14s %-10d %d/%d%s%n", node.node(),
+                node.firmwarePid() + (node.mode() == ControlProgramLayout.MODE_THREAD ? " (thread)" : ""),
+                state, node.heartbeatAgeMs() + " ms", count, node.freePages(), node.totalPages(),
+                node.debugPort() > 0 ? "   JDWP port " + node.debugPort() : "");
+        }
+        if (processes.isEmpty())
+        {
+            out.println("no processes registered");
+            return;
+        }
+        out.printf("registered processes (%d):%n", processes.size());
+        out.printf("  %-12s %-8s %-6s %-8s %-8s %s%n", "name", "group", "node", "NIC PID", "OS pid", "state");
+        for (final Process p : processes)
+        {
+            out.printf("  %-12s %-8s %-6s %-8d %-8d %s%n", p.name(), p.group() + "/" + p.groupSize(), p.node(),
+                p.nicPid(), p.osPid(), ProcessTableLayout.stateName(p.state()));
+        }
+    }
+}

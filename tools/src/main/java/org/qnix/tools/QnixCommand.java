@@ -1,0 +1,340 @@
+package org.qnix.tools;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.daemon.ClusterState;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * The {@code qnix} command line.
+ */
+@Command(name = "qnix", mixinStandardHelpOptions = true, version = "qnix 0.1.0",
+    description = {
+        "An emulated cluster of QNIX user-level network cards on one host: one firmware JVM per NIC,",
+        "shared-memory files as NIC and host memory, real multi-JVM message-passing programs.",
+        "",
+        "Start with `qnix demo`, or: qnix cluster up; qnix run -n 4 -- Hello; qnix cluster down." },
+    subcommands = { QnixCommand.Demo.class, QnixCommand.Cluster.class, QnixCommand.Run.class,
+        CommandLine.HelpCommand.class })
+public final class QnixCommand implements Runnable
+{
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    public void run()
+    {
+        spec.commandLine().usage(System.out);
+    }
+
+    /** Exit codes. */
+    static final int OK = 0;
+    static final int FAILED = 1;
+    static final int BAD_ARGUMENT = 2;
+
+    public static void main(final String[] args)
+    {
+        System.exit(commandLine().execute(args));
+    }
+
+    static CommandLine commandLine()
+    {
+        final CommandLine cli = new CommandLine(new QnixCommand());
+        cli.setExecutionExceptionHandler((ex, commandLine, parseResult) ->
+        {
+            if (ex instanceof IllegalArgumentException)
+            {
+                commandLine.getErr().println("qnix: " + ex.getMessage());
+                return BAD_ARGUMENT;
+            }
+            if (ex instanceof IllegalStateException || ex instanceof java.io.UncheckedIOException)
+            {
+                commandLine.getErr().println("qnix: " + ex.getMessage());
+                return FAILED;
+            }
+            throw ex;
+        });
+        return cli;
+    }
+
+    static String clusterName(final String option)
+    {
+        return null != option ? option : ClusterDirectory.defaultClusterName();
+    }
+
+    @Command(name = "cluster", mixinStandardHelpOptions = true,
+        description = "Bring an emulated cluster up, show its state, take it down.",
+        subcommands = { Up.class, Status.class, Down.class })
+    static final class Cluster implements Runnable
+    {
+        @CommandLine.Spec
+        private CommandLine.Model.CommandSpec spec;
+
+        public void run()
+        {
+            spec.commandLine().usage(System.out);
+        }
+    }
+
+    @Command(name = "up", mixinStandardHelpOptions = true,
+        description = {
+            "Create a cluster: its files under $QNIX_DIR (default /dev/shm/qnix), one NIC control program",
+            "per node, one driver socket per node. Returns when every NIC reports running.",
+            "A stale cluster of the same name (its daemon died) is cleaned up first." })
+    static final class Up implements Callable<Integer>
+    {
+        @Option(names = "--name", description = "Cluster name (default: $QNIX_CLUSTER or 'default').")
+        String name;
+
+        @Option(names = "--torus", defaultValue = "2x2", description = "Topology WxH (default: ${DEFAULT-VALUE}).")
+        String torus;
+
+        @Option(names = "--firmware", defaultValue = "processes",
+            description = "processes: one JVM per NIC (default); threads: all NICs inside the daemon.")
+        String firmware;
+
+        @Option(names = "--idle", defaultValue = "backoff",
+            description = "Firmware idle strategy: backoff (default), yield or busy.")
+        String idle;
+
+        @Option(names = "--sdram", description = "NIC local memory per node, e.g. 64M (default 64M).")
+        String sdram;
+
+        @Option(names = "--host-mem", description = "DMA-able host memory per node, e.g. 256M (default 256M).")
+        String hostMem;
+
+        @Option(names = "--processes", description = "P: Virtual Network Interfaces per NIC (default 64).")
+        Integer processes;
+
+        @Option(names = "--contexts", description = "M: Send and Receive Contexts per process (default 32).")
+        Integer contexts;
+
+        @Option(names = "--command-queue", description = "N: Command Queue entries, N >= 2M (default 64).")
+        Integer commandQueue;
+
+        @Option(names = "--debug-firmware", paramLabel = "X-Y[:PORT]",
+            description = "Start that node's firmware JVM with a JDWP agent (default port 5005). Repeatable.")
+        List<String> debug = new ArrayList<>();
+
+        public Integer call() throws Exception
+        {
+            final ClusterParameters.Builder builder = ClusterParameters.builder().torus(torus);
+            if (null != sdram)
+            {
+                builder.sdramBytes(ClusterParameters.parseSize("--sdram", sdram));
+            }
+            if (null != hostMem)
+            {
+                builder.hostMemoryBytes(ClusterParameters.parseSize("--host-mem", hostMem));
+            }
+            if (null != processes)
+            {
+                builder.processes(processes);
+            }
+            if (null != contexts)
+            {
+                builder.contexts(contexts);
+            }
+            if (null != commandQueue)
+            {
+                builder.commandQueueEntries(commandQueue);
+            }
+            final ClusterControl.Settings settings =
+                new ClusterControl.Settings(clusterName(name), builder.build()).firmware(firmware).idle(idle);
+            int nextPort = 5005;
+            for (final String spec : debug)
+            {
+                final String[] parts = spec.split(":");
+                final int port = parts.length > 1 ? Integer.parseInt(parts[1]) : nextPort;
+                nextPort = port + 1;
+                settings.debug(NicCoordinates.parse(parts[0]), port);
+            }
+            final ClusterDirectory dir = ClusterControl.up(settings, System.out);
+            final ClusterParameters params = settings.params;
+            System.out.println("cluster '" + dir.name() + "' is up: " + params.torusWidth() + "x" + params.torusHeight() +
+                " torus, " + params.nodeCount() + " NICs, firmware as " + settings.firmware + ", files in " + dir.path());
+            settings.debugPorts.forEach((node, port) -> System.out.println("  firmware of node " + node +
+                " listens for a debugger on port " + port + ": jdb -attach localhost:" + port +
+                " (or attach your IDE's remote JVM debugger there)"));
+            System.out.println("next: ./qnix run -n 4 --cluster " + dir.name() + " -- Hello");
+            return OK;
+        }
+    }
+
+    @Command(name = "status", mixinStandardHelpOptions = true,
+        description = "Show a cluster's nodes (firmware pid, heartbeat age) and registered processes.")
+    static final class Status implements Callable<Integer>
+    {
+        @Option(names = "--name", description = "Cluster name (default: $QNIX_CLUSTER or 'default').")
+        String name;
+
+        public Integer call()
+        {
+            final ClusterDirectory dir = ClusterDirectory.of(clusterName(name));
+            final ClusterState state = ClusterState.inspect(dir);
+            if (state.isAbsent())
+            {
+                System.out.println("no cluster '" + dir.name() + "' (" + state.reason() + ")");
+                return FAILED;
+            }
+            if (state.isStale())
+            {
+                System.out.println("cluster '" + dir.name() + "' is STALE: " + state.reason() + ". Its files remain in " +
+                    dir.path() + "; `qnix cluster down --name " + dir.name() + "` (or `cluster up` with the same name) " +
+                    "cleans it up.");
+                return FAILED;
+            }
+            ClusterStatus.read(dir).print(System.out);
+            return OK;
+        }
+    }
+
+    @Command(name = "down", mixinStandardHelpOptions = true,
+        description = "Stop a cluster's daemon and firmware and remove its files; cleans up a stale cluster too.")
+    static final class Down implements Callable<Integer>
+    {
+        @Option(names = "--name", description = "Cluster name (default: $QNIX_CLUSTER or 'default').")
+        String name;
+
+        public Integer call() throws Exception
+        {
+            final ClusterDirectory dir = ClusterDirectory.of(clusterName(name));
+            if (!ClusterControl.down(dir, System.out))
+            {
+                System.out.println("no cluster '" + dir.name() + "': nothing to do");
+            }
+            return OK;
+        }
+    }
+
+    @Command(name = "run", mixinStandardHelpOptions = true,
+        description = {
+            "Launch a parallel program: K JVMs named (AI, 0..K-1) in group AI of size K, placed on the",
+            "cluster's nodes, output prefixed by rank. Exits with the first non-zero exit code and stops",
+            "the other processes when one fails.",
+            "PROGRAM is a main class, a jar with a Main-Class, or an example: Hello." })
+    static final class Run implements Callable<Integer>
+    {
+        @Option(names = "-n", required = true, description = "Number of processes.")
+        int processes;
+
+        @Option(names = "--cluster", description = "Cluster name (default: $QNIX_CLUSTER or 'default').")
+        String cluster;
+
+        @Option(names = "--node-map", defaultValue = "round-robin",
+            description = "round-robin (default: rank r on node r mod nodes) or packed.")
+        String nodeMap;
+
+        @Option(names = "--ai", description = "Application Identifier (default: this launcher's pid).")
+        Integer ai;
+
+        @Parameters(index = "0", paramLabel = "PROGRAM", description = "Main class, jar, or example name.")
+        String program;
+
+        @Parameters(index = "1..*", paramLabel = "ARGS", description = "Arguments for the program.")
+        List<String> args = new ArrayList<>();
+
+        public Integer call() throws Exception
+        {
+            final ProgramLauncher launcher = new ProgramLauncher(
+                ClusterDirectory.of(clusterName(cluster)), processes, program, args).nodeMap(nodeMap);
+            if (null != ai)
+            {
+                launcher.applicationId(ai);
+            }
+            return launcher.run(System.out);
+        }
+    }
+
+    @Command(name = "demo", mixinStandardHelpOptions = true,
+        description = {
+            "The main job: bring up an embedded 2x2 cluster, run Hello on 4 processes, show the cluster",
+            "status while they are registered, and tear everything down." })
+    static final class Demo implements Callable<Integer>
+    {
+        @Option(names = "--name", defaultValue = "demo", description = "Cluster name (default: ${DEFAULT-VALUE}).")
+        String name;
+
+        @Option(names = "--firmware", defaultValue = "processes", description = "processes (default) or threads.")
+        String firmware;
+
+        public Integer call() throws Exception
+        {
+            return runDemo(name, firmware, System.out);
+        }
+    }
+
+    static int runDemo(final String name, final String firmware, final PrintStream out) throws Exception
+    {
+        final ClusterParameters params = ClusterParameters.builder().torus(2, 2).build();
+        final ClusterControl.Settings settings = new ClusterControl.Settings(name, params).firmware(firmware);
+        out.println("== bringing up cluster '" + name + "': 2x2 torus, firmware as " + firmware);
+        final ClusterDirectory dir = ClusterControl.up(settings, out);
+        final Path hold = Files.createTempFile("qnix-demo-hold", ".flag");
+        try
+        {
+            out.println("== running Hello on 4 processes (qnix run -n 4 -- Hello)");
+            final ProgramLauncher launcher = new ProgramLauncher(dir, 4, "Hello", List.of("--hold-while", hold.toString()));
+            final int[] exit = { -1 };
+            final Thread run = new Thread(() ->
+            {
+                try
+                {
+                    exit[0] = launcher.run(out);
+                }
+                catch (final Exception ex)
+                {
+                    out.println("qnix run failed: " + ex.getMessage());
+                    exit[0] = FAILED;
+                }
+            }, "demo-run");
+            run.start();
+
+            final long deadline = System.currentTimeMillis() + 120_000;
+            ClusterStatus status = null;
+            while (run.isAlive() && System.currentTimeMillis() < deadline)
+            {
+                status = ClusterStatus.read(dir);
+                if (status.registered().stream().filter(p -> p.group() == launcher.applicationId()).count() == 4)
+                {
+                    break;
+                }
+                Thread.sleep(50);
+            }
+            synchronized (out)
+            {
+                out.println("== cluster status while the 4 processes are registered (qnix cluster status)");
+                if (null != status)
+                {
+                    status.print(out);
+                }
+            }
+            Files.deleteIfExists(hold);
+            run.join();
+            if (0 != exit[0])
+            {
+                out.println("== Hello failed with exit code " + exit[0]);
+                return FAILED;
+            }
+            out.println("== after the program ended: " + ClusterStatus.read(dir).processes().size() + " processes registered");
+            return OK;
+        }
+        finally
+        {
+            Files.deleteIfExists(hold);
+            out.println("== tearing down cluster '" + name + "'");
+            ClusterControl.down(dir, out);
+        }
+    }
+}
