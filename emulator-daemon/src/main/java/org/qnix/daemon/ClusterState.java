@@ -13,6 +13,7 @@ import java.util.stream.Stream;
 
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterProperties;
+import org.qnix.abi.JvmFlags;
 
 /**
  * Whether a cluster is up, stale (its daemon died without cleaning up) or absent, and how to clean up a
@@ -142,16 +143,16 @@ public final class ClusterState
         return done;
     }
 
-    /** @return live firmware JVMs whose command line names this cluster directory. */
+    /** @return live JVMs started for this cluster (firmware, daemon) other than this one. */
     static List<ProcessHandle> leftoverFirmware(final Path clusterPath)
     {
-        final String marker = clusterPath.toString();
+        final String marker = JvmFlags.clusterMarker(clusterPath);
         final List<ProcessHandle> result = new ArrayList<>();
         ProcessHandle.allProcesses()
             .filter(p -> p.pid() != ProcessHandle.current().pid())
             .forEach(p -> p.info().commandLine().ifPresent(cmd ->
             {
-                if (cmd.contains(FirmwareLauncher.FIRMWARE_MAIN) && cmd.contains(marker))
+                if (cmd.contains(marker))
                 {
                     result.add(p);
                 }

@@ -40,6 +40,7 @@ final class FirmwareLauncher implements AutoCloseable
     {
         final List<String> command = new ArrayList<>();
         command.add(JvmFlags.javaExecutable());
+        command.add(JvmFlags.clusterMarker(dir.path()));
         command.addAll(JvmFlags.flags());
         command.add("-Xmx256m");
         command.add("-XX:+UseSerialGC");

@@ -51,6 +51,16 @@ public final class JvmFlags
         }
     }
 
+    /**
+     * @return the system property that marks a JVM as belonging to a cluster, placed first on its
+     * command line (the JDK may truncate long command lines read back from {@code /proc}), so that a
+     * stale cluster's leftovers can be found and stopped.
+     */
+    public static String clusterMarker(final Path clusterDirectory)
+    {
+        return "-Dqnix.cluster=" + clusterDirectory.toAbsolutePath();
+    }
+
     /** @return the {@code java} of the running JVM, so that children run on the same runtime. */
     public static String javaExecutable()
     {

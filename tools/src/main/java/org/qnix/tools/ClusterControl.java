@@ -136,10 +136,10 @@ public final class ClusterControl
             command.add("/usr/bin/setsid");
         }
         command.add(JvmFlags.javaExecutable());
+        command.add(JvmFlags.clusterMarker(dir.path()));
         command.addAll(JvmFlags.flags());
         command.add("-Xmx512m");
         command.add("-XX:+UseSerialGC");
-        command.add("-Dqnix.classpath=" + JvmFlags.classPath());
         command.add("-cp");
         command.add(JvmFlags.classPath());
         command.add(DAEMON_MAIN);

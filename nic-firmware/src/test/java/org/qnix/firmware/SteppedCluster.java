@@ -1,0 +1,130 @@
+package org.qnix.firmware;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.CachedEpochClock;
+import org.agrona.concurrent.status.CountersManager;
+import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.Doorbell;
+import org.qnix.abi.DriverCommand;
+import org.qnix.abi.DriverCommandQueueLayout;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.ProcessName;
+import org.qnix.abi.ProcessTableLayout;
+
+/**
+ * A whole cluster of real node images and control programs in one thread, stepped by hand, with a
+ * test-side driver that writes the Process Table, the Process Flag Array and Driver Command Queue
+ * entries exactly where the real driver does.
+ */
+final class SteppedCluster implements AutoCloseable
+{
+    final ClusterParameters params;
+    final List<NodeImage> images = new ArrayList<>();
+    final List<NicControlProgram> nics = new ArrayList<>();
+    final CachedEpochClock clock = new CachedEpochClock();
+    private final int[] driverTail;
+
+    SteppedCluster(final Path base, final int width, final int height)
+    {
+        params = ClusterParameters.builder().torus(width, height).processes(8).contexts(4).commandQueueEntries(8)
+            .descriptorsPerRegion(4).shortThreshold(64).pageSize(1024).bufferPoolPages(4).driverCommandQueueEntries(8).nameTableEntries(64)
+            .groupTableEntries(8).sdramBytes(1 << 20).hostMemoryBytes(1 << 20).rxFifoBytes(1 << 16).build();
+        final ClusterDirectory dir = new ClusterDirectory(base, "stepped");
+        for (int i = 0; i < params.nodeCount(); i++)
+        {
+            images.add(NodeImage.create(dir, params, NicCoordinates.ofIndex(i, width)));
+        }
+        final AtomicBuffer[] rings = new AtomicBuffer[params.nodeCount()];
+        for (int i = 0; i < rings.length; i++)
+        {
+            rings[i] = images.get(i).rxRing();
+        }
+        clock.update(1_000_000);
+        for (final NodeImage image : images)
+        {
+            final NicControlProgram nic = new NicControlProgram(image, rings,
+                new NicCounters(new CountersManager(image.countersMetadata(), image.countersValues())), clock);
+            nic.onStart();
+            nics.add(nic);
+        }
+        driverTail = new int[params.nodeCount()];
+    }
+
+    /** One doWork() on every NIC, in node order. @return total work. */
+    int step()
+    {
+        int work = 0;
+        for (final NicControlProgram nic : nics)
+        {
+            work += nic.doWork();
+        }
+        return work;
+    }
+
+    /** Steps until no NIC does any work (or a bound is hit). */
+    void settle()
+    {
+        for (int i = 0; i < 1000; i++)
+        {
+            if (0 == step())
+            {
+                return;
+            }
+        }
+        throw new AssertionError("cluster did not settle");
+    }
+
+    /** Registration steps 1 and 5 as the driver does them, then step 2: New_Process. @return position. */
+    int newProcess(final int node, final int index, final ProcessName name, final int osPid, final int group,
+        final int size)
+    {
+        final NodeImage image = images.get(node);
+        image.hostMemory().putIntRelease((int)image.hostLayout().processFlagOffset(index), osPid);
+        image.sdram().putIntRelease((int)image.sdramLayout().processEntryOffset(index) + ProcessTableLayout.PID_OFFSET,
+            osPid);
+        return post(node, DriverCommand.NEW_PROCESS, name, osPid, index, group, size);
+    }
+
+    int deleteProcess(final int node, final int index, final ProcessName name, final int osPid)
+    {
+        final NodeImage image = images.get(node);
+        image.sdram().putIntRelease((int)image.sdramLayout().processEntryOffset(index) + ProcessTableLayout.PID_OFFSET, 0);
+        return post(node, DriverCommand.DELETE_PROCESS, name, osPid, index, 0, 0);
+    }
+
+    int post(final int node, final int command, final ProcessName name, final int pid, final int index,
+        final int group, final int size)
+    {
+        final NodeImage image = images.get(node);
+        final int position = driverTail[node];
+        driverTail[node] = (position + 1) % params.driverCommandQueueEntries();
+        final AtomicBuffer sdram = image.sdram();
+        final int entry = (int)image.sdramLayout().driverCommandOffset(position);
+        image.hostMemory().putIntRelease((int)image.hostLayout().driverDoorbellOffset(position), Doorbell.USED);
+        sdram.putInt(entry + DriverCommandQueueLayout.NAME_AI_OFFSET, name.ai());
+        sdram.putInt(entry + DriverCommandQueueLayout.NAME_PI_OFFSET, name.pi());
+        sdram.putInt(entry + DriverCommandQueueLayout.PID_OFFSET, pid);
+        sdram.putInt(entry + DriverCommandQueueLayout.INDEX_OFFSET, index);
+        sdram.putInt(entry + DriverCommandQueueLayout.GROUP_OFFSET, group);
+        sdram.putInt(entry + DriverCommandQueueLayout.SIZE_OFFSET, size);
+        sdram.putIntRelease(entry + DriverCommandQueueLayout.COMMAND_OFFSET, command);
+        return position;
+    }
+
+    int driverDoorbell(final int node, final int position)
+    {
+        final NodeImage image = images.get(node);
+        return image.hostMemory().getIntVolatile((int)image.hostLayout().driverDoorbellOffset(position));
+    }
+
+    public void close()
+    {
+        CloseHelper.closeAll(images);
+    }
+}

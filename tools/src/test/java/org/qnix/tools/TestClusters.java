@@ -1,0 +1,93 @@
+package org.qnix.tools;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.ClusterParameters;
+
+/**
+ * Clusters for multi-JVM tests: unique short names, and teardown that happens even when a test fails
+ * or the test JVM is interrupted (a shutdown hook downs whatever is still up).
+ */
+final class TestClusters
+{
+    private static final Set<ClusterDirectory> LIVE = ConcurrentHashMap.newKeySet();
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+
+    static
+    {
+        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+        {
+            for (final ClusterDirectory dir : LIVE)
+            {
+                try
+                {
+                    ClusterControl.down(dir, new PrintStream(new ByteArrayOutputStream()));
+                }
+                catch (final Exception ignore)
+                {
+                }
+            }
+        }, "test-clusters-down"));
+    }
+
+    private TestClusters()
+    {
+    }
+
+    static String uniqueName(final String prefix)
+    {
+        return prefix + ProcessHandle.current().pid() + "-" + SEQUENCE.incrementAndGet();
+    }
+
+    static ClusterDirectory up(final String name, final int width, final int height, final String firmware)
+        throws InterruptedException
+    {
+        final ClusterParameters params = ClusterParameters.builder().torus(width, height)
+            .sdramBytes(64L << 20).hostMemoryBytes(64L << 20).build();
+        LIVE.add(ClusterDirectory.of(name));
+        return ClusterControl.up(new ClusterControl.Settings(name, params).firmware(firmware), quiet());
+    }
+
+    static void down(final ClusterDirectory dir) throws InterruptedException
+    {
+        ClusterControl.down(dir, quiet());
+        LIVE.remove(dir);
+    }
+
+    static PrintStream quiet()
+    {
+        return new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+    }
+
+    /** Polls a condition with a generous bound; the bound is a hang guard, not a timing assertion. */
+    static void await(final String what, final BooleanSupplier condition) throws InterruptedException
+    {
+        final long deadline = System.currentTimeMillis() + 60_000;
+        while (!condition.getAsBoolean())
+        {
+            if (System.currentTimeMillis() > deadline)
+            {
+                throw new AssertionError("gave up waiting for: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /** @return live processes started for the cluster (daemon and firmware JVMs). */
+    static List<ProcessHandle> processesOf(final ClusterDirectory dir)
+    {
+        final String marker = org.qnix.abi.JvmFlags.clusterMarker(dir.path());
+        return ProcessHandle.allProcesses()
+            .filter(p -> p.pid() != ProcessHandle.current().pid())
+            .filter(p -> p.info().commandLine().map(c -> c.contains(marker)).orElse(false))
+            .toList();
+    }
+}
