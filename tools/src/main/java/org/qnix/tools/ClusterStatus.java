@@ -76,7 +76,6 @@ public final class ClusterStatus
         final HostMemoryLayout hostLayout = new HostMemoryLayout(params);
         final List<Node> nodes = new ArrayList<>();
         final List<Process> processes = new ArrayList<>();
-        final long now = System.currentTimeMillis();
         for (int i = 0; i < params.nodeCount(); i++)
         {
             final NicCoordinates node = NicCoordinates.ofIndex(i, params.torusWidth());
@@ -93,7 +92,8 @@ public final class ClusterStatus
                     sdram.getIntVolatile(control + ControlProgramLayout.STATE_OFFSET),
                     sdram.getInt(control + ControlProgramLayout.MODE_OFFSET),
                     sdram.getInt(control + ControlProgramLayout.DEBUG_PORT_OFFSET),
-                    now - sdram.getLongVolatile(control + ControlProgramLayout.HEARTBEAT_TIME_OFFSET),
+                    Math.max(0, System.currentTimeMillis() -
+                        sdram.getLongVolatile(control + ControlProgramLayout.HEARTBEAT_TIME_OFFSET)),
                     host.getIntVolatile((int)(hostLayout.nicStatusOffset() + HostMemoryLayout.NIC_STATUS_FREE_PAGES_OFFSET)),
                     hostLayout.pagePoolPages(),
                     PublishedTables.names(sdram, layout),
