@@ -127,8 +127,6 @@ public final class EmulatorDaemon implements Callable<Integer>
             return 1;
         }
 
-        final Properties up = new Properties();
-        up.putAll(settings);
         ClusterProperties upState = state.withState(ClusterProperties.STATE_UP);
         for (final Map.Entry<String, Integer> debug : debugPorts.entrySet())
         {

@@ -50,7 +50,7 @@ public final class QnixCommand implements Runnable
 
     static CommandLine commandLine()
     {
-        final CommandLine cli = new CommandLine(new QnixCommand());
+        final CommandLine cli = new CommandLine(new QnixCommand()).setUsageHelpWidth(100);
         cli.setExecutionExceptionHandler((ex, commandLine, parseResult) ->
         {
             if (ex instanceof IllegalArgumentException)
@@ -89,8 +89,9 @@ public final class QnixCommand implements Runnable
 
     @Command(name = "up", mixinStandardHelpOptions = true,
         description = {
-            "Create a cluster: its files under $QNIX_DIR (default /dev/shm/qnix), one NIC control program",
-            "per node, one driver socket per node. Returns when every NIC reports running.",
+            "Bring up a cluster.",
+            "Creates its files under $QNIX_DIR (default /dev/shm/qnix), one NIC control program per node",
+            "and one driver socket per node; returns when every NIC reports running.",
             "A stale cluster of the same name (its daemon died) is cleaned up first." })
     static final class Up implements Callable<Integer>
     {
@@ -220,9 +221,10 @@ public final class QnixCommand implements Runnable
 
     @Command(name = "run", mixinStandardHelpOptions = true,
         description = {
-            "Launch a parallel program: K JVMs named (AI, 0..K-1) in group AI of size K, placed on the",
-            "cluster's nodes, output prefixed by rank. Exits with the first non-zero exit code and stops",
-            "the other processes when one fails.",
+            "Launch a parallel program of K JVMs on a cluster.",
+            "Process i is named (AI, i) in group AI of size K, placed on the cluster's nodes, with its",
+            "output prefixed by its rank. Exits with the first non-zero exit code and stops the other",
+            "processes when one fails.",
             "PROGRAM is a main class, a jar with a Main-Class, or an example: Hello." })
     static final class Run implements Callable<Integer>
     {
@@ -259,8 +261,9 @@ public final class QnixCommand implements Runnable
 
     @Command(name = "demo", mixinStandardHelpOptions = true,
         description = {
-            "The main job: bring up an embedded 2x2 cluster, run Hello on 4 processes, show the cluster",
-            "status while they are registered, and tear everything down." })
+            "Run the demo: a 2x2 cluster, Hello on 4 processes, status, teardown.",
+            "Brings up an embedded 2x2 cluster, runs Hello on 4 processes, shows the cluster status while",
+            "they are registered, and tears everything down." })
     static final class Demo implements Callable<Integer>
     {
         @Option(names = "--name", defaultValue = "demo", description = "Cluster name (default: ${DEFAULT-VALUE}).")
