@@ -152,7 +152,7 @@ public final class ClusterState
             .filter(p -> p.pid() != ProcessHandle.current().pid())
             .forEach(p -> p.info().commandLine().ifPresent(cmd ->
             {
-                if (cmd.contains(marker))
+                if ((cmd + " ").contains(marker + " "))
                 {
                     result.add(p);
                 }

@@ -87,7 +87,7 @@ final class TestClusters
         final String marker = org.qnix.abi.JvmFlags.clusterMarker(dir.path());
         return ProcessHandle.allProcesses()
             .filter(p -> p.pid() != ProcessHandle.current().pid())
-            .filter(p -> p.info().commandLine().map(c -> c.contains(marker)).orElse(false))
+            .filter(p -> p.info().commandLine().map(c -> (c + " ").contains(marker + " ")).orElse(false))
             .toList();
     }
 }
