@@ -20,7 +20,6 @@ import java.util.stream.Collectors;
 
 import org.agrona.concurrent.AtomicBuffer;
 import org.qnix.abi.ClusterParameters;
-import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.DriverCommand;
 import org.qnix.abi.DriverProtocol;
@@ -45,7 +44,6 @@ final class NodeDriver implements AutoCloseable
     private static final long POLL_MS = 1;
     private static final long DELETE_TIMEOUT_MS = 10_000;
 
-    private final NodeImage image;
     private final NicCoordinates node;
     private final ClusterParameters params;
     private final NicSdramLayout layout;
@@ -67,7 +65,6 @@ final class NodeDriver implements AutoCloseable
 
     NodeDriver(final NodeImage image, final ClusterRegistry registry, final Path socketPath)
     {
-        this.image = image;
         this.node = image.node();
         this.params = image.parameters();
         this.layout = image.sdramLayout();
@@ -488,19 +485,6 @@ final class NodeDriver implements AutoCloseable
         out.flush();
     }
 
-    /** @return the age of the NIC's heartbeat, for diagnostics. */
-    long heartbeatAgeMs()
-    {
-        final long last = sdram.getLongVolatile(
-            (int)layout.controlProgramOffset() + ControlProgramLayout.HEARTBEAT_TIME_OFFSET);
-        return System.currentTimeMillis() - last;
-    }
-
-    int freePages()
-    {
-        return allocator.freePages();
-    }
-
     public void close()
     {
         closed = true;
@@ -531,10 +515,5 @@ final class NodeDriver implements AutoCloseable
         catch (final IOException ignore)
         {
         }
-    }
-
-    NodeImage image()
-    {
-        return image;
     }
 }

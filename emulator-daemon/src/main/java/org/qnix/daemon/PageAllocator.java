@@ -1,8 +1,6 @@
 package org.qnix.daemon;
 
-import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.List;
 
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.LongArrayList;
@@ -11,8 +9,8 @@ import org.qnix.abi.HostMemoryLayout;
 
 /**
  * The driver's page allocator over a node's {@code host.mem} page pool (thesis 3.4: "a page pool in
- * its address space"). Pages are handed out to an owner (a Process Table index) singly, as contiguous
- * runs, or scattered, and everything an owner holds is freed at once when it goes. Pages are zeroed
+ * its address space"). Pages are handed out to an owner (a Process Table index) as contiguous runs,
+ * and everything an owner holds is freed at once when it goes. Pages are zeroed
  * when handed out. The free count is published in the NIC Status for tools and tests.
  */
 final class PageAllocator
@@ -36,16 +34,6 @@ final class PageAllocator
         this.free = pages;
         this.freePagesField = (int)(layout.nicStatusOffset() + HostMemoryLayout.NIC_STATUS_FREE_PAGES_OFFSET);
         publish();
-    }
-
-    synchronized int freePages()
-    {
-        return free;
-    }
-
-    int totalPages()
-    {
-        return pages;
     }
 
     /**
@@ -72,28 +60,6 @@ final class PageAllocator
         return -1;
     }
 
-    /**
-     * @return physical addresses of {@code count} zeroed pages, not necessarily contiguous, or null.
-     */
-    synchronized long[] allocateScattered(final int owner, final int count)
-    {
-        if (count > free)
-        {
-            return null;
-        }
-        final long[] result = new long[count];
-        final LongArrayList owned = byOwner.computeIfAbsent(owner, k -> new LongArrayList());
-        int p = used.nextClearBit(0);
-        for (int i = 0; i < count; i++)
-        {
-            take(p, owned);
-            result[i] = address(p);
-            p = used.nextClearBit(p + 1);
-        }
-        publish();
-        return result;
-    }
-
     /** Frees every page the owner holds. @return how many. */
     synchronized int freeAll(final int owner)
     {
@@ -109,13 +75,6 @@ final class PageAllocator
         free += owned.size();
         publish();
         return owned.size();
-    }
-
-    /** @return the owner's pages, for the protection table. */
-    synchronized List<Long> pagesOf(final int owner)
-    {
-        final LongArrayList owned = byOwner.get(owner);
-        return null == owned ? List.of() : new ArrayList<>(owned);
     }
 
     private void take(final int page, final LongArrayList owned)

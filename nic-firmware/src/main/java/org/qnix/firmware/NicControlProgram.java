@@ -657,9 +657,4 @@ public final class NicControlProgram implements Agent
     {
         return image;
     }
-
-    boolean hasPendingOutput()
-    {
-        return wire.hasPending();
-    }
 }

@@ -57,16 +57,6 @@ final class Registration
         return processAckCount == processAcks.length && groupAckCount == groupAcks.length;
     }
 
-    int processAckCount()
-    {
-        return processAckCount;
-    }
-
-    int groupAckCount()
-    {
-        return groupAckCount;
-    }
-
     public String toString()
     {
         return "Registration{" + name + " index=" + index + " group=" + group + "/" + groupSize +

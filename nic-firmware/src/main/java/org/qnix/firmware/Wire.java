@@ -26,7 +26,6 @@ final class Wire
     private final ExpandableRingBuffer outbox = new ExpandableRingBuffer(4096, 64 * 1024 * 1024, true);
     private final UnsafeBuffer outboxScratch = new UnsafeBuffer(new byte[OUTBOX_PACKET_OFFSET + MAX_PACKET]);
     private final ExpandableRingBuffer.MessageConsumer flusher = this::flushOne;
-    private long deferred;
 
     /**
      * @param rings     the ring buffer region of every node's {@code rx.fifo}, by node index.
@@ -71,7 +70,6 @@ final class Wire
         {
             throw new IllegalStateException("NIC outbox overflow: " + outbox.size() + " bytes waiting");
         }
-        deferred++;
         return false;
     }
 
@@ -79,17 +77,6 @@ final class Wire
     int flush()
     {
         return outbox.isEmpty() ? 0 : outbox.consume(flusher, Integer.MAX_VALUE);
-    }
-
-    boolean hasPending()
-    {
-        return !outbox.isEmpty();
-    }
-
-    /** @return how many packets had to wait in the outbox since start. */
-    long deferredCount()
-    {
-        return deferred;
     }
 
     int receive(final MessageHandler handler, final int limit)

@@ -112,13 +112,6 @@ public final class ClusterProperties
         return new ClusterProperties(copy);
     }
 
-    public Properties asProperties()
-    {
-        final Properties copy = new Properties();
-        copy.putAll(props);
-        return copy;
-    }
-
     public ClusterParameters parameters()
     {
         return ClusterParameters.fromProperties(props);
@@ -142,10 +135,5 @@ public final class ClusterProperties
     public String state()
     {
         return props.getProperty("state", "unknown");
-    }
-
-    public String get(final String key)
-    {
-        return props.getProperty(key);
     }
 }
