@@ -3,7 +3,7 @@ package org.qnix.daemon;
 import org.agrona.concurrent.AtomicBuffer;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.DriverCommand;
-import org.qnix.abi.DriverCommandQueueLayout;
+import org.qnix.abi.DriverCommandEntry;
 import org.qnix.abi.HostMemoryLayout;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessName;
@@ -29,6 +29,7 @@ final class DriverCommandQueueWriter
     private final int entries;
     private final boolean[] inUse;
     private final boolean[] abandoned;
+    private final DriverCommandEntry entry = new DriverCommandEntry();
     private int tail;
 
     DriverCommandQueueWriter(
@@ -61,18 +62,10 @@ final class DriverCommandQueueWriter
             wait(1);
         }
         final int position = tail;
-        final int entry = (int)layout.driverCommandOffset(position);
         inUse[position] = true;
         abandoned[position] = false;
         host.putIntRelease((int)hostLayout.driverDoorbellOffset(position), Doorbell.USED);
-        sdram.putInt(entry + DriverCommandQueueLayout.NAME_AI_OFFSET, name.ai());
-        sdram.putInt(entry + DriverCommandQueueLayout.NAME_PI_OFFSET, name.pi());
-        sdram.putInt(entry + DriverCommandQueueLayout.PID_OFFSET, pid);
-        sdram.putInt(entry + DriverCommandQueueLayout.INDEX_OFFSET, index);
-        sdram.putInt(entry + DriverCommandQueueLayout.GROUP_OFFSET, group);
-        sdram.putInt(entry + DriverCommandQueueLayout.SIZE_OFFSET, size);
-        // Reader: the NIC control program, which acts only once it sees a non-zero Command.
-        sdram.putIntRelease(entry + DriverCommandQueueLayout.COMMAND_OFFSET, command);
+        entry(position).publish(command, name, pid, index, group, size);
         tail = (tail + 1) % entries;
         host.putIntRelease((int)(hostLayout.nicStatusOffset() + HostMemoryLayout.NIC_STATUS_DCQ_TAIL_OFFSET), tail);
         return new Ticket(position);
@@ -100,10 +93,14 @@ final class DriverCommandQueueWriter
         abandoned[ticket.position()] = true;
     }
 
+    private DriverCommandEntry entry(final int position)
+    {
+        return this.entry.wrap(sdram, (int)layout.driverCommandOffset(position));
+    }
+
     private boolean reclaim(final int position)
     {
-        final int entry = (int)layout.driverCommandOffset(position);
-        if (DriverCommand.NONE != sdram.getIntVolatile(entry + DriverCommandQueueLayout.COMMAND_OFFSET))
+        if (DriverCommand.NONE != entry(position).command())
         {
             return false;
         }

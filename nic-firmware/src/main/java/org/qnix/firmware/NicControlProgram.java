@@ -15,6 +15,7 @@ import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.DriverCommand;
+import org.qnix.abi.DriverCommandEntry;
 import org.qnix.abi.DriverCommandQueueLayout;
 import org.qnix.abi.FileDescriptorBlock;
 import org.qnix.abi.HostMemoryLayout;
@@ -69,6 +70,7 @@ public final class NicControlProgram implements Agent
         new UnsafeBuffer(new byte[PacketHeader.LENGTH + SystemMessage.MAX_PAYLOAD_LENGTH]);
     private final PacketHeader outHeader = new PacketHeader().wrap(systemPacket, 0);
     private final PacketHeader inHeader = new PacketHeader();
+    private final DriverCommandEntry driverCommand = new DriverCommandEntry();
     private final MessageHandler rxHandler = this::onPacket;
     private int mode = ControlProgramLayout.MODE_THREAD;
     private int debugPort;
@@ -156,9 +158,8 @@ public final class NicControlProgram implements Agent
 
     private int driverCommands()
     {
-        final int entry = (int)layout.driverCommandOffset(driverHead);
-        // Writer: the driver, which publishes the Command last with release semantics.
-        final int command = sdram.getIntVolatile(entry + DriverCommandQueueLayout.COMMAND_OFFSET);
+        final DriverCommandEntry entry = driverCommand.wrap(sdram, (int)layout.driverCommandOffset(driverHead));
+        final int command = entry.command();
         if (DriverCommand.NONE == command)
         {
             if (driverHeadPublished != driverHead)
@@ -169,15 +170,12 @@ public final class NicControlProgram implements Agent
         }
 
         final int position = driverHead;
-        final ProcessName name = new ProcessName(
-            sdram.getInt(entry + DriverCommandQueueLayout.NAME_AI_OFFSET),
-            sdram.getInt(entry + DriverCommandQueueLayout.NAME_PI_OFFSET));
-        final int pid = sdram.getInt(entry + DriverCommandQueueLayout.PID_OFFSET);
-        final int index = sdram.getInt(entry + DriverCommandQueueLayout.INDEX_OFFSET);
-        final int group = sdram.getInt(entry + DriverCommandQueueLayout.GROUP_OFFSET);
-        final int size = sdram.getInt(entry + DriverCommandQueueLayout.SIZE_OFFSET);
-        // Reader: the driver, which may reuse this entry once it reads zero here.
-        sdram.putIntRelease(entry + DriverCommandQueueLayout.COMMAND_OFFSET, DriverCommand.NONE);
+        final ProcessName name = entry.name();
+        final int pid = entry.pid();
+        final int index = entry.index();
+        final int group = entry.group();
+        final int size = entry.size();
+        entry.consume();
         driverHead = (driverHead + 1) % params.driverCommandQueueEntries();
         if (++commandsSinceHeadUpdate == HEAD_UPDATE_INTERVAL)
         {

@@ -12,7 +12,7 @@ import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.DriverCommand;
-import org.qnix.abi.DriverCommandQueueLayout;
+import org.qnix.abi.DriverCommandEntry;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.ProcessTableLayout;
@@ -104,16 +104,9 @@ final class SteppedCluster implements AutoCloseable
         final NodeImage image = images.get(node);
         final int position = driverTail[node];
         driverTail[node] = (position + 1) % params.driverCommandQueueEntries();
-        final AtomicBuffer sdram = image.sdram();
-        final int entry = (int)image.sdramLayout().driverCommandOffset(position);
         image.hostMemory().putIntRelease((int)image.hostLayout().driverDoorbellOffset(position), Doorbell.USED);
-        sdram.putInt(entry + DriverCommandQueueLayout.NAME_AI_OFFSET, name.ai());
-        sdram.putInt(entry + DriverCommandQueueLayout.NAME_PI_OFFSET, name.pi());
-        sdram.putInt(entry + DriverCommandQueueLayout.PID_OFFSET, pid);
-        sdram.putInt(entry + DriverCommandQueueLayout.INDEX_OFFSET, index);
-        sdram.putInt(entry + DriverCommandQueueLayout.GROUP_OFFSET, group);
-        sdram.putInt(entry + DriverCommandQueueLayout.SIZE_OFFSET, size);
-        sdram.putIntRelease(entry + DriverCommandQueueLayout.COMMAND_OFFSET, command);
+        new DriverCommandEntry().wrap(image.sdram(), (int)image.sdramLayout().driverCommandOffset(position))
+            .publish(command, name, pid, index, group, size);
         return position;
     }
 
