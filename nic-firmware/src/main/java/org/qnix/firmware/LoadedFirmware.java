@@ -69,7 +69,7 @@ public final class LoadedFirmware implements AutoCloseable
                 new CountersManager(image.countersMetadata(), image.countersValues()));
             final NicControlProgram program =
                 new NicControlProgram(image, rings, counters, SystemEpochClock.INSTANCE);
-            return new LoadedFirmware(image, fifos, program);
+            return new LoadedFirmware(image, fifos, program.logEvents(true));
         }
         catch (final RuntimeException ex)
         {

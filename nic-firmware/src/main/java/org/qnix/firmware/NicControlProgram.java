@@ -79,6 +79,7 @@ public final class NicControlProgram implements Agent
     private int commandsSinceHeadUpdate;
     private long lastHeartbeatMs;
     private long heartbeat;
+    private boolean logEvents;
 
     /**
      * @param image    this node's mapped memory.
@@ -279,6 +280,7 @@ public final class NicControlProgram implements Agent
             return;
         }
         final int nicPid = ProcessTableLayout.nicPid(index);
+        log("Delete_Process " + name + " index " + index);
         final Registration pending = registrations.remove(index);
         if (null != pending)
         {
@@ -298,6 +300,7 @@ public final class NicControlProgram implements Agent
 
     private void abort(final Registration registration)
     {
+        log("registration aborted: " + registration);
         counters.registrationsAborted.increment();
         setProcessState(registration.index, ProcessTableLayout.STATE_FAILED);
         driverDoorbell(registration.driverCommandPosition, Doorbell.ABORTED);
@@ -307,6 +310,7 @@ public final class NicControlProgram implements Agent
     {
         if (registration.isComplete() && registrations.remove(registration.index) == registration)
         {
+            log("registration complete: " + registration);
             setProcessState(registration.index, ProcessTableLayout.STATE_REGISTERED);
             counters.registrations.increment();
             driverDoorbell(registration.driverCommandPosition, Doorbell.DONE);
@@ -496,6 +500,7 @@ public final class NicControlProgram implements Agent
                 }
                 final ProcessName name = readName(buffer, payload);
                 final int nicPid = buffer.getInt(payload + SystemMessage.NAME_NIC_PID_OFFSET);
+                log("Delete_Process message from " + source + ": " + name + " NIC PID " + nicPid);
                 names.remove(name, source, nicPid);
                 groups.removeMember(name, source, nicPid);
                 return;
@@ -513,6 +518,7 @@ public final class NicControlProgram implements Agent
      */
     private void acknowledgeGroup(final GroupTable.Group group)
     {
+        log("group " + group.name + " complete: " + group.members);
         for (final GroupTable.Member member : group.members)
         {
             if (member.node().equals(self))
@@ -595,6 +601,22 @@ public final class NicControlProgram implements Agent
         }
         counters.systemMessagesSent.increment();
         counters.packetsSent.increment();
+    }
+
+    /** Control-plane events only (registration, deletion): rare, and what one wants in firmware.log. */
+    private void log(final String event)
+    {
+        if (logEvents)
+        {
+            System.out.println(clock.time() + " NIC " + self + ": " + event);
+        }
+    }
+
+    /** Turns the control-plane event log on (firmware JVMs) or off (stepped tests). */
+    public NicControlProgram logEvents(final boolean on)
+    {
+        this.logEvents = on;
+        return this;
     }
 
     // ---------------------------------------------------------------------------------------------

@@ -58,8 +58,28 @@ final class TestClusters
 
     static void down(final ClusterDirectory dir) throws InterruptedException
     {
+        keepLogs(dir);
         ClusterControl.down(dir, quiet());
         LIVE.remove(dir);
+    }
+
+    /** Copies the daemon and firmware logs to target/cluster-logs/NAME, to read after a failure. */
+    static void keepLogs(final ClusterDirectory dir)
+    {
+        final java.nio.file.Path target = java.nio.file.Path.of("target", "cluster-logs", dir.name());
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(dir.path()))
+        {
+            java.nio.file.Files.createDirectories(target);
+            for (final java.nio.file.Path log : files.filter(p -> p.toString().endsWith(".log")).toList())
+            {
+                java.nio.file.Files.copy(log, target.resolve(dir.path().relativize(log).toString().replace('/', '_')),
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        catch (final java.io.IOException ex)
+        {
+            System.err.println("could not keep the logs of " + dir.name() + ": " + ex);
+        }
     }
 
     static PrintStream quiet()
