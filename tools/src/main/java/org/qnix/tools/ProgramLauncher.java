@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.jar.JarFile;
 
 import org.qnix.abi.ClusterDirectory;
@@ -58,6 +59,7 @@ public final class ProgramLauncher
     private NodeMap nodeMap = NodeMap.ROUND_ROBIN;
     private int applicationId = (int)(ProcessHandle.current().pid() & 0x7FFF_FFFF);
     private final List<String> jvmOptions = new ArrayList<>();
+    private Consumer<String> lineListener = line -> {};
 
     public ProgramLauncher(final ClusterDirectory dir, final int processes, final String program, final List<String> args)
     {
@@ -86,6 +88,13 @@ public final class ProgramLauncher
     public ProgramLauncher jvmOption(final String option)
     {
         jvmOptions.add(option);
+        return this;
+    }
+
+    /** Also hands every output line (without the rank prefix) to a listener, e.g. to wait for one. */
+    public ProgramLauncher onLine(final Consumer<String> listener)
+    {
+        this.lineListener = listener;
         return this;
     }
 
@@ -165,7 +174,7 @@ public final class ProgramLauncher
                     children.add(child);
                 }
                 final int r = rank;
-                final Thread pump = new Thread(() -> pump(child, r, out), "qnix-run-output-" + rank);
+                final Thread pump = new Thread(() -> pump(child, r, out, lineListener), "qnix-run-output-" + rank);
                 pump.setDaemon(true);
                 pump.start();
                 pumps.add(pump);
@@ -215,7 +224,7 @@ public final class ProgramLauncher
         }
     }
 
-    private static void pump(final Process child, final int rank, final PrintStream out)
+    private static void pump(final Process child, final int rank, final PrintStream out, final Consumer<String> listener)
     {
         try (BufferedReader reader = new BufferedReader(
             new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8)))
@@ -227,6 +236,7 @@ public final class ProgramLauncher
                 {
                     out.println("[" + rank + "] " + line);
                 }
+                listener.accept(line);
             }
         }
         catch (final IOException ignore)

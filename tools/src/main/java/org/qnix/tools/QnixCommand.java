@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
@@ -288,7 +289,9 @@ public final class QnixCommand implements Runnable
         try
         {
             out.println("== running Hello on 4 processes (qnix run -n 4 -- Hello)");
-            final ProgramLauncher launcher = new ProgramLauncher(dir, 4, "Hello", List.of("--hold-while", hold.toString()));
+            final AtomicInteger greetings = new AtomicInteger();
+            final ProgramLauncher launcher = new ProgramLauncher(dir, 4, "Hello", List.of("--hold-while", hold.toString()))
+                .onLine(line -> greetings.addAndGet(line.startsWith("Hello from") ? 1 : 0));
             final int[] exit = { -1 };
             final Thread run = new Thread(() ->
             {
@@ -304,17 +307,13 @@ public final class QnixCommand implements Runnable
             }, "demo-run");
             run.start();
 
+            // Each Hello prints after its group query, so 4 greetings mean all 4 are registered and done asking.
             final long deadline = System.currentTimeMillis() + 120_000;
-            ClusterStatus status = null;
-            while (run.isAlive() && System.currentTimeMillis() < deadline)
+            while (run.isAlive() && greetings.get() < 4 && System.currentTimeMillis() < deadline)
             {
-                status = ClusterStatus.read(dir);
-                if (status.registered().stream().filter(p -> p.group() == launcher.applicationId()).count() == 4)
-                {
-                    break;
-                }
-                Thread.sleep(50);
+                Thread.sleep(20);
             }
+            final ClusterStatus status = run.isAlive() ? ClusterStatus.read(dir) : null;
             synchronized (out)
             {
                 out.println("== cluster status while the 4 processes are registered (qnix cluster status)");

@@ -41,17 +41,22 @@ class ClusterEndToEndTest
         {
             final ByteArrayOutputStream output = new ByteArrayOutputStream();
             final PrintStream out = new PrintStream(output, true, StandardCharsets.UTF_8);
+            final AtomicInteger greetings = new AtomicInteger();
             final ProgramLauncher first = new ProgramLauncher(dir, 4, "Hello", List.of("--hold-while", hold.toString()))
-                .applicationId(101);
+                .applicationId(101).onLine(line -> greetings.addAndGet(line.startsWith("Hello from") ? 1 : 0));
             final ProgramLauncher second = new ProgramLauncher(dir, 4, "Hello", List.of("--hold-while", hold.toString()))
-                .applicationId(102).nodeMap("packed");
+                .applicationId(102).nodeMap("packed")
+                .onLine(line -> greetings.addAndGet(line.startsWith("Hello from") ? 1 : 0));
             final AtomicInteger exits = new AtomicInteger();
             final Thread a = new Thread(() -> exits.addAndGet(runQuietly(first, out)));
             final Thread b = new Thread(() -> exits.addAndGet(runQuietly(second, out)));
             a.start();
             b.start();
 
-            TestClusters.await("8 processes registered", () -> ClusterStatus.read(dir).registered().size() == 8);
+            // Registered at the NIC is not yet done asking for the group: wait for every greeting, which
+            // each process prints after its query, before letting any of them go.
+            TestClusters.await("8 greetings", () -> greetings.get() == 8);
+            assertEquals(8, ClusterStatus.read(dir).registered().size());
             final ClusterStatus status = ClusterStatus.read(dir);
             assertEquals(4, status.registered().stream().map(ClusterStatus.Process::node).distinct().count());
             final Set<ProcessName> everyone = new HashSet<>();
