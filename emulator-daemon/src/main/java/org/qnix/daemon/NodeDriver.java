@@ -58,8 +58,9 @@ final class NodeDriver implements AutoCloseable
     private ServerSocketChannel server;
     private volatile boolean closed;
 
-    /** A process registered through this driver. */
-    private record Registered(ProcessName name, int index, int osPid, int group, int groupSize)
+    /** A process registered through this driver, with the memory it holds for DMA. */
+    private record Registered(
+        ProcessName name, int index, int osPid, int group, int groupSize, ProcessProtectionTable memory)
     {
     }
 
@@ -73,7 +74,7 @@ final class NodeDriver implements AutoCloseable
         this.host = image.hostMemory();
         this.registry = registry;
         this.socketPath = socketPath;
-        this.allocator = new PageAllocator(host, hostLayout, params.pageSize());
+        this.allocator = new PageAllocator(host, hostLayout, sdram, layout);
         this.commandQueue = new DriverCommandQueueWriter(sdram, host, layout, hostLayout);
     }
 
@@ -152,6 +153,31 @@ final class NodeDriver implements AutoCloseable
 
                     case DriverProtocol.GROUP_QUERY:
                         groupInfo(out, in.readInt());
+                        break;
+
+                    case DriverProtocol.BUFFER_ALLOCATE:
+                    {
+                        final int length = in.readInt();
+                        final int firstPageOffset = in.readInt();
+                        final boolean contiguous = 0 != in.readInt();
+                        bufferAllocate(out, registered, length, firstPageOffset, contiguous);
+                        break;
+                    }
+
+                    case DriverProtocol.BUFFER_POOL:
+                        bufferPool(out, registered, in.readInt());
+                        break;
+
+                    case DriverProtocol.BUFFER_LOCK:
+                        bufferLock(out, registered, in.readInt(), true);
+                        break;
+
+                    case DriverProtocol.BUFFER_UNLOCK:
+                        bufferLock(out, registered, in.readInt(), false);
+                        break;
+
+                    case DriverProtocol.BUFFER_FREE:
+                        bufferFree(out, registered, in.readInt());
                         break;
 
                     default:
@@ -240,16 +266,19 @@ final class NodeDriver implements AutoCloseable
             return null;
         }
 
-        // Step 4: the Host Process Structures page.
-        final long hps = allocator.allocateContiguous(index, 1);
-        if (hps < 0)
+        // Step 4: the Host Process Structures page, non-swappable (thesis 3.1): locked for life.
+        final PageAllocator.Region hpsRegion = allocator.allocateContiguous(index, 1);
+        if (null == hpsRegion)
         {
             registry.remove(name, node, index);
             releaseProcessTableEntry(index);
             refuse(out, "host memory of node " + node + " is exhausted: no page for the Host Process Structures");
             return null;
         }
-        final Registered registered = new Registered(name, index, osPid, group, groupSize);
+        allocator.protect(hpsRegion, 1);
+        final long hps = hpsRegion.address(0);
+        final Registered registered = new Registered(name, index, osPid, group, groupSize,
+            new ProcessProtectionTable(allocator, sdram, layout, node, name, index));
 
         // Step 3: the VNI statically tied to the entry, cleared of its previous owner's data.
         final long vni = layout.vniOffset(index);
@@ -456,6 +485,105 @@ final class NodeDriver implements AutoCloseable
     private synchronized void releaseProcessTableEntry(final int index)
     {
         host.putIntRelease((int)hostLayout.processFlagOffset(index), 0);
+    }
+
+    /** BUFFER_ALLOCATE: a buffer for DMA, not locked yet (thesis 3.6). */
+    private void bufferAllocate(final DataOutputStream out, final Registered registered, final int length,
+        final int firstPageOffset, final boolean contiguous) throws IOException
+    {
+        if (null == registered)
+        {
+            refuseUnregistered(out, "BUFFER_ALLOCATE");
+            return;
+        }
+        try
+        {
+            writeBuffer(out, registered.memory().allocate(length, firstPageOffset, contiguous));
+        }
+        catch (final ProcessProtectionTable.Refusal ex)
+        {
+            fail(out, ex.code(), ex.getMessage());
+        }
+    }
+
+    /** BUFFER_POOL: {@code qx_buffer_pool}, written into the process's VNI before the reply. */
+    private void bufferPool(final DataOutputStream out, final Registered registered, final int pages) throws IOException
+    {
+        if (null == registered)
+        {
+            refuseUnregistered(out, "BUFFER_POOL");
+            return;
+        }
+        try
+        {
+            writeBuffer(out, registered.memory().pool(pages));
+        }
+        catch (final ProcessProtectionTable.Refusal ex)
+        {
+            fail(out, ex.code(), ex.getMessage());
+        }
+    }
+
+    /** BUFFER_LOCK / BUFFER_UNLOCK: {@code qx_buffer_lock} / {@code qx_buffer_unlock}, nested. */
+    private void bufferLock(final DataOutputStream out, final Registered registered, final int regionId,
+        final boolean lock) throws IOException
+    {
+        if (null == registered)
+        {
+            refuseUnregistered(out, lock ? "BUFFER_LOCK" : "BUFFER_UNLOCK");
+            return;
+        }
+        try
+        {
+            final int lockCount = lock ? registered.memory().lock(regionId) : registered.memory().unlock(regionId);
+            out.writeInt(DriverProtocol.LOCK_COUNT);
+            out.writeInt(lockCount);
+            out.flush();
+        }
+        catch (final ProcessProtectionTable.Refusal ex)
+        {
+            fail(out, ex.code(), ex.getMessage());
+        }
+    }
+
+    /** BUFFER_FREE: the pages go back to the allocator and the NIC stops honouring them. */
+    private void bufferFree(final DataOutputStream out, final Registered registered, final int regionId)
+        throws IOException
+    {
+        if (null == registered)
+        {
+            refuseUnregistered(out, "BUFFER_FREE");
+            return;
+        }
+        try
+        {
+            registered.memory().free(regionId);
+            out.writeInt(DriverProtocol.OK);
+            out.flush();
+        }
+        catch (final ProcessProtectionTable.Refusal ex)
+        {
+            fail(out, ex.code(), ex.getMessage());
+        }
+    }
+
+    private static void writeBuffer(final DataOutputStream out, final ProcessProtectionTable.Entry entry)
+        throws IOException
+    {
+        out.writeInt(DriverProtocol.BUFFER);
+        out.writeInt(entry.id());
+        out.writeInt(entry.pages());
+        for (int i = 0; i < entry.pages(); i++)
+        {
+            out.writeLong(entry.address(i));
+        }
+        out.flush();
+    }
+
+    private static void refuseUnregistered(final DataOutputStream out, final String request) throws IOException
+    {
+        refuse(out, request + " needs a registered process: this connection has not completed qx_init " +
+            "(Qnix.init), or has de-registered");
     }
 
     private void groupInfo(final DataOutputStream out, final int group) throws IOException

@@ -8,15 +8,24 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Timer;
 import java.util.TimerTask;
+import java.util.concurrent.TimeUnit;
+
+import org.agrona.DirectBuffer;
 
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ClusterProperties;
+import org.qnix.abi.ContextLayout;
+import org.qnix.abi.ControlProgramLayout;
+import org.qnix.abi.Doorbell;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.DriverProtocol;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.MappedFile;
@@ -64,11 +73,13 @@ public final class Qnix implements AutoCloseable
     private final DataOutputStream out;
     private final MappedFile vni;
     private final MappedFile hps;
+    private final MappedFile control;
+    private final VirtualNetworkInterface vnic;
     private boolean closed;
 
     private Qnix(final ProcessName name, final NicCoordinates node, final String clusterName,
         final ClusterParameters params, final int nicPid, final SocketChannel channel, final DataInputStream in,
-        final DataOutputStream out, final MappedFile vni, final MappedFile hps)
+        final DataOutputStream out, final MappedFile vni, final MappedFile hps, final MappedFile control)
     {
         this.name = name;
         this.node = node;
@@ -80,6 +91,8 @@ public final class Qnix implements AutoCloseable
         this.out = out;
         this.vni = vni;
         this.hps = hps;
+        this.control = control;
+        this.vnic = new VirtualNetworkInterface(params, vni.buffer(), hps.buffer(), control.buffer(), 0, node);
     }
 
     /**
@@ -172,6 +185,7 @@ public final class Qnix implements AutoCloseable
             return;
         }
         closed = true;
+        closeMemory();
         try
         {
             call(() ->
@@ -190,7 +204,560 @@ public final class Qnix implements AutoCloseable
             closeQuietly(channel);
             vni.close();
             hps.close();
+            control.close();
         }
+    }
+
+    // Memory for DMA (thesis 3.6: qx_buffer_lock/unlock/translate/pool)
+
+    /** Buffers handed out and not yet closed, so that {@link #close()} unmaps them. */
+    private final List<QnixBuffer> buffers = new ArrayList<>();
+    private BufferPool bufferPool;
+
+    /**
+     * A buffer for DMA of {@code length} bytes, page aligned and physically contiguous, not locked yet.
+     *
+     * @see #allocateBuffer(int, int, boolean)
+     */
+    public QnixBuffer allocateBuffer(final int length)
+    {
+        return allocateBuffer(length, 0, true);
+    }
+
+    /**
+     * A buffer for DMA in the node's host memory, mapped into this process only, not locked yet: lock it
+     * before the NIC may move its bytes ({@link QnixBuffer#lock()}), and close it when done. It starts
+     * {@code firstPageOffset} bytes into its first page, so that a receive buffer can match the sender's
+     * alignment; its pages are one physically contiguous run, or scattered ones that this process still
+     * sees virtually contiguous, as a real process sees its heap. At most a largest message long (thesis
+     * 3.6: 2 MB by default, {@code ClusterParameters.maxMessageBytes()}).
+     *
+     * <pre>{@code
+     * try (QnixBuffer receive = qnix.allocateBuffer(1 << 20, 100, false))
+     * {
+     *     receive.lock();
+     *     PageTable pages = receive.translate();
+     *     // ... post a Receive Context with this page table, wait for its doorbell ...
+     * }
+     * }</pre>
+     *
+     * @throws IllegalArgumentException if {@code length} or {@code firstPageOffset} is out of range, or
+     *                                  scattered pages cannot be mapped on this platform or page size.
+     * @throws QnixDriverException      with code {@code Doorbell.NO_RESOURCES} if the node's host memory is
+     *                                  exhausted, or the driver's code if it refuses otherwise.
+     */
+    public synchronized QnixBuffer allocateBuffer(final int length, final int firstPageOffset, final boolean contiguous)
+    {
+        ensureOpen();
+        final int pageSize = params.pageSize();
+        if (length < 0 || length > params.maxMessageBytes())
+        {
+            throw new IllegalArgumentException("buffer length " + length + " is outside [0, " +
+                params.maxMessageBytes() + "], the largest message of cluster '" + clusterName + "'");
+        }
+        if (firstPageOffset < 0 || firstPageOffset >= pageSize)
+        {
+            throw new IllegalArgumentException("first page offset " + firstPageOffset + " is outside [0, " +
+                pageSize + "), the page size");
+        }
+        if (!contiguous)
+        {
+            HostMemoryMapping.checkScatteredSupported(pageSize);
+        }
+        final int expectedPages = Math.max(1, (int)(((long)firstPageOffset + length + pageSize - 1) / pageSize));
+        final Region region = call(() ->
+        {
+            out.writeInt(DriverProtocol.BUFFER_ALLOCATE);
+            out.writeInt(length);
+            out.writeInt(firstPageOffset);
+            out.writeInt(contiguous ? 1 : 0);
+            out.flush();
+            return readRegion(expectedPages, "a buffer of " + length + " bytes");
+        }, DRIVER_GRACE_MS);
+        final HostMemoryMapping mapping;
+        try
+        {
+            mapping = HostMemoryMapping.map(hostMemoryFile(), region.pages, pageSize);
+        }
+        catch (final RuntimeException ex)
+        {
+            try
+            {
+                freeRegion(region.id);
+            }
+            catch (final QnixException freeFailure)
+            {
+                ex.addSuppressed(freeFailure);
+            }
+            throw ex;
+        }
+        final QnixBuffer buffer = new QnixBuffer(this, region.id, length, firstPageOffset, pageSize, region.pages, mapping);
+        buffers.add(buffer);
+        return buffer;
+    }
+
+    /**
+     * {@code qx_buffer_pool}: the process's Buffer Pool of {@code pages} pages, locked and translated for
+     * the process's whole life, its physical page addresses written by the driver into the Buffer Pool of
+     * this process's Virtual Network Interface. Once per process.
+     *
+     * <pre>{@code
+     * BufferPool pool = qnix.bufferPool(qnix.parameters().bufferPoolPages());
+     * pool.slice(0, 512).putInt(0, 7);
+     * }</pre>
+     *
+     * @throws IllegalArgumentException if {@code pages} is outside [1, Q], or the scattered pages of a pool
+     *                                  cannot be mapped on this platform or page size.
+     * @throws IllegalStateException    if the process already has its pool.
+     * @throws QnixDriverException      with code {@code Doorbell.NO_RESOURCES} if the node's host memory is
+     *                                  exhausted.
+     */
+    public synchronized BufferPool bufferPool(final int pages)
+    {
+        ensureOpen();
+        if (null != bufferPool)
+        {
+            throw new IllegalStateException("process " + name + " already has its buffer pool of " +
+                bufferPool.pages() + " pages: qx_buffer_pool is called once per process");
+        }
+        final int q = params.bufferPoolPages();
+        if (pages < 1 || pages > q)
+        {
+            throw new IllegalArgumentException("buffer pool of " + pages + " pages is outside [1, Q=" + q +
+                "] (cluster '" + clusterName + "')");
+        }
+        HostMemoryMapping.checkScatteredSupported(params.pageSize());
+        final Region region = call(() ->
+        {
+            out.writeInt(DriverProtocol.BUFFER_POOL);
+            out.writeInt(pages);
+            out.flush();
+            return readRegion(pages, "a buffer pool of " + pages + " pages");
+        }, DRIVER_GRACE_MS);
+        // Not given back on a mapping failure: the driver keeps the pool until de-registration.
+        final HostMemoryMapping mapping = HostMemoryMapping.map(hostMemoryFile(), region.pages, params.pageSize());
+        bufferPool = new BufferPool(region.id, params.pageSize(), params.maxMessageBytes(), region.pages, mapping);
+        return bufferPool;
+    }
+
+    /** @return the pool {@link #bufferPool(int)} made, or null if there is none yet. */
+    public synchronized BufferPool bufferPool()
+    {
+        return bufferPool;
+    }
+
+    /** BUFFER_LOCK or BUFFER_UNLOCK for {@link QnixBuffer}. @return the region's lock count after it. */
+    synchronized int lockBuffer(final int regionId, final boolean lock)
+    {
+        ensureOpen();
+        return call(() ->
+        {
+            out.writeInt(lock ? DriverProtocol.BUFFER_LOCK : DriverProtocol.BUFFER_UNLOCK);
+            out.writeInt(regionId);
+            out.flush();
+            final int type = in.readInt();
+            if (DriverProtocol.LOCK_COUNT == type)
+            {
+                return in.readInt();
+            }
+            throw failure(type, lock ? "a buffer lock" : "a buffer unlock");
+        }, DRIVER_GRACE_MS);
+    }
+
+    /** BUFFER_FREE for a {@link QnixBuffer} that is already unmapped. */
+    synchronized void freeBuffer(final QnixBuffer buffer)
+    {
+        buffers.remove(buffer);
+        if (!closed)
+        {
+            freeRegion(buffer.regionId());
+        }
+    }
+
+    /** @return this node's {@code host.mem}: the file a process maps its buffers from. */
+    Path hostMemoryFile()
+    {
+        return ClusterDirectory.of(clusterName).hostMemory(node);
+    }
+
+    private void freeRegion(final int regionId)
+    {
+        call(() ->
+        {
+            out.writeInt(DriverProtocol.BUFFER_FREE);
+            out.writeInt(regionId);
+            out.flush();
+            final int type = in.readInt();
+            if (DriverProtocol.OK != type)
+            {
+                throw failure(type, "freeing buffer region " + regionId);
+            }
+            return null;
+        }, DRIVER_GRACE_MS);
+    }
+
+    /** Unmaps every buffer and the pool; de-registration gives their pages back (thesis 3.4). */
+    private void closeMemory()
+    {
+        for (final QnixBuffer buffer : buffers)
+        {
+            buffer.unmap();
+        }
+        buffers.clear();
+        if (null != bufferPool)
+        {
+            bufferPool.unmap();
+        }
+    }
+
+    /** A region the driver handed out: its id and physical page addresses. */
+    private record Region(int id, long[] pages)
+    {
+    }
+
+    private Region readRegion(final int expectedPages, final String what) throws IOException
+    {
+        final int type = in.readInt();
+        if (DriverProtocol.BUFFER != type)
+        {
+            throw failure(type, what);
+        }
+        final int id = in.readInt();
+        final int count = in.readInt();
+        if (count != expectedPages)
+        {
+            // The stream cannot be trusted past a reply of the wrong shape.
+            closeQuietly(channel);
+            throw new QnixDriverException(DriverProtocol.REFUSED, "the driver of node " + node + " answered " + what +
+                " with " + count + " pages, expected " + expectedPages);
+        }
+        final long[] pages = new long[count];
+        for (int i = 0; i < count; i++)
+        {
+            pages[i] = in.readLong();
+        }
+        return new Region(id, pages);
+    }
+
+    /** @return the exception for a FAILED reply (read here), or for an unexpected reply type. */
+    private QnixDriverException failure(final int type, final String what) throws IOException
+    {
+        if (DriverProtocol.FAILED == type)
+        {
+            final int code = in.readInt();
+            return new QnixDriverException(code, DriverProtocol.readText(in));
+        }
+        closeQuietly(channel);
+        return new QnixDriverException(type, "unexpected driver reply " + type + " to " + what);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Messages (thesis 3.6: qx_send_context, qx_recv_context, qx_send, qx_send_short, qx_receive,
+    // qx_poll_for_send, qx_poll_for_receive). One thread at a time, like the C API: the Command Queue
+    // tail and the context hints are this process's own, unshared state.
+    // ---------------------------------------------------------------------------------------------
+
+    /** Any_Proc: a receive that matches a message from any process. */
+    public static final ProcessName ANY_PROC = new ProcessName(ContextLayout.ANY, ContextLayout.ANY);
+    /** Any_Tag: a receive that matches a message with any tag. */
+    public static final int ANY_TAG = ContextLayout.ANY;
+
+    /**
+     * {@code qx_send_context} for bytes {@code [offset, offset + length)} of a locked buffer: takes the
+     * most probably free Send Context (thesis 3.3.2), fills it and writes the page table into its
+     * Context Region. Post it with {@link #send(int)}.
+     *
+     * <pre>{@code
+     * int ctx = qnix.sendContext(new ProcessName(7, 1), 42, true, buffer, 0, 1000);
+     * qnix.send(ctx);
+     * qnix.waitForSend(ctx, 5, TimeUnit.SECONDS);
+     * }</pre>
+     *
+     * @param doorbell true to be told of completion through {@link #pollForSend}; with false the NIC
+     *                 frees the context by itself and the send cannot be polled.
+     * @return the Send Context index.
+     */
+    public int sendContext(final ProcessName receiver, final int tag, final boolean doorbell, final QnixBuffer buffer,
+        final int offset, final int length)
+    {
+        checkPeer(receiver, false);
+        checkRange(buffer, offset, length);
+        final int context = vnic.takeSendContext();
+        try
+        {
+            final int pages = vnic.writePageTable(vnic.sendRegionOffset(context), buffer, offset, length);
+            vnic.writeContext(vnic.sendContextOffset(context), receiver.ai(), receiver.pi(), tag, doorbell, pages,
+                length, ContextLayout.NO_BUFFER_POOL);
+            return context;
+        }
+        catch (final RuntimeException ex)
+        {
+            vnic.releaseContext(context, true);
+            throw ex;
+        }
+    }
+
+    /**
+     * {@code qx_send_context} for a buffer of the Buffer Pool: {@code length} bytes from page
+     * {@code firstPage} of the pool (its Buffer Pool Index).
+     */
+    public int sendContext(final ProcessName receiver, final int tag, final boolean doorbell, final BufferPool pool,
+        final int firstPage, final int length)
+    {
+        checkPeer(receiver, false);
+        checkPool(pool, firstPage, length);
+        final int context = vnic.takeSendContext();
+        vnic.writeContext(vnic.sendContextOffset(context), receiver.ai(), receiver.pi(), tag, doorbell,
+            pages(length), length, firstPage);
+        return context;
+    }
+
+    /**
+     * {@code qx_send_context} for a short message: its bytes are copied into the Context Region
+     * (programmed I/O, thesis 3.2). Post it with {@link #sendShort(int)}.
+     *
+     * @param length at most the cluster's short threshold (1024 bytes by default).
+     */
+    public int sendContextShort(final ProcessName receiver, final int tag, final boolean doorbell,
+        final DirectBuffer data, final int offset, final int length)
+    {
+        checkPeer(receiver, false);
+        if (length < 0 || length > params.shortThreshold())
+        {
+            throw new IllegalArgumentException("a short message holds 0.." + params.shortThreshold() +
+                " bytes, not " + length);
+        }
+        final int context = vnic.takeSendContext();
+        vnic.writeShortData(context, data, offset, length);
+        vnic.writeContext(vnic.sendContextOffset(context), receiver.ai(), receiver.pi(), tag, doorbell, 1, length,
+            ContextLayout.NO_BUFFER_POOL);
+        return context;
+    }
+
+    /**
+     * {@code qx_recv_context} into bytes {@code [offset, offset + length)} of a locked buffer.
+     *
+     * <pre>{@code
+     * int ctx = qnix.recvContext(Qnix.ANY_PROC, Qnix.ANY_TAG, true, buffer, 0, buffer.length());
+     * qnix.receive(ctx);
+     * ReceiveStatus status = new ReceiveStatus();
+     * qnix.waitForReceive(ctx, status, 5, TimeUnit.SECONDS);
+     * }</pre>
+     *
+     * @param sender a process name or {@link #ANY_PROC}.
+     * @param tag    a tag or {@link #ANY_TAG}.
+     */
+    public int recvContext(final ProcessName sender, final int tag, final boolean doorbell, final QnixBuffer buffer,
+        final int offset, final int length)
+    {
+        checkPeer(sender, true);
+        checkRange(buffer, offset, length);
+        final int context = vnic.takeReceiveContext();
+        try
+        {
+            final int pages = vnic.writePageTable(vnic.receiveRegionOffset(context), buffer, offset, length);
+            vnic.writeContext(vnic.receiveContextOffset(context), sender.ai(), sender.pi(), tag, doorbell, pages,
+                length, ContextLayout.NO_BUFFER_POOL);
+            return context;
+        }
+        catch (final RuntimeException ex)
+        {
+            vnic.releaseContext(context, false);
+            throw ex;
+        }
+    }
+
+    /** {@code qx_recv_context} into a buffer of the Buffer Pool. */
+    public int recvContext(final ProcessName sender, final int tag, final boolean doorbell, final BufferPool pool,
+        final int firstPage, final int length)
+    {
+        checkPeer(sender, true);
+        checkPool(pool, firstPage, length);
+        final int context = vnic.takeReceiveContext();
+        vnic.writeContext(vnic.receiveContextOffset(context), sender.ai(), sender.pi(), tag, doorbell,
+            pages(length), length, firstPage);
+        return context;
+    }
+
+    /** {@code qx_send}: posts a Send command; waits (bounded) while the Command Queue is full. */
+    public void send(final int sendContext)
+    {
+        post(ProcessCommand.SEND, sendContext);
+    }
+
+    /** {@code qx_send_short}: posts a Send_Short command. */
+    public void sendShort(final int sendContext)
+    {
+        post(ProcessCommand.SEND_SHORT, sendContext);
+    }
+
+    /** {@code qx_receive}: posts a Receive command. */
+    public void receive(final int receiveContext)
+    {
+        post(ProcessCommand.RECEIVE, receiveContext);
+    }
+
+    /**
+     * {@code qx_poll_for_send}, non-blocking.
+     *
+     * @return true if the send completed (its context is Free again), false if it is still in flight.
+     * @throws QnixCompletionException if it completed with an error.
+     */
+    public boolean pollForSend(final int sendContext)
+    {
+        checkContext(sendContext);
+        return completeSend(sendContext, vnic.peek(sendContext, true));
+    }
+
+    /** {@code qx_poll_for_send}, spinning then yielding until it completes or the timeout passes. */
+    public void pollForSend(final int sendContext, final long timeout, final TimeUnit unit)
+    {
+        checkContext(sendContext);
+        completeSend(sendContext, vnic.await(sendContext, true, unit.toNanos(timeout), false));
+    }
+
+    /**
+     * {@code qx_poll_for_send}, spinning then sleeping on the doorbell (futex) until the NIC wakes this
+     * process: the emulated interrupt. Costs a wake-up in latency, saves a core.
+     */
+    public void waitForSend(final int sendContext, final long timeout, final TimeUnit unit)
+    {
+        checkContext(sendContext);
+        completeSend(sendContext, vnic.await(sendContext, true, unit.toNanos(timeout), true));
+    }
+
+    /**
+     * {@code qx_poll_for_receive}, non-blocking; on completion fills {@code status} with the actual
+     * source, tag and message length.
+     *
+     * @return true if the receive completed, false if it is still waiting.
+     * @throws QnixTruncatedException  if the message was longer than the buffer (its prefix arrived).
+     * @throws QnixCompletionException if it completed with another error.
+     */
+    public boolean pollForReceive(final int receiveContext, final ReceiveStatus status)
+    {
+        checkContext(receiveContext);
+        return completeReceive(receiveContext, vnic.peek(receiveContext, false), status);
+    }
+
+    /** {@code qx_poll_for_receive}, spinning then yielding until it completes or the timeout passes. */
+    public void pollForReceive(final int receiveContext, final ReceiveStatus status, final long timeout,
+        final TimeUnit unit)
+    {
+        checkContext(receiveContext);
+        completeReceive(receiveContext, vnic.await(receiveContext, false, unit.toNanos(timeout), false), status);
+    }
+
+    /** {@code qx_poll_for_receive}, spinning then sleeping on the doorbell (futex) until woken. */
+    public void waitForReceive(final int receiveContext, final ReceiveStatus status, final long timeout,
+        final TimeUnit unit)
+    {
+        checkContext(receiveContext);
+        completeReceive(receiveContext, vnic.await(receiveContext, false, unit.toNanos(timeout), true), status);
+    }
+
+    private boolean completeSend(final int context, final int value)
+    {
+        if (Doorbell.USED == value)
+        {
+            return false;
+        }
+        vnic.free(context, true);
+        if (Doorbell.isError(value))
+        {
+            throw QnixCompletionException.of(value, "send on context " + context);
+        }
+        return true;
+    }
+
+    private boolean completeReceive(final int context, final int value, final ReceiveStatus status)
+    {
+        if (Doorbell.USED == value)
+        {
+            return false;
+        }
+        // The NIC wrote the completion fields before the doorbell, which was read with acquire.
+        vnic.readCompletion(context, status);
+        status.status = value;
+        final long capacity = vnic.receiveCapacity(context);
+        vnic.free(context, false);
+        if (Doorbell.TRUNCATED == value)
+        {
+            throw new QnixTruncatedException(status.source(), status.tag(), status.length(), capacity);
+        }
+        if (Doorbell.isError(value))
+        {
+            throw QnixCompletionException.of(value, "receive on context " + context);
+        }
+        return true;
+    }
+
+    private void post(final int command, final int context)
+    {
+        ensureOpen();
+        checkContext(context);
+        vnic.post(command, context, 0, 0);
+    }
+
+    private void checkContext(final int context)
+    {
+        if (context < 0 || context >= params.contextsPerProcess())
+        {
+            throw new IllegalArgumentException("context " + context + " is not in 0.." +
+                (params.contextsPerProcess() - 1));
+        }
+    }
+
+    private void checkPeer(final ProcessName peer, final boolean anyAllowed)
+    {
+        ensureOpen();
+        if (null == peer)
+        {
+            throw new IllegalArgumentException("a peer process name is required" + (anyAllowed ? " (or ANY_PROC)" : ""));
+        }
+        if (!anyAllowed && (ContextLayout.ANY == peer.ai() || ContextLayout.ANY == peer.pi()))
+        {
+            throw new IllegalArgumentException("a send needs a real receiver, not " + peer);
+        }
+    }
+
+    private void checkRange(final QnixBuffer buffer, final int offset, final int length)
+    {
+        if (offset < 0 || length < 0 || (long)offset + length > buffer.length())
+        {
+            throw new IllegalArgumentException("bytes [" + offset + ", " + ((long)offset + length) +
+                ") are not inside the " + buffer.length() + "-byte buffer");
+        }
+        if (length > params.maxMessageBytes())
+        {
+            throw new IllegalArgumentException(length + " bytes exceed the largest message, " +
+                params.maxMessageBytes() + " bytes (K-1 pages)");
+        }
+        if (!buffer.isLocked())
+        {
+            throw new IllegalStateException("the buffer must be locked (QnixBuffer.lock()) before the NIC may use it");
+        }
+    }
+
+    private void checkPool(final BufferPool pool, final int firstPage, final int length)
+    {
+        if (null == pool || length < 0 || length > params.maxMessageBytes() || firstPage < 0 ||
+            (long)firstPage + pages(length) > pool.pages())
+        {
+            throw new IllegalArgumentException(length + " bytes from page " + firstPage + " do not fit the pool of " +
+                (null == pool ? 0 : pool.pages()) + " pages (or exceed " + params.maxMessageBytes() + " bytes)");
+        }
+    }
+
+    private int pages(final int length)
+    {
+        return Math.max(1, (length + params.pageSize() - 1) / params.pageSize());
+    }
+
+    /** For tests of the NIC's protection check: overwrites a Descriptor of a prepared Send Context. */
+    void corruptSendDescriptor(final int context, final int descriptor, final long address)
+    {
+        vnic.overwriteDescriptorAddress(vnic.sendRegionOffset(context), descriptor, address);
     }
 
     public String toString()
@@ -445,7 +1012,11 @@ public final class Qnix implements AutoCloseable
                         " point at SDRAM " + commandQueue + ", expected the VNI at " + addresses[0]);
                 }
                 registered = true;
-                return new Qnix(name, where, clusterName, params, reply[0], channel, in, out, vni, hps);
+                // The control program's identity and heartbeat: read-only to the process, like a status
+                // register, so that a wait never outlives the firmware (DESIGN.md 5).
+                final MappedFile control = MappedFile.mapExisting(dir.nicSdram(where),
+                    new NicSdramLayout(params).controlProgramOffset(), ControlProgramLayout.LENGTH);
+                return new Qnix(name, where, clusterName, params, reply[0], channel, in, out, vni, hps, control);
             }
             finally
             {

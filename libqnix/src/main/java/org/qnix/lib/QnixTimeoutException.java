@@ -5,8 +5,9 @@ import java.util.List;
 import org.qnix.abi.ProcessName;
 
 /**
- * {@code Qnix.init} gave up waiting for the rest of its group; the message and {@link #missing()} name
- * who never arrived.
+ * A bounded wait ran out: {@code Qnix.init} waiting for the rest of its group (the message and
+ * {@link #missing()} name who never arrived), a poll with a timeout, or a Command Queue that stayed
+ * full.
  */
 public final class QnixTimeoutException extends QnixException
 {
@@ -18,6 +19,11 @@ public final class QnixTimeoutException extends QnixException
     {
         super(message);
         this.missing = List.copyOf(missing);
+    }
+
+    public QnixTimeoutException(final String message)
+    {
+        this(message, List.of());
     }
 
     /** @return the group members that never registered (empty if unknown). */

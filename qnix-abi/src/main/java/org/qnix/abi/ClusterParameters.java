@@ -490,6 +490,12 @@ public final class ClusterParameters
                 throw new IllegalArgumentException(
                     "rx FIFO size " + rxFifoBytes + " must be a power of two of at least 64 KiB");
             }
+            if (rxFifoBytes / 8 < pageSize + 64)
+            {
+                // Agrona's ring buffer takes records of at most an eighth of its capacity.
+                throw new IllegalArgumentException("rx FIFO size " + rxFifoBytes + " is too small for packets of " +
+                    "page size " + pageSize + ": it must be at least " + Integer.highestOneBit((pageSize + 64) * 16));
+            }
             if (nameTableEntries < processes)
             {
                 throw new IllegalArgumentException("T (name table entries) = " + nameTableEntries +

@@ -21,6 +21,16 @@ import java.nio.charset.StandardCharsets;
  *    DEREGISTERED
  *  GROUP_QUERY     group
  *    GROUP_INFO    expectedSize, count, then (ai, pi, node coordinates) per member
+ *  BUFFER_ALLOCATE length, first page offset, contiguous (0/1)
+ *    BUFFER        region id, page count, then each page's physical address (long)
+ *  BUFFER_POOL     pages (at most Q; once per process; locked for life, written into the VNI)
+ *    BUFFER        region id, page count, then each page's physical address (long)
+ *  BUFFER_LOCK     region id                  (nests)
+ *  BUFFER_UNLOCK   region id
+ *    LOCK_COUNT    the region's lock count after the call
+ *  BUFFER_FREE     region id                  (a locked region is unlocked first)
+ *    OK
+ *  Any of the buffer requests may instead be answered with FAILED.
  * </pre>
  */
 public final class DriverProtocol
@@ -33,6 +43,14 @@ public final class DriverProtocol
     public static final int DEREGISTERED = 6;
     public static final int GROUP_QUERY = 7;
     public static final int GROUP_INFO = 8;
+    public static final int BUFFER_ALLOCATE = 9;
+    public static final int BUFFER_POOL = 10;
+    public static final int BUFFER = 11;
+    public static final int BUFFER_LOCK = 12;
+    public static final int BUFFER_UNLOCK = 13;
+    public static final int LOCK_COUNT = 14;
+    public static final int BUFFER_FREE = 15;
+    public static final int OK = 16;
 
     /** FAILED code for a request the driver refuses before touching the NIC. */
     public static final int REFUSED = 1;

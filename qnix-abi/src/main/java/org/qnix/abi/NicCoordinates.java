@@ -63,6 +63,18 @@ public record NicCoordinates(int x, int y)
         return new NicCoordinates(index % torusWidth, index / torusWidth);
     }
 
+    /** @return the wire form of the node with an index, without making an object (the data path). */
+    public static int packedOfIndex(final int index, final int torusWidth)
+    {
+        return ((index % torusWidth) << 8) | (index / torusWidth);
+    }
+
+    /** @return the node index of a wire form, without making an object (the data path). */
+    public static int indexOfPacked(final int packed, final int torusWidth)
+    {
+        return (packed & 0xFF) * torusWidth + ((packed >> 8) & 0xFF);
+    }
+
     /** @return hops between two NICs on a torus (wrap-around in both dimensions). */
     public int torusDistance(final NicCoordinates other, final int width, final int height)
     {

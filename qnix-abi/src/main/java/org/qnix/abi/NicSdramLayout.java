@@ -17,7 +17,8 @@ package org.qnix.abi;
  *  +---------------------------------------------------------------+ controlProgramOffset
  *  |  4. NIC Control Program area (ControlProgramLayout)           |
  *  +---------------------------------------------------------------+ nicTableOffset
- *  |  5. NIC internal memory: NIC Table, Name Table, Group Table   |
+ *  |  5. NIC internal memory: NIC Table, Name Table, Group Table,  |
+ *  |     Translation and Protection Table                          |
  *  +---------------------------------------------------------------+ managedMemoryOffset
  *  |  6. NIC managed memory: staging and multicast copies, to the  |
  *  |     end of the file                                           |
@@ -36,6 +37,7 @@ public final class NicSdramLayout
     private final long nicTableOffset;
     private final long nameTableOffset;
     private final long groupTableOffset;
+    private final long protectionTableOffset;
     private final long managedMemoryOffset;
 
     public NicSdramLayout(final ClusterParameters params)
@@ -52,7 +54,9 @@ public final class NicSdramLayout
         nicTableOffset = controlProgramOffset + ControlProgramLayout.LENGTH;
         nameTableOffset = VniLayout.align(nicTableOffset + NicTableLayout.length(params), 64);
         groupTableOffset = VniLayout.align(nameTableOffset + NameTableLayout.length(params), 64);
-        managedMemoryOffset = VniLayout.align(groupTableOffset + GroupTableLayout.length(params), params.pageSize());
+        protectionTableOffset = VniLayout.align(groupTableOffset + GroupTableLayout.length(params), 64);
+        managedMemoryOffset = VniLayout.align(
+            protectionTableOffset + ProtectionTableLayout.length(params), params.pageSize());
     }
 
     public ClusterParameters parameters()
@@ -124,6 +128,17 @@ public final class NicSdramLayout
     public long groupTableOffset()
     {
         return groupTableOffset;
+    }
+
+    public long protectionTableOffset()
+    {
+        return protectionTableOffset;
+    }
+
+    /** @return SDRAM address of the protection entry of the host page holding a physical address. */
+    public long protectionEntryOffset(final long physicalAddress)
+    {
+        return protectionTableOffset + ProtectionTableLayout.entryOffset(params, physicalAddress);
     }
 
     public long managedMemoryOffset()

@@ -11,7 +11,17 @@ package org.qnix.abi;
  *  New_Group          | Group | Group size | Member AI | Member PI | Member NIC PID |
  *  New_Group_Ack      | Group | NIC PID of the member being acknowledged          |
  *  Delete_Process     | Name AI | Name PI | NIC PID |
+ *  Permission_Request | Receiver PID | Sender PID | Context Tag | Message length | First packet length |
+ *                     | Packets | Operation id (64 bits) | Sender AI | Sender PI |
+ *  Permission_Reply   | Receiver PID | Sender PID | Operation id (64 bits) | Status | Transfer handle |
  * </pre>
+ *
+ * <p>Permission_Request carries what thesis 3.5.1 lists plus the per-sender operation id that makes
+ * it idempotent (DESIGN.md 8, item 2) and the sender's name, which the receiver writes into the
+ * Receive Context at completion (item 3). Permission_Reply's status is {@link Doorbell#DONE} for a
+ * granted transfer or an error doorbell code (the receiver is gone); its transfer handle is what the
+ * data packets of the message carry in their Context Tag field, so that concurrent messages with the
+ * same sender and tag are told apart.
  */
 public final class SystemMessage
 {
@@ -42,6 +52,24 @@ public final class SystemMessage
     public static final int NEW_GROUP_LENGTH = GROUP_MEMBER_NIC_PID_OFFSET + Integer.BYTES;
     public static final int GROUP_ACK_NIC_PID_OFFSET = GROUP_OFFSET + Integer.BYTES;
     public static final int NEW_GROUP_ACK_LENGTH = GROUP_ACK_NIC_PID_OFFSET + Integer.BYTES;
+
+    public static final int REQUEST_RECEIVER_PID_OFFSET = 0;
+    public static final int REQUEST_SENDER_PID_OFFSET = REQUEST_RECEIVER_PID_OFFSET + Integer.BYTES;
+    public static final int REQUEST_TAG_OFFSET = REQUEST_SENDER_PID_OFFSET + Integer.BYTES;
+    public static final int REQUEST_MESSAGE_LENGTH_OFFSET = REQUEST_TAG_OFFSET + Integer.BYTES;
+    public static final int REQUEST_FIRST_PACKET_LENGTH_OFFSET = REQUEST_MESSAGE_LENGTH_OFFSET + Integer.BYTES;
+    public static final int REQUEST_PACKETS_OFFSET = REQUEST_FIRST_PACKET_LENGTH_OFFSET + Integer.BYTES;
+    public static final int REQUEST_OPERATION_OFFSET = REQUEST_PACKETS_OFFSET + Integer.BYTES;
+    public static final int REQUEST_SENDER_AI_OFFSET = REQUEST_OPERATION_OFFSET + Long.BYTES;
+    public static final int REQUEST_SENDER_PI_OFFSET = REQUEST_SENDER_AI_OFFSET + Integer.BYTES;
+    public static final int PERMISSION_REQUEST_LENGTH = REQUEST_SENDER_PI_OFFSET + Integer.BYTES;
+
+    public static final int REPLY_RECEIVER_PID_OFFSET = 0;
+    public static final int REPLY_SENDER_PID_OFFSET = REPLY_RECEIVER_PID_OFFSET + Integer.BYTES;
+    public static final int REPLY_OPERATION_OFFSET = REPLY_SENDER_PID_OFFSET + Integer.BYTES;
+    public static final int REPLY_STATUS_OFFSET = REPLY_OPERATION_OFFSET + Long.BYTES;
+    public static final int REPLY_HANDLE_OFFSET = REPLY_STATUS_OFFSET + Integer.BYTES;
+    public static final int PERMISSION_REPLY_LENGTH = REPLY_HANDLE_OFFSET + Integer.BYTES;
 
     /** Room for the largest system message payload. */
     public static final int MAX_PAYLOAD_LENGTH = 64;

@@ -1,0 +1,203 @@
+package org.qnix.lib;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import com.sun.jna.Pointer;
+import org.qnix.abi.MappedFile;
+
+/**
+ * Pages of the node's {@code host.mem} that the driver handed this process, mapped so that they are
+ * virtually contiguous in page order, and nothing else of the file (DESIGN.md 2: the emulated MMU).
+ * A physically contiguous run is one {@link MappedFile}; scattered pages are mapped one run at a time
+ * with {@code MAP_FIXED} into an address range reserved with {@code PROT_NONE}, which is what a real
+ * kernel's page tables do for a buffer whose physical pages are scattered.
+ */
+final class HostMemoryMapping implements AutoCloseable
+{
+    private static final AtomicBoolean MLOCK_WARNED = new AtomicBoolean();
+
+    private final MappedFile file;
+    private final long address;
+    private final long length;
+    private boolean mlocked;
+    private boolean closed;
+
+    private HostMemoryMapping(final MappedFile file, final long address, final long length)
+    {
+        this.file = file;
+        this.address = address;
+        this.length = length;
+    }
+
+    /**
+     * @throws IllegalArgumentException if scattered pages cannot be mapped here: the emulated page size
+     *                                  must be a multiple of the OS page size for {@code MAP_FIXED}.
+     */
+    static void checkScatteredSupported(final int pageSize)
+    {
+        final String unavailable = Libc.unavailableReason();
+        if (null != unavailable)
+        {
+            throw new IllegalArgumentException("scattered buffers need mmap at a fixed address: " + unavailable);
+        }
+        final int osPageSize = Libc.getpagesize();
+        if (pageSize % osPageSize != 0)
+        {
+            throw new IllegalArgumentException("cannot map scattered pages of " + pageSize + " bytes: the cluster's " +
+                "page size must be a multiple of the OS page size " + osPageSize + " for them to appear virtually " +
+                "contiguous; use a contiguous buffer, or a cluster with --page-size " + osPageSize);
+        }
+    }
+
+    /**
+     * Maps {@code pages} of {@code hostMemory} (physical addresses, each {@code pageSize} long) in order.
+     */
+    static HostMemoryMapping map(final Path hostMemory, final long[] pages, final int pageSize)
+    {
+        final long length = (long)pages.length * pageSize;
+        if (isContiguous(pages, pageSize))
+        {
+            final MappedFile file = MappedFile.mapExisting(hostMemory, pages[0], length);
+            return new HostMemoryMapping(file, file.buffer().addressOffset(), length);
+        }
+        checkScatteredSupported(pageSize);
+        return new HostMemoryMapping(null, mapScattered(hostMemory, pages, pageSize, length), length);
+    }
+
+    static boolean isContiguous(final long[] pages, final int pageSize)
+    {
+        for (int i = 1; i < pages.length; i++)
+        {
+            if (pages[i] != pages[i - 1] + pageSize)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static long mapScattered(final Path hostMemory, final long[] pages, final int pageSize, final long length)
+    {
+        // Reserve the whole range first: MAP_FIXED then replaces pieces of our own reservation only,
+        // never some other mapping of the JVM's.
+        final long base = Libc.mmap(0, length, Libc.PROT_NONE,
+            Libc.MAP_PRIVATE | Libc.MAP_ANONYMOUS | Libc.MAP_NORESERVE, -1, 0);
+        if (Libc.MAP_FAILED == base)
+        {
+            throw new QnixException("cannot reserve " + length + " bytes of address space for a buffer (mmap errno " +
+                Libc.errno() + ")");
+        }
+        final int fd = Libc.open(hostMemory.toString(), Libc.O_RDWR | Libc.O_CLOEXEC);
+        if (fd < 0)
+        {
+            final int errno = Libc.errno();
+            Libc.munmap(base, length);
+            throw new QnixException("cannot open " + hostMemory + " (errno " + errno + ")");
+        }
+        try
+        {
+            int first = 0;
+            while (first < pages.length)
+            {
+                // One mmap per physically contiguous run: fewer calls, same result.
+                int end = first + 1;
+                while (end < pages.length && pages[end] == pages[end - 1] + pageSize)
+                {
+                    end++;
+                }
+                final long at = base + (long)first * pageSize;
+                final long runLength = (long)(end - first) * pageSize;
+                final long mapped = Libc.mmap(at, runLength, Libc.PROT_READ | Libc.PROT_WRITE,
+                    Libc.MAP_SHARED | Libc.MAP_FIXED, fd, pages[first]);
+                if (mapped != at)
+                {
+                    final int errno = Libc.errno();
+                    Libc.munmap(base, length);
+                    throw new QnixException("cannot map physical page " + pages[first] + " of " + hostMemory +
+                        " at " + Long.toHexString(at) + " (mmap errno " + errno + ")");
+                }
+                first = end;
+            }
+            return base;
+        }
+        finally
+        {
+            // The mappings keep the file; the descriptor is no longer needed.
+            Libc.close(fd);
+        }
+    }
+
+    /** @return the virtual address of the first page. */
+    long address()
+    {
+        return address;
+    }
+
+    long length()
+    {
+        return length;
+    }
+
+    /** @return a direct buffer over {@code [offset, offset + length)} of the mapping, in native order. */
+    ByteBuffer byteBuffer(final int offset, final int length)
+    {
+        final ByteBuffer view = null != file ?
+            file.mappedByteBuffer().slice(offset, length) : new Pointer(address + offset).getByteBuffer(0, length);
+        return view.order(ByteOrder.nativeOrder());
+    }
+
+    /**
+     * Attempts the real {@code mlock} of thesis 3.6's {@code qx_buffer_lock}. It is best effort: the
+     * driver's lock count is what the NIC honours, and {@code mlock} fails on machines with a small
+     * {@code RLIMIT_MEMLOCK} (PLATFORM.md), so a failure is reported once per JVM and never thrown.
+     */
+    void mlock()
+    {
+        if (mlocked || null != Libc.unavailableReason())
+        {
+            return;
+        }
+        if (0 == Libc.mlock(address, length))
+        {
+            mlocked = true;
+        }
+        else if (MLOCK_WARNED.compareAndSet(false, true))
+        {
+            System.err.println("qnix: warning: mlock of " + length + " bytes failed (errno " + Libc.errno() +
+                "); buffers stay locked for the NIC by the driver, but the OS may page them out. " +
+                "This warning is printed once.");
+        }
+    }
+
+    /** Undoes a successful {@link #mlock()}. */
+    void munlock()
+    {
+        if (mlocked)
+        {
+            mlocked = false;
+            Libc.munlock(address, length);
+        }
+    }
+
+    /** Unmaps; the memory must not be touched afterwards. Idempotent. */
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        if (null != file)
+        {
+            file.close();
+        }
+        else
+        {
+            // munmap also drops any mlock of the range.
+            Libc.munmap(address, length);
+        }
+    }
+}

@@ -1,0 +1,390 @@
+package org.qnix.lib;
+
+import java.util.concurrent.TimeUnit;
+
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.CommandQueueLayout;
+import org.qnix.abi.ContextLayout;
+import org.qnix.abi.ContextRegionLayout;
+import org.qnix.abi.ControlProgramLayout;
+import org.qnix.abi.Doorbell;
+import org.qnix.abi.Futex;
+import org.qnix.abi.HostProcessStructuresLayout;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.ProcessCommand;
+import org.qnix.abi.ProcessName;
+import org.qnix.abi.VniLayout;
+
+/**
+ * The process side of a Virtual Network Interface (thesis 3.3.1-3.3.2): taking Send and Receive
+ * Contexts by their doorbells, filling them, posting commands in the Command Queue, and polling the
+ * doorbells. Works on the process's own mappings only: its VNI slice of the NIC SDRAM, its Host
+ * Process Structures page, and the NIC's control-program area for the heartbeat. Nothing here
+ * allocates or makes a system call except the futex sleep.
+ */
+final class VirtualNetworkInterface
+{
+    /** Spins before a blocking wait starts to yield or sleep. */
+    private static final int SPINS = 10_000;
+    /** Longest single futex sleep, so that liveness and timeouts are checked regularly. */
+    private static final long SLEEP_SLICE_NS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** How long a full Command Queue or a busy Context List is waited for. */
+    static final long RESOURCE_WAIT_NS = TimeUnit.SECONDS.toNanos(30);
+
+    private final ClusterParameters params;
+    private final VniLayout layout;
+    private final UnsafeBuffer vni;
+    private final UnsafeBuffer hps;
+    private final UnsafeBuffer control;
+    private final int controlOffset;
+    private final NicCoordinates node;
+    private final int contexts;
+    private final int entries;
+    private final int pageSize;
+    private int commandTail;
+
+    VirtualNetworkInterface(final ClusterParameters params, final UnsafeBuffer vni, final UnsafeBuffer hps,
+        final UnsafeBuffer control, final int controlOffset, final NicCoordinates node)
+    {
+        this.params = params;
+        this.layout = new VniLayout(params);
+        this.vni = vni;
+        this.hps = hps;
+        this.control = control;
+        this.controlOffset = controlOffset;
+        this.node = node;
+        this.contexts = params.contextsPerProcess();
+        this.entries = params.commandQueueEntries();
+        this.pageSize = params.pageSize();
+        this.commandTail = hps.getInt(HostProcessStructuresLayout.CQ_TAIL_OFFSET);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Contexts (thesis 3.3.2: the most probably free one first, then a scan of the Doorbell Array)
+    // ---------------------------------------------------------------------------------------------
+
+    int takeSendContext()
+    {
+        return takeContext(HostProcessStructuresLayout.NEXT_SEND_CONTEXT_OFFSET, true);
+    }
+
+    int takeReceiveContext()
+    {
+        return takeContext(HostProcessStructuresLayout.NEXT_RECEIVE_CONTEXT_OFFSET, false);
+    }
+
+    private int takeContext(final int hintOffset, final boolean send)
+    {
+        final long deadline = System.nanoTime() + RESOURCE_WAIT_NS;
+        int idle = 0;
+        while (true)
+        {
+            final int hint = Math.floorMod(hps.getInt(hintOffset), contexts);
+            int completedUnpolled = 0;
+            for (int i = 0; i < contexts; i++)
+            {
+                final int c = (hint + i) % contexts;
+                final int address = doorbellAddress(c, send);
+                final int value = hps.getIntVolatile(address);
+                if (Doorbell.FREE == value)
+                {
+                    // Reader: this process only (the NIC writes a doorbell after it got the command).
+                    hps.putIntRelease(address, Doorbell.USED);
+                    hps.putInt(hintOffset, (c + 1) % contexts);
+                    return c;
+                }
+                if (Doorbell.isComplete(value))
+                {
+                    completedUnpolled++;
+                }
+            }
+            final String kind = send ? "Send" : "Receive";
+            if (completedUnpolled == contexts)
+            {
+                throw new QnixNoContextException("all " + contexts + " " + kind + " Contexts hold completed " +
+                    "operations nobody polled: call pollFor" + (send ? "Send" : "Receive") + " on them");
+            }
+            if (System.nanoTime() > deadline)
+            {
+                throw new QnixNoContextException("no " + kind + " Context became free in " +
+                    TimeUnit.NANOSECONDS.toSeconds(RESOURCE_WAIT_NS) + " s: all " + contexts + " are in flight");
+            }
+            idle = idle(idle);
+        }
+    }
+
+    /** Gives a context back without using it (its fields were refused before posting). */
+    void releaseContext(final int context, final boolean send)
+    {
+        hps.putIntRelease(doorbellAddress(context, send), Doorbell.FREE);
+    }
+
+    int sendContextOffset(final int context)
+    {
+        return layout.sendContextOffset(context);
+    }
+
+    int receiveContextOffset(final int context)
+    {
+        return layout.receiveContextOffset(context);
+    }
+
+    void writeContext(final int contextOffset, final int peerAi, final int peerPi, final int tag,
+        final boolean doorbellFlag, final int pages, final int length, final int bufferPoolIndex)
+    {
+        vni.putInt(contextOffset + ContextLayout.PEER_AI_OFFSET, peerAi);
+        vni.putInt(contextOffset + ContextLayout.PEER_PI_OFFSET, peerPi);
+        vni.putInt(contextOffset + ContextLayout.TAG_OFFSET, tag);
+        vni.putInt(contextOffset + ContextLayout.DOORBELL_FLAG_OFFSET, doorbellFlag ? 1 : 0);
+        vni.putInt(contextOffset + ContextLayout.SIZE_OFFSET, pages);
+        vni.putInt(contextOffset + ContextLayout.BUFFER_POOL_INDEX_OFFSET, bufferPoolIndex);
+        vni.putLong(contextOffset + ContextLayout.LEN_OFFSET, length);
+    }
+
+    /**
+     * qx_buffer_translate into a Context Region: one Descriptor per page of bytes
+     * {@code [offset, offset + length)} of the buffer. @return the number of Descriptors (pages).
+     */
+    int writePageTable(final int regionOffset, final QnixBuffer buffer, final int offset, final int length)
+    {
+        if (0 == length)
+        {
+            return 0;
+        }
+        int position = buffer.firstPageOffset() + offset;
+        int remaining = length;
+        int written = 0;
+        final int capacity = params.descriptorsPerRegion();
+        while (remaining > 0)
+        {
+            if (written == capacity)
+            {
+                throw new IllegalArgumentException(length + " bytes at offset " + offset + " span more than K=" +
+                    capacity + " pages");
+            }
+            final int page = position / pageSize;
+            final int inPage = position % pageSize;
+            final int len = Math.min(remaining, pageSize - inPage);
+            final int d = regionOffset + written * ContextRegionLayout.DESCRIPTOR_LENGTH;
+            vni.putLong(d + ContextRegionLayout.ADDRESS_OFFSET, buffer.pageAddress(page));
+            vni.putShort(d + ContextRegionLayout.OFFSET_OFFSET, (short)inPage);
+            vni.putShort(d + ContextRegionLayout.FLAG_OFFSET, ContextRegionLayout.FLAG_VALID);
+            vni.putInt(d + ContextRegionLayout.LEN_OFFSET, len);
+            written++;
+            position += len;
+            remaining -= len;
+        }
+        return written;
+    }
+
+    /** Programmed I/O of a short message into the Send Context's Context Region. */
+    void writeShortData(final int context, final DirectBuffer data, final int offset, final int length)
+    {
+        vni.putBytes(layout.sendContextRegionOffset(context), data, offset, length);
+    }
+
+    int sendRegionOffset(final int context)
+    {
+        return layout.sendContextRegionOffset(context);
+    }
+
+    int receiveRegionOffset(final int context)
+    {
+        return layout.receiveContextRegionOffset(context);
+    }
+
+    /** For tests of protection: a raw Descriptor page address, as a buggy process could write it. */
+    void overwriteDescriptorAddress(final int regionOffset, final int descriptor, final long address)
+    {
+        vni.putLong(regionOffset + descriptor * ContextRegionLayout.DESCRIPTOR_LENGTH +
+            ContextRegionLayout.ADDRESS_OFFSET, address);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Command Queue (thesis 3.3.1-3.3.2)
+    // ---------------------------------------------------------------------------------------------
+
+    /** Posts a command; waits (bounded) while the queue is full, as the thesis says. */
+    void post(final int command, final int context, final int group, final int size)
+    {
+        final int next = (commandTail + 1) % entries;
+        // Writer: the NIC, every eight commands and whenever it finds the queue empty (DESIGN.md 8, item 6).
+        if (next == hps.getIntVolatile(HostProcessStructuresLayout.CQ_HEAD_OFFSET))
+        {
+            waitForRoom(next);
+        }
+        final int entry = layout.commandOffset(commandTail);
+        vni.putInt(entry + CommandQueueLayout.CONTEXT_OFFSET, context);
+        vni.putInt(entry + CommandQueueLayout.GROUP_OFFSET, group);
+        vni.putInt(entry + CommandQueueLayout.SIZE_OFFSET, size);
+        // Reader: the NIC control program (TX step 6), which reads the Command field first.
+        vni.putIntRelease(entry + CommandQueueLayout.COMMAND_OFFSET, command);
+        commandTail = next;
+        hps.putIntRelease(HostProcessStructuresLayout.CQ_TAIL_OFFSET, commandTail);
+    }
+
+    private void waitForRoom(final int next)
+    {
+        final long deadline = System.nanoTime() + RESOURCE_WAIT_NS;
+        int idle = 0;
+        while (next == hps.getIntVolatile(HostProcessStructuresLayout.CQ_HEAD_OFFSET))
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new QnixTimeoutException("the Command Queue of N=" + entries + " entries stayed full for " +
+                    TimeUnit.NANOSECONDS.toSeconds(RESOURCE_WAIT_NS) + " s");
+            }
+            idle = idle(idle);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Doorbells (qx_poll_for_send / qx_poll_for_receive)
+    // ---------------------------------------------------------------------------------------------
+
+    int doorbellAddress(final int context, final boolean send)
+    {
+        return send ? HostProcessStructuresLayout.sendDoorbellOffset(context) :
+            HostProcessStructuresLayout.receiveDoorbellOffset(contexts, context);
+    }
+
+    /** @return the doorbell value if complete (Done or an error), else {@link Doorbell#USED}. */
+    int peek(final int context, final boolean send)
+    {
+        // Writer: the NIC, with release, after the completion fields of a receive.
+        final int value = hps.getIntVolatile(doorbellAddress(context, send));
+        return Doorbell.isComplete(value) ? value : Doorbell.USED;
+    }
+
+    /** The process has read the completion: the Context is Free again (thesis 3.3.2). */
+    void free(final int context, final boolean send)
+    {
+        hps.putIntRelease(doorbellAddress(context, send), Doorbell.FREE);
+    }
+
+    /**
+     * Waits for a doorbell to complete. With {@code sleep} it spins, then sleeps on the doorbell word
+     * with futex until the NIC wakes it; without, it spins, then yields.
+     *
+     * @return the completed doorbell value.
+     */
+    int await(final int context, final boolean send, final long timeoutNs, final boolean sleep)
+    {
+        final int address = doorbellAddress(context, send);
+        for (int i = 0; i < SPINS; i++)
+        {
+            final int value = hps.getIntVolatile(address);
+            if (Doorbell.isComplete(value))
+            {
+                return value;
+            }
+            Thread.onSpinWait();
+        }
+        final long start = System.nanoTime();
+        final long deadline = start + timeoutNs;
+        final int waiters = address - HostProcessStructuresLayout.DOORBELL_VALUE_OFFSET +
+            HostProcessStructuresLayout.DOORBELL_WAITERS_OFFSET;
+        int idle = 0;
+        try
+        {
+            if (sleep && Futex.available())
+            {
+                // Dekker with the NIC's doorbell write: announce, then look again before sleeping.
+                hps.putIntVolatile(waiters, 1);
+            }
+            while (true)
+            {
+                final int value = hps.getIntVolatile(address);
+                if (Doorbell.isComplete(value))
+                {
+                    return value;
+                }
+                final long now = System.nanoTime();
+                if (now - deadline > 0)
+                {
+                    throw new QnixTimeoutException((send ? "send" : "receive") + " on context " + context +
+                        " did not complete in " + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
+                }
+                checkNicAlive();
+                if (sleep && Futex.available())
+                {
+                    Futex.await(hps.addressOffset() + address, value, Math.min(SLEEP_SLICE_NS, deadline - now));
+                }
+                else
+                {
+                    idle = idle(idle);
+                }
+            }
+        }
+        finally
+        {
+            if (sleep && Futex.available())
+            {
+                hps.putIntRelease(waiters, 0);
+            }
+        }
+    }
+
+    /** @return the receive's completion fields, written by the NIC before the doorbell. */
+    void readCompletion(final int context, final ReceiveStatus into)
+    {
+        final int c = layout.receiveContextOffset(context);
+        into.sourceAi = vni.getInt(c + ContextLayout.SOURCE_AI_OFFSET);
+        into.sourcePi = vni.getInt(c + ContextLayout.SOURCE_PI_OFFSET);
+        into.tag = vni.getInt(c + ContextLayout.SOURCE_TAG_OFFSET);
+        into.length = vni.getLong(c + ContextLayout.COMPLETION_LENGTH_OFFSET);
+    }
+
+    long receiveCapacity(final int context)
+    {
+        return vni.getLong(layout.receiveContextOffset(context) + ContextLayout.LEN_OFFSET);
+    }
+
+    ProcessName receivePeer(final int context)
+    {
+        final int c = layout.receiveContextOffset(context);
+        return new ProcessName(vni.getInt(c + ContextLayout.PEER_AI_OFFSET), vni.getInt(c + ContextLayout.PEER_PI_OFFSET));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // The NIC's liveness (DESIGN.md 5: a wait never outlives the firmware)
+    // ---------------------------------------------------------------------------------------------
+
+    void checkNicAlive()
+    {
+        // Writer: the NIC control program, every HEARTBEAT_INTERVAL_MS.
+        final long beat = control.getLongVolatile(controlOffset + ControlProgramLayout.HEARTBEAT_TIME_OFFSET);
+        final int state = control.getIntVolatile(controlOffset + ControlProgramLayout.STATE_OFFSET);
+        final long silence = System.currentTimeMillis() - beat;
+        if (ControlProgramLayout.STATE_RUNNING != state || silence > ControlProgramLayout.HEARTBEAT_TIMEOUT_MS)
+        {
+            throw new QnixNicDeadException("the NIC control program of node " + node + " is not running (" +
+                (ControlProgramLayout.STATE_RUNNING != state ? "stopped" : "no heartbeat for " + silence + " ms") +
+                "): nothing posted to it can complete");
+        }
+    }
+
+    /** Spin, then yield, then park briefly: cheap on a 2-core machine shared with the NICs. */
+    private int idle(final int idle)
+    {
+        if (idle < 100)
+        {
+            Thread.onSpinWait();
+        }
+        else if (idle < 200)
+        {
+            Thread.yield();
+        }
+        else
+        {
+            if ((idle & 0xFF) == 0)
+            {
+                checkNicAlive();
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+        }
+        return idle + 1;
+    }
+}
