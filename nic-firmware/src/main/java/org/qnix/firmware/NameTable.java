@@ -59,6 +59,12 @@ final class NameTable
         return byName.get(name.key());
     }
 
+    /** Lookup without making a name object (the data path). */
+    Entry lookup(final int ai, final int pi)
+    {
+        return byName.get(((long)ai << 32) | (pi & 0xFFFF_FFFFL));
+    }
+
     int size()
     {
         return byName.size();

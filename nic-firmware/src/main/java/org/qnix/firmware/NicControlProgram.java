@@ -62,6 +62,7 @@ public final class NicControlProgram implements Agent
     private final EpochClock clock;
     private final NameTable names;
     private final GroupTable groups;
+    private final MessageEngine engine;
     private final Int2ObjectHashMap<Registration> registrations = new Int2ObjectHashMap<>();
     /** The process living in each Process Table entry, or null: the firmware's view of the table. */
     private final ProcessName[] residents;
@@ -103,6 +104,7 @@ public final class NicControlProgram implements Agent
         this.clock = clock;
         this.names = new NameTable(sdram, layout);
         this.groups = new GroupTable(sdram, layout);
+        this.engine = new MessageEngine(image, wire, counters, clock, names);
         this.residents = new ProcessName[params.maxProcessesPerNic()];
         this.controlArea = (int)layout.controlProgramOffset();
         if (rings.length != params.nodeCount())
@@ -249,6 +251,7 @@ public final class NicControlProgram implements Agent
         }
 
         residents[index] = name;
+        engine.activate(index, name.ai(), name.pi());
         setProcessState(index, ProcessTableLayout.STATE_REGISTERING);
         final Registration registration =
             new Registration(index, position, name, pid, group, size, params.nodeCount());
@@ -291,6 +294,8 @@ public final class NicControlProgram implements Agent
         broadcastSystemMessage(SystemMessage.DELETE_PROCESS_LENGTH);
 
         residents[index] = null;
+        engine.deactivate(index);
+        engine.peerDeleted(selfIndex, nicPid, name.ai(), name.pi());
         setProcessState(index, ProcessTableLayout.STATE_FREE);
         names.remove(name, self, nicPid);
         groups.removeMember(name, self, nicPid);
@@ -359,9 +364,13 @@ public final class NicControlProgram implements Agent
     // TX (thesis 3.5 steps 1-7); RX (steps 1-4) and system messages (3.5.1)
     // ---------------------------------------------------------------------------------------------
 
+    /** Thesis 3.5, TX: waiting system messages, then steps 1-4 and 7 (one packet), then 5-6 (one command). */
     private int tx()
     {
-        return wire.flush();
+        int work = wire.flush();
+        work += engine.injectPacket();
+        work += engine.readCommand();
+        return work;
     }
 
     private int rx()
@@ -389,6 +398,10 @@ public final class NicControlProgram implements Agent
             {
                 onSystemMessage(buffer, index + PacketHeader.LENGTH, length - PacketHeader.LENGTH);
             }
+            else if (WireMessageType.DATA_PACKET == messageType && !inHeader.isSystemMessage())
+            {
+                engine.onDataPacket(inHeader, buffer, index);
+            }
             else
             {
                 counters.packetsDropped.increment();
@@ -415,6 +428,26 @@ public final class NicControlProgram implements Agent
 
         switch (inHeader.contextTag())
         {
+            case SystemMessage.PERMISSION_REQUEST:
+            {
+                if (length < SystemMessage.PERMISSION_REQUEST_LENGTH)
+                {
+                    break;
+                }
+                engine.onPermissionRequest(sourceIndex, buffer, payload);
+                return;
+            }
+
+            case SystemMessage.PERMISSION_REPLY:
+            {
+                if (length < SystemMessage.PERMISSION_REPLY_LENGTH)
+                {
+                    break;
+                }
+                engine.onPermissionReply(buffer, payload);
+                return;
+            }
+
             case SystemMessage.NEW_PROCESS:
             {
                 if (length < SystemMessage.NEW_PROCESS_LENGTH)
@@ -503,6 +536,7 @@ public final class NicControlProgram implements Agent
                 log("Delete_Process message from " + source + ": " + name + " NIC PID " + nicPid);
                 names.remove(name, source, nicPid);
                 groups.removeMember(name, source, nicPid);
+                engine.peerDeleted(sourceIndex, nicPid, name.ai(), name.pi());
                 return;
             }
 
@@ -676,5 +710,10 @@ public final class NicControlProgram implements Agent
     NodeImage image()
     {
         return image;
+    }
+
+    MessageEngine engine()
+    {
+        return engine;
     }
 }

@@ -23,6 +23,22 @@ public final class NicCounters
     public static final String REGISTRATIONS_ABORTED = "registrations aborted";
     public static final String DELETIONS = "processes deleted";
     public static final String HEARTBEATS = "heartbeats";
+    public static final String COMMANDS = "process commands";
+    public static final String COMMANDS_REJECTED = "process commands rejected";
+    public static final String DATA_PACKETS_SENT = "data packets sent";
+    public static final String DATA_PACKETS_RECEIVED = "data packets received";
+    public static final String DATA_BYTES_SENT = "data bytes sent";
+    public static final String DATA_BYTES_RECEIVED = "data bytes received";
+    public static final String SENDS_COMPLETED = "sends completed";
+    public static final String RECEIVES_COMPLETED = "receives completed";
+    public static final String PERMISSION_REQUESTS_SENT = "permission requests sent";
+    public static final String PERMISSION_REQUESTS_RECEIVED = "permission requests received";
+    public static final String PERMISSION_REQUESTS_UNANSWERED = "permission requests unanswered (no staging room)";
+    public static final String PERMISSION_DUPLICATES = "duplicate permission requests and replies";
+    public static final String MESSAGES_STAGED = "messages staged (arrived before their receive)";
+    public static final String STAGING_BYTES_IN_USE = "staging bytes in use";
+    public static final String ERROR_COMPLETIONS = "operations completed with an error doorbell";
+    public static final String DOORBELL_WAKEUPS = "doorbell futex wake-ups";
 
     final AtomicCounter driverCommands;
     final AtomicCounter driverCommandsRejected;
@@ -37,6 +53,22 @@ public final class NicCounters
     final AtomicCounter registrationsAborted;
     final AtomicCounter deletions;
     final AtomicCounter heartbeats;
+    final AtomicCounter commands;
+    final AtomicCounter commandsRejected;
+    final AtomicCounter dataPacketsSent;
+    final AtomicCounter dataPacketsReceived;
+    final AtomicCounter dataBytesSent;
+    final AtomicCounter dataBytesReceived;
+    final AtomicCounter sendsCompleted;
+    final AtomicCounter receivesCompleted;
+    final AtomicCounter permissionRequestsSent;
+    final AtomicCounter permissionRequestsReceived;
+    final AtomicCounter permissionRequestsUnanswered;
+    final AtomicCounter permissionDuplicates;
+    final AtomicCounter messagesStaged;
+    final AtomicCounter stagingBytesInUse;
+    final AtomicCounter errorCompletions;
+    final AtomicCounter doorbellWakeups;
 
     public NicCounters(final CountersManager manager)
     {
@@ -53,6 +85,22 @@ public final class NicCounters
         registrationsAborted = counter(manager, REGISTRATIONS_ABORTED);
         deletions = counter(manager, DELETIONS);
         heartbeats = counter(manager, HEARTBEATS);
+        commands = counter(manager, COMMANDS);
+        commandsRejected = counter(manager, COMMANDS_REJECTED);
+        dataPacketsSent = counter(manager, DATA_PACKETS_SENT);
+        dataPacketsReceived = counter(manager, DATA_PACKETS_RECEIVED);
+        dataBytesSent = counter(manager, DATA_BYTES_SENT);
+        dataBytesReceived = counter(manager, DATA_BYTES_RECEIVED);
+        sendsCompleted = counter(manager, SENDS_COMPLETED);
+        receivesCompleted = counter(manager, RECEIVES_COMPLETED);
+        permissionRequestsSent = counter(manager, PERMISSION_REQUESTS_SENT);
+        permissionRequestsReceived = counter(manager, PERMISSION_REQUESTS_RECEIVED);
+        permissionRequestsUnanswered = counter(manager, PERMISSION_REQUESTS_UNANSWERED);
+        permissionDuplicates = counter(manager, PERMISSION_DUPLICATES);
+        messagesStaged = counter(manager, MESSAGES_STAGED);
+        stagingBytesInUse = counter(manager, STAGING_BYTES_IN_USE);
+        errorCompletions = counter(manager, ERROR_COMPLETIONS);
+        doorbellWakeups = counter(manager, DOORBELL_WAKEUPS);
     }
 
     private static AtomicCounter counter(final CountersManager manager, final String label)

@@ -73,6 +73,40 @@ final class Wire
         return false;
     }
 
+    /**
+     * Claims room for one packet of {@code length} bytes (header and payload) in a destination FIFO,
+     * so that the emulated DMA engine writes the payload straight into it. Refused while system
+     * messages wait in the outbox, so that nothing overtakes them.
+     *
+     * @return the index in {@link #fifoBuffer(int)} where the packet starts, or -1 if there is no
+     * room now (the caller leaves the packet where it is and moves on).
+     */
+    int claim(final int nodeIndex, final int messageType, final int length)
+    {
+        if (!outbox.isEmpty())
+        {
+            return -1;
+        }
+        final int index = fifos[nodeIndex].tryClaim(messageType, length);
+        return index >= 0 ? index : -1;
+    }
+
+    AtomicBuffer fifoBuffer(final int nodeIndex)
+    {
+        return fifos[nodeIndex].buffer();
+    }
+
+    /** Makes a claimed packet visible to the destination NIC's RX. */
+    void commit(final int nodeIndex, final int index)
+    {
+        fifos[nodeIndex].commit(index);
+    }
+
+    boolean outboxEmpty()
+    {
+        return outbox.isEmpty();
+    }
+
     /** @return packets moved from the outbox onto the wire. */
     int flush()
     {

@@ -32,9 +32,21 @@ final class SteppedCluster implements AutoCloseable
 
     SteppedCluster(final Path base, final int width, final int height)
     {
-        params = ClusterParameters.builder().torus(width, height).processes(8).contexts(4).commandQueueEntries(8)
-            .descriptorsPerRegion(4).shortThreshold(64).pageSize(1024).bufferPoolPages(4).driverCommandQueueEntries(8).nameTableEntries(64)
-            .groupTableEntries(8).sdramBytes(1 << 20).hostMemoryBytes(1 << 20).rxFifoBytes(1 << 16).build();
+        this(base, smallParameters(width, height).build());
+    }
+
+    /** Small enough to step by hand: 1 KiB pages, K=4 (3 KiB messages), 4 contexts each way. */
+    static ClusterParameters.Builder smallParameters(final int width, final int height)
+    {
+        return ClusterParameters.builder().torus(width, height).processes(8).contexts(4).commandQueueEntries(8)
+            .descriptorsPerRegion(4).shortThreshold(64).pageSize(1024).bufferPoolPages(4).driverCommandQueueEntries(8)
+            .nameTableEntries(64).groupTableEntries(8).sdramBytes(1 << 20).hostMemoryBytes(1 << 20).rxFifoBytes(1 << 16);
+    }
+
+    SteppedCluster(final Path base, final ClusterParameters params)
+    {
+        this.params = params;
+        final int width = params.torusWidth();
         final ClusterDirectory dir = new ClusterDirectory(base, "stepped");
         for (int i = 0; i < params.nodeCount(); i++)
         {

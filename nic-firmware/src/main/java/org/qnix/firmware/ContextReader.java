@@ -1,0 +1,174 @@
+package org.qnix.firmware;
+
+import org.agrona.concurrent.AtomicBuffer;
+import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.ContextLayout;
+import org.qnix.abi.ContextRegionLayout;
+import org.qnix.abi.Doorbell;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ProtectionTableLayout;
+import org.qnix.abi.VniLayout;
+
+/**
+ * Reads a Send or Receive Context and the page table it names (thesis 3.5.2, Send steps 2.2-2.3) out
+ * of a process's Virtual Network Interface, which the process may have filled with anything. Every
+ * field is checked, and every page address against the Translation and Protection Table (DESIGN.md 8,
+ * item 10), before any byte moves: a bad context yields {@link Doorbell#BAD_CONTEXT}, a page the
+ * process has not locked {@link Doorbell#PROTECTION}.
+ */
+final class ContextReader
+{
+    private final AtomicBuffer sdram;
+    private final NicSdramLayout layout;
+    private final VniLayout vni;
+    private final int pageSize;
+    private final int maxMessage;
+    private final int descriptors;
+    private final int poolPages;
+    private final long hostBytes;
+
+    ContextReader(final AtomicBuffer sdram, final NicSdramLayout layout)
+    {
+        final ClusterParameters params = layout.parameters();
+        this.sdram = sdram;
+        this.layout = layout;
+        this.vni = layout.vni();
+        this.pageSize = params.pageSize();
+        this.maxMessage = params.maxMessageBytes();
+        this.descriptors = params.descriptorsPerRegion();
+        this.poolPages = params.bufferPoolPages();
+        this.hostBytes = params.hostMemoryBytes();
+    }
+
+    int sendContextAddress(final int processIndex, final int context)
+    {
+        return (int)(layout.vniOffset(processIndex) + vni.sendContextOffset(context));
+    }
+
+    int receiveContextAddress(final int processIndex, final int context)
+    {
+        return (int)(layout.vniOffset(processIndex) + vni.receiveContextOffset(context));
+    }
+
+    int sendRegionAddress(final int processIndex, final int context)
+    {
+        return (int)(layout.vniOffset(processIndex) + vni.sendContextRegionOffset(context));
+    }
+
+    int receiveRegionAddress(final int processIndex, final int context)
+    {
+        return (int)(layout.vniOffset(processIndex) + vni.receiveContextRegionOffset(context));
+    }
+
+    /** @return the Len field, or -1 if it is outside 0..max message size. */
+    int length(final int contextAddress)
+    {
+        final long len = sdram.getLong(contextAddress + ContextLayout.LEN_OFFSET);
+        return len < 0 || len > maxMessage ? -1 : (int)len;
+    }
+
+    /**
+     * Fills {@code into} with the buffer of a context: from its Context Region or from the Buffer Pool.
+     *
+     * @return 0, or the error doorbell to complete the operation with.
+     */
+    int readBuffer(final int processIndex, final int nicPid, final int contextAddress, final int regionAddress,
+        final int length, final PageList into)
+    {
+        into.clear();
+        into.length = length;
+        final int poolIndex = sdram.getInt(contextAddress + ContextLayout.BUFFER_POOL_INDEX_OFFSET);
+        if (0 == length)
+        {
+            return 0;
+        }
+        if (ContextLayout.NO_BUFFER_POOL == poolIndex)
+        {
+            return readRegion(nicPid, contextAddress, regionAddress, length, into);
+        }
+        final int pages = (length + pageSize - 1) / pageSize;
+        if (poolIndex < 0 || poolIndex > poolPages - pages)
+        {
+            return Doorbell.BAD_CONTEXT;
+        }
+        final int pool = (int)(layout.vniOffset(processIndex) + vni.bufferPoolOffset());
+        for (int i = 0; i < pages; i++)
+        {
+            final long address = sdram.getLong(pool + (poolIndex + i) * VniLayout.BUFFER_POOL_ENTRY_LENGTH);
+            final int check = checkPage(nicPid, address);
+            if (0 != check)
+            {
+                return check;
+            }
+            into.pageAddresses[i] = address;
+        }
+        into.pages = pages;
+        into.firstOffset = 0;
+        into.firstLength = Math.min(pageSize, length);
+        return 0;
+    }
+
+    private int readRegion(
+        final int nicPid, final int contextAddress, final int regionAddress, final int length, final PageList into)
+    {
+        final int pages = sdram.getInt(contextAddress + ContextLayout.SIZE_OFFSET);
+        if (pages < 1 || pages > descriptors || pages > into.pageAddresses.length)
+        {
+            return Doorbell.BAD_CONTEXT;
+        }
+        long total = 0;
+        for (int i = 0; i < pages; i++)
+        {
+            final int d = regionAddress + i * ContextRegionLayout.DESCRIPTOR_LENGTH;
+            final long address = sdram.getLong(d + ContextRegionLayout.ADDRESS_OFFSET);
+            final int offset = sdram.getShort(d + ContextRegionLayout.OFFSET_OFFSET) & 0xFFFF;
+            final int flag = sdram.getShort(d + ContextRegionLayout.FLAG_OFFSET);
+            final int len = sdram.getInt(d + ContextRegionLayout.LEN_OFFSET);
+            if (ContextRegionLayout.FLAG_VALID != flag || len < 1 || offset >= pageSize || len > pageSize - offset)
+            {
+                return Doorbell.BAD_CONTEXT;
+            }
+            // One run of bytes: the first page to its end, middle pages whole, the last from its start.
+            final boolean first = 0 == i;
+            final boolean last = pages - 1 == i;
+            if (!first && 0 != offset || !last && offset + len != pageSize)
+            {
+                return Doorbell.BAD_CONTEXT;
+            }
+            final int check = checkPage(nicPid, address);
+            if (0 != check)
+            {
+                return check;
+            }
+            into.pageAddresses[i] = address;
+            if (first)
+            {
+                into.firstOffset = offset;
+                into.firstLength = len;
+            }
+            total += len;
+        }
+        if (total != length)
+        {
+            return Doorbell.BAD_CONTEXT;
+        }
+        into.pages = pages;
+        return 0;
+    }
+
+    /** DESIGN.md 8, item 10: the page must be one the driver locked for this very process. */
+    private int checkPage(final int nicPid, final long address)
+    {
+        if (address <= 0 || address % pageSize != 0 || address > hostBytes - pageSize)
+        {
+            return Doorbell.PROTECTION;
+        }
+        // Writer: the driver, when it hands out, locks, unlocks or takes back the page.
+        final int entry = sdram.getIntVolatile((int)layout.protectionEntryOffset(address));
+        if (ProtectionTableLayout.owner(entry) != nicPid || ProtectionTableLayout.lockCount(entry) == 0)
+        {
+            return Doorbell.PROTECTION;
+        }
+        return 0;
+    }
+}

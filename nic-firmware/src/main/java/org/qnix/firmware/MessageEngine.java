@@ -1,0 +1,946 @@
+package org.qnix.firmware;
+
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.collections.IntArrayQueue;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.CommandQueueLayout;
+import org.qnix.abi.ContextLayout;
+import org.qnix.abi.Doorbell;
+import org.qnix.abi.Futex;
+import org.qnix.abi.HostProcessStructuresLayout;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.PacketHeader;
+import org.qnix.abi.ProcessCommand;
+import org.qnix.abi.ProcessTableLayout;
+import org.qnix.abi.SystemMessage;
+import org.qnix.abi.VniLayout;
+import org.qnix.abi.WireMessageType;
+
+/**
+ * The user-message path of the NIC control program (thesis 3.5 and 3.5.2): reading process Command
+ * Queues, the double-level round robin that injects one data packet per TX, the Permission_Request /
+ * Permission_Reply flow control, staging in NIC managed memory, and delivery through Descriptor Maps
+ * into receive buffers, ending with the doorbells the processes poll.
+ *
+ * <p>Everything a process wrote (commands, contexts, page tables) and everything on the wire is
+ * untrusted: a bad one completes its operation with an error doorbell or is counted and dropped. The
+ * path from a command to a doorbell allocates nothing: operations, transfers and maps are made when a
+ * Process Table entry is first used and reused after.
+ */
+final class MessageEngine
+{
+    /** How often a send still waiting for permission asks again (thesis 3.2, Reliability). */
+    static final long PERMISSION_RETRY_MS = 1;
+    /** Transfers this NIC can have granted at once; data packets carry the index in 16 bits. */
+    static final int TRANSFER_HANDLES = 4096;
+    static final int OPERATION_SLOT_BITS = 20;
+    private static final int RECENT_OPERATIONS = 256;
+
+    private final ClusterParameters params;
+    private final NicSdramLayout layout;
+    private final VniLayout vni;
+    private final AtomicBuffer sdram;
+    private final AtomicBuffer host;
+    private final NicCoordinates self;
+    private final int selfIndex;
+    private final Wire wire;
+    private final NicCounters counters;
+    private final EpochClock clock;
+    private final NameTable names;
+    private final ContextReader contexts;
+    private final StagingMemory staging;
+    private final ProcessSlot[] slots;
+    private final SendOperation[] sendsBySlot;
+    private final Transfer[] transfers = new Transfer[TRANSFER_HANDLES];
+    private final IntArrayQueue freeHandles = new IntArrayQueue(TRANSFER_HANDLES, -1);
+    private final Long2ObjectHashMap<Transfer>[] liveTransfers;
+    private final RecentOperations[] recentTransfers;
+    private final int pageSize;
+    private final int contextCount;
+    private final int commandEntries;
+    private final UnsafeBuffer systemPacket =
+        new UnsafeBuffer(new byte[PacketHeader.LENGTH + SystemMessage.MAX_PAYLOAD_LENGTH]);
+    private final PacketHeader outHeader = new PacketHeader().wrap(systemPacket, 0);
+    private final PacketHeader dataHeader = new PacketHeader();
+    private long operationSequence;
+    private int txCursor;
+    private int commandCursor;
+
+    @SuppressWarnings("unchecked")
+    MessageEngine(final NodeImage image, final Wire wire, final NicCounters counters, final EpochClock clock,
+        final NameTable names)
+    {
+        this.params = image.parameters();
+        this.layout = image.sdramLayout();
+        this.vni = layout.vni();
+        this.sdram = image.sdram();
+        this.host = image.hostMemory();
+        this.self = image.node();
+        this.selfIndex = self.index(params.torusWidth());
+        this.wire = wire;
+        this.counters = counters;
+        this.clock = clock;
+        this.names = names;
+        this.contexts = new ContextReader(sdram, layout);
+        this.pageSize = params.pageSize();
+        this.contextCount = params.contextsPerProcess();
+        this.commandEntries = params.commandQueueEntries();
+        this.staging = new StagingMemory(
+            layout.managedMemoryOffset(), layout.managedMemoryLength(), pageSize, counters.stagingBytesInUse);
+        if ((long)params.maxProcessesPerNic() * contextCount > 1 << OPERATION_SLOT_BITS)
+        {
+            throw new IllegalArgumentException("P x M = " + params.maxProcessesPerNic() * contextCount +
+                " send contexts per NIC exceed " + (1 << OPERATION_SLOT_BITS));
+        }
+        slots = new ProcessSlot[params.maxProcessesPerNic()];
+        sendsBySlot = new SendOperation[params.maxProcessesPerNic() * contextCount];
+        for (int h = 0; h < TRANSFER_HANDLES; h++)
+        {
+            transfers[h] = new Transfer(h);
+            freeHandles.addInt(h);
+        }
+        liveTransfers = new Long2ObjectHashMap[params.nodeCount()];
+        recentTransfers = new RecentOperations[params.nodeCount()];
+        for (int n = 0; n < params.nodeCount(); n++)
+        {
+            liveTransfers[n] = new Long2ObjectHashMap<>();
+        }
+        outHeader.receiverPid(0).senderPid(0).source(self.packed()).counter(0);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Process Table entries coming and going (New_Process, Delete_Process)
+    // ---------------------------------------------------------------------------------------------
+
+    /** A process now lives in Process Table entry {@code index}: its queues start empty. */
+    void activate(final int index, final int ai, final int pi)
+    {
+        ProcessSlot slot = slots[index];
+        if (null == slot)
+        {
+            slot = new ProcessSlot(index, contextCount, params.descriptorsPerRegion(), index * contextCount);
+            for (int c = 0; c < contextCount; c++)
+            {
+                sendsBySlot[slot.sends[c].slot] = slot.sends[c];
+            }
+            slots[index] = slot;
+        }
+        final int entry = (int)layout.processEntryOffset(index);
+        slot.aiName = ai;
+        slot.piName = pi;
+        // Written by the driver at registration step 5, before it posted New_Process.
+        slot.sendDoorbells = sdram.getLong(entry + ProcessTableLayout.SEND_DOORBELLS_OFFSET);
+        slot.receiveDoorbells = sdram.getLong(entry + ProcessTableLayout.RECEIVE_DOORBELLS_OFFSET);
+        slot.commandQueueHeadAddress = sdram.getLong(entry + ProcessTableLayout.PROCESS_CQ_HEAD_OFFSET);
+        slot.commandHead = 0;
+        slot.commandHeadPublished = 0;
+        slot.commandsSinceHeadUpdate = 0;
+        slot.active = true;
+    }
+
+    /**
+     * The process of entry {@code index} is being deleted (DESIGN.md 8, item 12): its operations are
+     * dropped without doorbells (its Host Process Structures page goes back to the driver) and its
+     * staging space is freed.
+     */
+    void deactivate(final int index)
+    {
+        final ProcessSlot slot = slots[index];
+        if (null == slot || !slot.active)
+        {
+            return;
+        }
+        slot.active = false;
+        for (final SendOperation op : slot.sends)
+        {
+            if (op.active)
+            {
+                slot.dequeue(op);
+                op.active = false;
+            }
+        }
+        for (final ReceiveOperation op : slot.receives)
+        {
+            if (op.active)
+            {
+                if (null == op.transfer)
+                {
+                    slot.unpost(op);
+                }
+                else
+                {
+                    release(op.transfer, false);
+                }
+                op.transfer = null;
+                op.active = false;
+            }
+        }
+        Transfer staged;
+        while (null != (staged = slot.firstStaged()))
+        {
+            slot.unstage(staged);
+            release(staged, false);
+        }
+    }
+
+    /**
+     * A process somewhere was deleted (DESIGN.md 8, item 12): sends to it and receives waiting on it
+     * complete with Peer Gone; its unfinished staged messages are freed. Messages it finished sending
+     * stay deliverable.
+     */
+    void peerDeleted(final int nodeIndex, final int nicPid, final int ai, final int pi)
+    {
+        for (final ProcessSlot slot : slots)
+        {
+            if (null == slot || !slot.active)
+            {
+                continue;
+            }
+            for (final SendOperation op : slot.sends)
+            {
+                if (op.active && op.destinationNode == nodeIndex && op.destinationPid == nicPid)
+                {
+                    slot.dequeue(op);
+                    completeSend(slot, op, Doorbell.PEER_GONE);
+                }
+            }
+            for (final ReceiveOperation op : slot.receives)
+            {
+                if (!op.active)
+                {
+                    continue;
+                }
+                final Transfer t = op.transfer;
+                if (null != t)
+                {
+                    if (t.sourceNode == nodeIndex && t.senderPid == nicPid && !t.complete())
+                    {
+                        completeReceive(slot, op, Doorbell.PEER_GONE);
+                    }
+                }
+                else if (op.senderAi == ai && op.senderPi == pi)
+                {
+                    slot.unpost(op);
+                    completeReceive(slot, op, Doorbell.PEER_GONE);
+                }
+            }
+            Transfer t = slot.firstStaged();
+            while (null != t)
+            {
+                final Transfer next = t.next;
+                if (t.sourceNode == nodeIndex && t.senderPid == nicPid && !t.complete())
+                {
+                    slot.unstage(t);
+                    release(t, false);
+                }
+                t = next;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // TX steps 5-6: one command from the next process Command Queue
+    // ---------------------------------------------------------------------------------------------
+
+    int readCommand()
+    {
+        final int processes = slots.length;
+        for (int n = 0; n < processes; n++)
+        {
+            final int index = (commandCursor + n) % processes;
+            final ProcessSlot slot = slots[index];
+            if (null == slot || !slot.active)
+            {
+                continue;
+            }
+            final int entry = (int)(layout.vniOffset(index) + vni.commandOffset(slot.commandHead));
+            // Writer: the owner process, which publishes the Command field last.
+            final int command = sdram.getIntVolatile(entry + CommandQueueLayout.COMMAND_OFFSET);
+            if (ProcessCommand.NONE == command)
+            {
+                if (slot.commandHeadPublished != slot.commandHead)
+                {
+                    publishCommandHead(slot);
+                }
+                continue;
+            }
+            // Thesis 3.5, de-registration step 1: an entry whose PID the driver cleared is not served.
+            if (0 == sdram.getIntVolatile((int)layout.processEntryOffset(index) + ProcessTableLayout.PID_OFFSET))
+            {
+                continue;
+            }
+            final int context = sdram.getInt(entry + CommandQueueLayout.CONTEXT_OFFSET);
+            sdram.putIntRelease(entry + CommandQueueLayout.COMMAND_OFFSET, ProcessCommand.NONE);
+            slot.commandHead = (slot.commandHead + 1) % commandEntries;
+            if (++slot.commandsSinceHeadUpdate == NicControlProgram.HEAD_UPDATE_INTERVAL)
+            {
+                publishCommandHead(slot);
+            }
+            commandCursor = (index + 1) % processes;
+            counters.commands.increment();
+            execute(slot, command, context);
+            return 1;
+        }
+        return 0;
+    }
+
+    private void publishCommandHead(final ProcessSlot slot)
+    {
+        // Reader: the owner process, checking for room in its Command Queue (thesis 3.3.2).
+        host.putIntRelease((int)slot.commandQueueHeadAddress, slot.commandHead);
+        slot.commandHeadPublished = slot.commandHead;
+        slot.commandsSinceHeadUpdate = 0;
+    }
+
+    private void execute(final ProcessSlot slot, final int command, final int context)
+    {
+        if (context < 0 || context >= contextCount)
+        {
+            // No doorbell belongs to a context that does not exist.
+            counters.commandsRejected.increment();
+            return;
+        }
+        switch (command)
+        {
+            case ProcessCommand.SEND:
+            case ProcessCommand.SEND_SHORT:
+                startSend(slot, slot.sends[context], command);
+                break;
+
+            case ProcessCommand.RECEIVE:
+                postReceive(slot, slot.receives[context]);
+                break;
+
+            default:
+                counters.commandsRejected.increment();
+                if (!slot.sends[context].active)
+                {
+                    ring(slot.sendDoorbells, context, Doorbell.BAD_COMMAND);
+                    counters.errorCompletions.increment();
+                }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Send and Send_Short (thesis 3.5.2, steps 1-3)
+    // ---------------------------------------------------------------------------------------------
+
+    private void startSend(final ProcessSlot slot, final SendOperation op, final int command)
+    {
+        if (op.active)
+        {
+            // The context is still in use by an earlier operation, which keeps its doorbell.
+            counters.commandsRejected.increment();
+            return;
+        }
+        final int context = contexts.sendContextAddress(slot.index, op.context);
+        op.command = command;
+        op.doorbellFlag = 0 != sdram.getInt(context + ContextLayout.DOORBELL_FLAG_OFFSET);
+        op.receiverAi = sdram.getInt(context + ContextLayout.PEER_AI_OFFSET);
+        op.receiverPi = sdram.getInt(context + ContextLayout.PEER_PI_OFFSET);
+        op.tag = sdram.getInt(context + ContextLayout.TAG_OFFSET);
+        final int length = contexts.length(context);
+        if (length < 0 || ProcessCommand.SEND_SHORT == command && length > params.shortThreshold())
+        {
+            completeSend(slot, op, Doorbell.BAD_CONTEXT);
+            return;
+        }
+        op.length = length;
+        if (ProcessCommand.SEND_SHORT == command)
+        {
+            op.buffer.clear();
+            op.firstPacketLength = length;
+        }
+        else
+        {
+            final int check = contexts.readBuffer(slot.index, slot.nicPid, context,
+                contexts.sendRegionAddress(slot.index, op.context), length, op.buffer);
+            if (0 != check)
+            {
+                completeSend(slot, op, check);
+                return;
+            }
+            op.firstPacketLength = op.buffer.firstLength;
+        }
+        op.packets = MessageGeometry.packets(length, op.firstPacketLength, pageSize);
+        if (op.packets < 0 || op.packets > 0xFFFF)
+        {
+            completeSend(slot, op, Doorbell.BAD_CONTEXT);
+            return;
+        }
+
+        // Step 2.4: the receiver's NIC and PID from the Name Table.
+        final NameTable.Entry receiver = names.lookup(op.receiverAi, op.receiverPi);
+        if (null == receiver)
+        {
+            completeSend(slot, op, Doorbell.PEER_GONE);
+            return;
+        }
+        op.destinationNode = receiver.node.index(params.torusWidth());
+        op.destinationPid = receiver.nicPid;
+        op.nextPacket = 0;
+        op.permitted = false;
+        op.transferHandle = -1;
+        op.operationId = (++operationSequence << OPERATION_SLOT_BITS) | op.slot;
+        op.active = true;
+
+        // Step 3.
+        slot.enqueue(op);
+        requestPermission(slot, op);
+    }
+
+    private void requestPermission(final ProcessSlot slot, final SendOperation op)
+    {
+        op.lastRequestMs = clock.time();
+        final int p = PacketHeader.LENGTH;
+        systemPacket.putInt(p + SystemMessage.REQUEST_RECEIVER_PID_OFFSET, op.destinationPid);
+        systemPacket.putInt(p + SystemMessage.REQUEST_SENDER_PID_OFFSET, slot.nicPid);
+        systemPacket.putInt(p + SystemMessage.REQUEST_TAG_OFFSET, op.tag);
+        systemPacket.putInt(p + SystemMessage.REQUEST_MESSAGE_LENGTH_OFFSET, op.length);
+        systemPacket.putInt(p + SystemMessage.REQUEST_FIRST_PACKET_LENGTH_OFFSET, op.firstPacketLength);
+        systemPacket.putInt(p + SystemMessage.REQUEST_PACKETS_OFFSET, op.packets);
+        systemPacket.putLong(p + SystemMessage.REQUEST_OPERATION_OFFSET, op.operationId);
+        systemPacket.putInt(p + SystemMessage.REQUEST_SENDER_AI_OFFSET, slot.aiName);
+        systemPacket.putInt(p + SystemMessage.REQUEST_SENDER_PI_OFFSET, slot.piName);
+        sendSystemMessage(op.destinationNode, SystemMessage.PERMISSION_REQUEST, SystemMessage.PERMISSION_REQUEST_LENGTH);
+        counters.permissionRequestsSent.increment();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // TX steps 1-4 and 7: one data packet, double-level round robin
+    // ---------------------------------------------------------------------------------------------
+
+    int injectPacket()
+    {
+        if (!wire.outboxEmpty())
+        {
+            // Data never overtakes a waiting system message (a repeated request must not arrive
+            // after the data it asked for).
+            return 0;
+        }
+        final long now = clock.time();
+        int work = 0;
+        final int processes = slots.length;
+        for (int n = 0; n < processes; n++)
+        {
+            final int index = (txCursor + n) % processes;
+            final ProcessSlot slot = slots[index];
+            if (null == slot || !slot.active || !slot.hasSends())
+            {
+                continue;
+            }
+            // Step 2: the first send with permission; the others ask again and go to the tail.
+            for (int k = slot.sendCount(); k > 0; k--)
+            {
+                final SendOperation op = slot.firstSend();
+                if (!op.permitted)
+                {
+                    if (now - op.lastRequestMs >= PERMISSION_RETRY_MS)
+                    {
+                        requestPermission(slot, op);
+                        work++;
+                    }
+                    slot.rotate();
+                    continue;
+                }
+                if (!op.finished() && !sendPacket(slot, op))
+                {
+                    // The destination FIFO is full: leave the packet where it is, go on to RX.
+                    return work;
+                }
+                // Step 7, and the first level of the round robin: this process goes to the tail.
+                txCursor = (index + 1) % processes;
+                if (op.finished())
+                {
+                    slot.dequeue(op);
+                    completeSend(slot, op, Doorbell.DONE);
+                }
+                else
+                {
+                    slot.rotate();
+                }
+                return work + 1;
+            }
+        }
+        return work;
+    }
+
+    /** Steps 3-4: header and payload straight into the destination FIFO. @return false if it is full. */
+    private boolean sendPacket(final ProcessSlot slot, final SendOperation op)
+    {
+        final int packet = op.nextPacket;
+        final int length = MessageGeometry.packetLength(packet, op.length, op.firstPacketLength, pageSize);
+        final int claimed = wire.claim(op.destinationNode, WireMessageType.DATA_PACKET, PacketHeader.LENGTH + length);
+        if (claimed < 0)
+        {
+            counters.packetsDeferred.increment();
+            return false;
+        }
+        final AtomicBuffer fifo = wire.fifoBuffer(op.destinationNode);
+        dataHeader.wrap(fifo, claimed)
+            .destination(NicCoordinates.packedOfIndex(op.destinationNode, params.torusWidth()))
+            .receiverPid(op.destinationPid)
+            .source(self.packed())
+            .senderPid(slot.nicPid)
+            .contextTag(op.transferHandle)
+            .packetLength(length)
+            .counter(packet);
+        final int payload = claimed + PacketHeader.LENGTH;
+        if (ProcessCommand.SEND_SHORT == op.command)
+        {
+            // Programmed I/O: the data is in the Context Region.
+            fifo.putBytes(payload, sdram, contexts.sendRegionAddress(slot.index, op.context), length);
+        }
+        else
+        {
+            // The emulated DMA read from the sender's locked page.
+            final int offset = MessageGeometry.offset(packet, op.firstPacketLength, pageSize);
+            fifo.putBytes(payload, host, (int)op.buffer.address(offset, pageSize), length);
+        }
+        wire.commit(op.destinationNode, claimed);
+        op.nextPacket = packet + 1;
+        counters.dataPacketsSent.increment();
+        counters.packetsSent.increment();
+        counters.dataBytesSent.getAndAddRelease(length);
+        return true;
+    }
+
+    private void completeSend(final ProcessSlot slot, final SendOperation op, final int status)
+    {
+        op.active = false;
+        op.permitted = false;
+        if (Doorbell.DONE == status)
+        {
+            counters.sendsCompleted.increment();
+        }
+        else
+        {
+            counters.errorCompletions.increment();
+        }
+        ring(slot.sendDoorbells, op.context, Doorbell.DONE == status && !op.doorbellFlag ? Doorbell.FREE : status);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Receive (thesis 3.5.2, steps 1-7)
+    // ---------------------------------------------------------------------------------------------
+
+    private void postReceive(final ProcessSlot slot, final ReceiveOperation op)
+    {
+        if (op.active)
+        {
+            counters.commandsRejected.increment();
+            return;
+        }
+        final int context = contexts.receiveContextAddress(slot.index, op.context);
+        op.doorbellFlag = 0 != sdram.getInt(context + ContextLayout.DOORBELL_FLAG_OFFSET);
+        op.senderAi = sdram.getInt(context + ContextLayout.PEER_AI_OFFSET);
+        op.senderPi = sdram.getInt(context + ContextLayout.PEER_PI_OFFSET);
+        op.tag = sdram.getInt(context + ContextLayout.TAG_OFFSET);
+        op.transfer = null;
+        final int capacity = contexts.length(context);
+        if (capacity < 0 || (ContextLayout.ANY == op.senderAi) != (ContextLayout.ANY == op.senderPi))
+        {
+            completeReceive(slot, op, Doorbell.BAD_CONTEXT);
+            return;
+        }
+        final int check = contexts.readBuffer(slot.index, slot.nicPid, context,
+            contexts.receiveRegionAddress(slot.index, op.context), capacity, op.buffer);
+        if (0 != check)
+        {
+            completeReceive(slot, op, check);
+            return;
+        }
+        op.active = true;
+
+        // Steps 1 and 4-7: a message already staged for it, the oldest first.
+        for (Transfer t = slot.firstStaged(); null != t; t = t.next)
+        {
+            if (op.matches(t.senderAi, t.senderPi, t.tag))
+            {
+                slot.unstage(t);
+                attachStaged(slot, op, t);
+                return;
+            }
+        }
+        if (ContextLayout.ANY != op.senderAi && null == names.lookup(op.senderAi, op.senderPi))
+        {
+            // Nobody of that name is registered: nothing could ever match.
+            completeReceive(slot, op, Doorbell.PEER_GONE);
+            return;
+        }
+        // Steps 2-3.
+        slot.post(op);
+    }
+
+    /** DESIGN.md 8, item 4: staged packets go to the user buffer, the staging space is freed. */
+    private void attachStaged(final ProcessSlot slot, final ReceiveOperation op, final Transfer t)
+    {
+        op.map.build(op.buffer, t.length, t.firstPacketLength, t.packets, pageSize);
+        op.transfer = t;
+        t.receive = op;
+        for (int packet = 0; packet < t.packetsArrived; packet++)
+        {
+            final int source = (int)(t.stagingOffset + MessageGeometry.offset(packet, t.firstPacketLength, pageSize));
+            deliver(op.map, packet, sdram, source);
+        }
+        if (t.stagingLength > 0)
+        {
+            staging.free(t.stagingOffset, t.stagingLength);
+            t.stagingLength = 0;
+        }
+        if (t.complete())
+        {
+            completeReceive(slot, op, Doorbell.DONE);
+        }
+    }
+
+    /** Moves one packet's bytes to the one or two receive Descriptors its map entry names. */
+    private void deliver(final DescriptorMap map, final int packet, final DirectBuffer source, final int offset)
+    {
+        final int first = map.firstLength[packet];
+        if (first > 0)
+        {
+            host.putBytes((int)map.firstAddress[packet], source, offset, first);
+        }
+        final int second = map.secondLength[packet];
+        if (second > 0)
+        {
+            host.putBytes((int)map.secondAddress[packet], source, offset + first, second);
+        }
+    }
+
+    /**
+     * RX step 4 and Receive step 7: completion fields, then the doorbell (DESIGN.md 8, item 3). A
+     * message longer than the buffer completes Truncated with its prefix delivered.
+     */
+    private void completeReceive(final ProcessSlot slot, final ReceiveOperation op, final int status)
+    {
+        int result = status;
+        final Transfer t = op.transfer;
+        if (null != t)
+        {
+            final int context = contexts.receiveContextAddress(slot.index, op.context);
+            sdram.putInt(context + ContextLayout.SOURCE_AI_OFFSET, t.senderAi);
+            sdram.putInt(context + ContextLayout.SOURCE_PI_OFFSET, t.senderPi);
+            sdram.putInt(context + ContextLayout.SOURCE_TAG_OFFSET, t.tag);
+            sdram.putLong(context + ContextLayout.COMPLETION_LENGTH_OFFSET, t.length);
+            if (Doorbell.DONE == status && t.length > op.buffer.length)
+            {
+                result = Doorbell.TRUNCATED;
+            }
+            release(t, Doorbell.DONE == status);
+            op.transfer = null;
+        }
+        op.active = false;
+        if (Doorbell.DONE == result)
+        {
+            counters.receivesCompleted.increment();
+        }
+        else
+        {
+            counters.errorCompletions.increment();
+        }
+        ring(slot.receiveDoorbells, op.context, Doorbell.DONE == result && !op.doorbellFlag ? Doorbell.FREE : result);
+    }
+
+    /** Frees a transfer's handle and staging space. */
+    private void release(final Transfer t, final boolean delivered)
+    {
+        if (!t.active)
+        {
+            return;
+        }
+        if (t.stagingLength > 0)
+        {
+            staging.free(t.stagingOffset, t.stagingLength);
+            t.stagingLength = 0;
+        }
+        liveTransfers[t.sourceNode].remove(t.operationId);
+        if (delivered)
+        {
+            recent(t.sourceNode).add(t.operationId);
+        }
+        if (null != t.receive)
+        {
+            t.receive.transfer = null;
+            t.receive = null;
+        }
+        t.active = false;
+        freeHandles.addInt(t.handle);
+    }
+
+    private RecentOperations recent(final int node)
+    {
+        RecentOperations recent = recentTransfers[node];
+        if (null == recent)
+        {
+            recent = new RecentOperations(RECENT_OPERATIONS);
+            recentTransfers[node] = recent;
+        }
+        return recent;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // System messages: Permission_Request and Permission_Reply (thesis 3.5.1)
+    // ---------------------------------------------------------------------------------------------
+
+    void onPermissionRequest(final int sourceNode, final DirectBuffer buffer, final int payload)
+    {
+        counters.permissionRequestsReceived.increment();
+        final int receiverPid = buffer.getInt(payload + SystemMessage.REQUEST_RECEIVER_PID_OFFSET);
+        final int senderPid = buffer.getInt(payload + SystemMessage.REQUEST_SENDER_PID_OFFSET);
+        final long operationId = buffer.getLong(payload + SystemMessage.REQUEST_OPERATION_OFFSET);
+        final int length = buffer.getInt(payload + SystemMessage.REQUEST_MESSAGE_LENGTH_OFFSET);
+        final int firstPacketLength = buffer.getInt(payload + SystemMessage.REQUEST_FIRST_PACKET_LENGTH_OFFSET);
+        final int packets = buffer.getInt(payload + SystemMessage.REQUEST_PACKETS_OFFSET);
+
+        final int index = ProcessTableLayout.index(receiverPid);
+        final ProcessSlot slot = index >= 0 && index < slots.length ? slots[index] : null;
+        if (null == slot || !slot.active)
+        {
+            reply(sourceNode, receiverPid, senderPid, operationId, Doorbell.PEER_GONE, 0);
+            return;
+        }
+        final Transfer live = liveTransfers[sourceNode].get(operationId);
+        if (null != live)
+        {
+            // DESIGN.md 8, item 2: answered again, never granted twice.
+            counters.permissionDuplicates.increment();
+            reply(sourceNode, receiverPid, senderPid, operationId, Doorbell.DONE, live.handle);
+            return;
+        }
+        if (null != recentTransfers[sourceNode] && recentTransfers[sourceNode].contains(operationId))
+        {
+            counters.permissionDuplicates.increment();
+            return;
+        }
+        if (length < 0 || length > params.maxMessageBytes() || senderPid < 1 ||
+            packets != MessageGeometry.packets(length, firstPacketLength, pageSize))
+        {
+            counters.systemMessagesRejected.increment();
+            reply(sourceNode, receiverPid, senderPid, operationId, Doorbell.BAD_CONTEXT, 0);
+            return;
+        }
+        if (freeHandles.isEmpty())
+        {
+            counters.permissionRequestsUnanswered.increment();
+            return;
+        }
+
+        final int senderAi = buffer.getInt(payload + SystemMessage.REQUEST_SENDER_AI_OFFSET);
+        final int senderPi = buffer.getInt(payload + SystemMessage.REQUEST_SENDER_PI_OFFSET);
+        final int tag = buffer.getInt(payload + SystemMessage.REQUEST_TAG_OFFSET);
+        ReceiveOperation match = null;
+        for (ReceiveOperation op = slot.firstPosted(); null != op; op = op.next)
+        {
+            if (op.matches(senderAi, senderPi, tag))
+            {
+                match = op;
+                break;
+            }
+        }
+        long stagingAddress = 0;
+        if (null == match && length > 0)
+        {
+            stagingAddress = staging.allocate(length);
+            if (stagingAddress < 0)
+            {
+                // No room: no reply. The sender asks again until staging space frees up.
+                counters.permissionRequestsUnanswered.increment();
+                return;
+            }
+        }
+
+        final Transfer t = transfers[freeHandles.pollInt()];
+        t.active = true;
+        t.receiverIndex = index;
+        t.sourceNode = sourceNode;
+        t.senderPid = senderPid;
+        t.operationId = operationId;
+        t.senderAi = senderAi;
+        t.senderPi = senderPi;
+        t.tag = tag;
+        t.length = length;
+        t.firstPacketLength = firstPacketLength;
+        t.packets = packets;
+        t.packetsArrived = 0;
+        t.receive = null;
+        t.stagingOffset = stagingAddress;
+        t.stagingLength = null == match ? length : 0;
+        liveTransfers[sourceNode].put(operationId, t);
+
+        if (null != match)
+        {
+            // Steps 1-3: the Descriptor Map of the posted receive.
+            slot.unpost(match);
+            match.map.build(match.buffer, length, firstPacketLength, packets, pageSize);
+            match.transfer = t;
+            t.receive = match;
+        }
+        else
+        {
+            slot.stage(t);
+            counters.messagesStaged.increment();
+        }
+        reply(sourceNode, receiverPid, senderPid, operationId, Doorbell.DONE, t.handle);
+        if (null != match && t.complete())
+        {
+            completeReceive(slot, match, Doorbell.DONE);
+        }
+    }
+
+    private void reply(final int node, final int receiverPid, final int senderPid, final long operationId,
+        final int status, final int handle)
+    {
+        final int p = PacketHeader.LENGTH;
+        systemPacket.putInt(p + SystemMessage.REPLY_RECEIVER_PID_OFFSET, receiverPid);
+        systemPacket.putInt(p + SystemMessage.REPLY_SENDER_PID_OFFSET, senderPid);
+        systemPacket.putLong(p + SystemMessage.REPLY_OPERATION_OFFSET, operationId);
+        systemPacket.putInt(p + SystemMessage.REPLY_STATUS_OFFSET, status);
+        systemPacket.putInt(p + SystemMessage.REPLY_HANDLE_OFFSET, handle);
+        sendSystemMessage(node, SystemMessage.PERMISSION_REPLY, SystemMessage.PERMISSION_REPLY_LENGTH);
+    }
+
+    void onPermissionReply(final DirectBuffer buffer, final int payload)
+    {
+        final long operationId = buffer.getLong(payload + SystemMessage.REPLY_OPERATION_OFFSET);
+        final int status = buffer.getInt(payload + SystemMessage.REPLY_STATUS_OFFSET);
+        final int handle = buffer.getInt(payload + SystemMessage.REPLY_HANDLE_OFFSET);
+        final int slotIndex = (int)(operationId & ((1 << OPERATION_SLOT_BITS) - 1));
+        final SendOperation op = slotIndex < sendsBySlot.length ? sendsBySlot[slotIndex] : null;
+        if (null == op || !op.active || op.operationId != operationId || op.permitted)
+        {
+            // Thesis 3.2: a permission that arrives more than once is discarded.
+            counters.permissionDuplicates.increment();
+            return;
+        }
+        final ProcessSlot slot = slots[op.processIndex];
+        if (Doorbell.DONE != status)
+        {
+            slot.dequeue(op);
+            completeSend(slot, op, Doorbell.isError(status) ? status : Doorbell.BAD_CONTEXT);
+            return;
+        }
+        if (handle < 0 || handle >= TRANSFER_HANDLES)
+        {
+            counters.systemMessagesRejected.increment();
+            return;
+        }
+        op.permitted = true;
+        op.transferHandle = handle;
+        // Send_Short does not wait for its turn (thesis 3.5.2), and an empty message has no packet.
+        if (ProcessCommand.SEND_SHORT == op.command || op.finished())
+        {
+            if (op.finished() || sendPacket(slot, op) && op.finished())
+            {
+                slot.dequeue(op);
+                completeSend(slot, op, Doorbell.DONE);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // RX steps 1-2 and 4: a data packet
+    // ---------------------------------------------------------------------------------------------
+
+    void onDataPacket(final PacketHeader header, final MutableDirectBuffer buffer, final int index)
+    {
+        final int handle = header.contextTag();
+        final Transfer t = handle < TRANSFER_HANDLES ? transfers[handle] : null;
+        final int sourceNode = NicCoordinates.indexOfPacked(header.source(), params.torusWidth());
+        if (null == t || !t.active || t.sourceNode != sourceNode || t.senderPid != header.senderPid() ||
+            ProcessTableLayout.nicPid(t.receiverIndex) != header.receiverPid())
+        {
+            // DESIGN.md 8, item 11: cannot happen while flow control is right; counted, never delivered.
+            counters.packetsDropped.increment();
+            return;
+        }
+        final int packet = header.counter();
+        final int length = header.packetLength();
+        if (packet != t.packetsArrived || packet >= t.packets ||
+            length != MessageGeometry.packetLength(packet, t.length, t.firstPacketLength, pageSize))
+        {
+            counters.packetsDropped.increment();
+            return;
+        }
+        final int payload = index + PacketHeader.LENGTH;
+        final ReceiveOperation receive = t.receive;
+        if (null != receive)
+        {
+            deliver(receive.map, packet, buffer, payload);
+        }
+        else
+        {
+            sdram.putBytes((int)(t.stagingOffset + MessageGeometry.offset(packet, t.firstPacketLength, pageSize)),
+                buffer, payload, length);
+        }
+        t.packetsArrived = packet + 1;
+        counters.dataPacketsReceived.increment();
+        counters.dataBytesReceived.getAndAddRelease(length);
+        if (null != receive && t.complete())
+        {
+            completeReceive(slots[t.receiverIndex], receive, Doorbell.DONE);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Doorbells and system messages
+    // ---------------------------------------------------------------------------------------------
+
+    /**
+     * Writes a doorbell with release semantics (the process reads it with acquire) and, if the process
+     * sleeps on it, wakes it: the emulated interrupt (DESIGN.md 5).
+     */
+    private void ring(final long doorbellArray, final int context, final int value)
+    {
+        final int address = (int)(doorbellArray + (long)context * HostProcessStructuresLayout.DOORBELL_LENGTH);
+        // Reader: the owner process polling this doorbell (qx_poll_for_send / qx_poll_for_receive). A
+        // volatile write, not just release: with the process's volatile write of Waiters before its
+        // last look, one of the two always sees the other (no lost wake-up).
+        host.putIntVolatile(address + HostProcessStructuresLayout.DOORBELL_VALUE_OFFSET, value);
+        if (0 != host.getIntVolatile(address + HostProcessStructuresLayout.DOORBELL_WAITERS_OFFSET))
+        {
+            Futex.wakeAll(host.addressOffset() + address + HostProcessStructuresLayout.DOORBELL_VALUE_OFFSET);
+            counters.doorbellWakeups.increment();
+        }
+    }
+
+    private void sendSystemMessage(final int nodeIndex, final int code, final int payloadLength)
+    {
+        outHeader
+            .destination(NicCoordinates.packedOfIndex(nodeIndex, params.torusWidth()))
+            .contextTag(code)
+            .packetLength(payloadLength);
+        if (!wire.send(nodeIndex, WireMessageType.SYSTEM_MESSAGE, systemPacket, 0, PacketHeader.LENGTH + payloadLength))
+        {
+            counters.packetsDeferred.increment();
+        }
+        counters.systemMessagesSent.increment();
+        counters.packetsSent.increment();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Inspection (tests, debugger)
+    // ---------------------------------------------------------------------------------------------
+
+    long stagingBytesInUse()
+    {
+        return staging.bytesInUse();
+    }
+
+    int activeTransfers()
+    {
+        return TRANSFER_HANDLES - freeHandles.size();
+    }
+
+    ProcessSlot slot(final int index)
+    {
+        return slots[index];
+    }
+}

@@ -1,0 +1,211 @@
+package org.qnix.firmware;
+
+/**
+ * The NIC's working state for one Process Table entry (thesis 3.3.3, Figure 4): where its Command
+ * Queue is read, its second-level Packet Scheduling Queue of pending sends, and its Receive Table
+ * (receives it posted that wait for a message, and messages staged for it that wait for a receive).
+ * The Send and Receive operation objects, one per Context, are made the first time the entry is used
+ * and reused by every later process in it.
+ */
+final class ProcessSlot
+{
+    final int index;
+    final int nicPid;
+    final SendOperation[] sends;
+    final ReceiveOperation[] receives;
+
+    boolean active;
+    int aiName;
+    int piName;
+    long sendDoorbells;
+    long receiveDoorbells;
+    long commandQueueHeadAddress;
+    int commandHead;
+    int commandHeadPublished;
+    int commandsSinceHeadUpdate;
+
+    /** Second-level Scheduling Queue: a circular order kept as a list rotated head to tail. */
+    private SendOperation sendHead;
+    private SendOperation sendTail;
+    private int sendCount;
+    /** Receives posted and not yet matched, in posting order. */
+    private ReceiveOperation postedHead;
+    private ReceiveOperation postedTail;
+    /** Staged messages, in order of their Permission_Request. */
+    private Transfer stagedHead;
+    private Transfer stagedTail;
+
+    ProcessSlot(final int index, final int contexts, final int descriptors, final int firstSendSlot)
+    {
+        this.index = index;
+        this.nicPid = index + 1;
+        sends = new SendOperation[contexts];
+        receives = new ReceiveOperation[contexts];
+        for (int c = 0; c < contexts; c++)
+        {
+            sends[c] = new SendOperation(index, c, firstSendSlot + c, descriptors);
+            receives[c] = new ReceiveOperation(index, c, descriptors);
+        }
+    }
+
+    // Scheduling Queue ----------------------------------------------------------------------------
+
+    boolean hasSends()
+    {
+        return null != sendHead;
+    }
+
+    int sendCount()
+    {
+        return sendCount;
+    }
+
+    SendOperation firstSend()
+    {
+        return sendHead;
+    }
+
+    void enqueue(final SendOperation op)
+    {
+        op.next = null;
+        op.previous = sendTail;
+        if (null == sendTail)
+        {
+            sendHead = op;
+        }
+        else
+        {
+            sendTail.next = op;
+        }
+        sendTail = op;
+        sendCount++;
+    }
+
+    void dequeue(final SendOperation op)
+    {
+        if (null == op.previous)
+        {
+            sendHead = op.next;
+        }
+        else
+        {
+            op.previous.next = op.next;
+        }
+        if (null == op.next)
+        {
+            sendTail = op.previous;
+        }
+        else
+        {
+            op.next.previous = op.previous;
+        }
+        op.next = null;
+        op.previous = null;
+        sendCount--;
+    }
+
+    /** Second-level round robin: the head goes to the tail. */
+    void rotate()
+    {
+        if (sendHead != sendTail)
+        {
+            final SendOperation op = sendHead;
+            dequeue(op);
+            enqueue(op);
+        }
+    }
+
+    // Posted receives -----------------------------------------------------------------------------
+
+    ReceiveOperation firstPosted()
+    {
+        return postedHead;
+    }
+
+    void post(final ReceiveOperation op)
+    {
+        op.next = null;
+        op.previous = postedTail;
+        if (null == postedTail)
+        {
+            postedHead = op;
+        }
+        else
+        {
+            postedTail.next = op;
+        }
+        postedTail = op;
+    }
+
+    void unpost(final ReceiveOperation op)
+    {
+        if (null == op.previous)
+        {
+            postedHead = op.next;
+        }
+        else
+        {
+            op.previous.next = op.next;
+        }
+        if (null == op.next)
+        {
+            postedTail = op.previous;
+        }
+        else
+        {
+            op.next.previous = op.previous;
+        }
+        op.next = null;
+        op.previous = null;
+    }
+
+    // Staged messages -----------------------------------------------------------------------------
+
+    Transfer firstStaged()
+    {
+        return stagedHead;
+    }
+
+    void stage(final Transfer transfer)
+    {
+        transfer.next = null;
+        transfer.previous = stagedTail;
+        if (null == stagedTail)
+        {
+            stagedHead = transfer;
+        }
+        else
+        {
+            stagedTail.next = transfer;
+        }
+        stagedTail = transfer;
+    }
+
+    void unstage(final Transfer transfer)
+    {
+        if (null == transfer.previous)
+        {
+            stagedHead = transfer.next;
+        }
+        else
+        {
+            transfer.previous.next = transfer.next;
+        }
+        if (null == transfer.next)
+        {
+            stagedTail = transfer.previous;
+        }
+        else
+        {
+            transfer.next.previous = transfer.previous;
+        }
+        transfer.next = null;
+        transfer.previous = null;
+    }
+
+    public String toString()
+    {
+        return "Process{index " + index + (active ? " (" + aiName + "," + piName + ")" : " free") + ", " + sendCount +
+            " sends scheduled}";
+    }
+}

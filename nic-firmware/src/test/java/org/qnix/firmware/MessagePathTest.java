@@ -1,0 +1,438 @@
+package org.qnix.firmware;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.ContextLayout;
+import org.qnix.abi.Doorbell;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.PacketHeader;
+import org.qnix.abi.ProcessCommand;
+import org.qnix.abi.ProcessName;
+import org.qnix.abi.SystemMessage;
+import org.qnix.abi.WireMessageType;
+
+/**
+ * Send, Send_Short and Receive through real node images on a 2x2 torus, stepped by hand (thesis 3.5,
+ * 3.5.1, 3.5.2): direct and staged delivery, alignment, truncation, protection, and the flow control
+ * with its permission protocol (DESIGN.md 8, items 2-4, 10-12).
+ */
+class MessagePathTest
+{
+    private static final int GROUP = 7;
+    private static final int PAGE = 1024;
+
+    @TempDir
+    Path base;
+
+    private SteppedCluster cluster;
+
+    @AfterEach
+    void tearDown()
+    {
+        if (null != cluster)
+        {
+            cluster.close();
+        }
+    }
+
+    private SteppedProcess[] start(final ClusterParameters params, final int... nodes)
+    {
+        cluster = new SteppedCluster(base, params);
+        final SteppedProcess[] processes = new SteppedProcess[nodes.length];
+        final int[] positions = new int[nodes.length];
+        for (int i = 0; i < nodes.length; i++)
+        {
+            processes[i] = new SteppedProcess(cluster, nodes[i], i, new ProcessName(GROUP, i));
+            processes[i].lockArea(1);
+            positions[i] = processes[i].register(GROUP, nodes.length);
+        }
+        cluster.settle();
+        for (int i = 0; i < nodes.length; i++)
+        {
+            assertEquals(Doorbell.DONE, cluster.driverDoorbell(nodes[i], positions[i]), "registration of " + i);
+        }
+        return processes;
+    }
+
+    private long counter(final int node, final String label)
+    {
+        final NicControlProgram nic = cluster.nics.get(node);
+        final org.agrona.concurrent.status.CountersReader reader = new org.agrona.concurrent.status.CountersReader(
+            nic.image().countersMetadata(), nic.image().countersValues());
+        final long[] value = { -1 };
+        reader.forEach((id, type, key, l) ->
+        {
+            if (l.equals(label))
+            {
+                value[0] = reader.getCounterValue(id);
+            }
+        });
+        return value[0];
+    }
+
+    private static void assertDelivered(final SteppedProcess to, final int toOffset, final int length, final int seed,
+        final String what)
+    {
+        for (int i = 0; i < length; i++)
+        {
+            if (SteppedProcess.pattern(seed, i) != to.areaByte(toOffset + i))
+            {
+                throw new AssertionError(what + ": byte " + i + " of " + length + " differs");
+            }
+        }
+    }
+
+    @Test
+    void directPathDeliversEveryByteAtEveryAlignment()
+    {
+        final SteppedProcess[] p = start(SteppedCluster.smallParameters(2, 2).build(), 0, 3);
+        final SteppedProcess sender = p[0];
+        final SteppedProcess receiver = p[1];
+        int seed = 1;
+        for (final int length : new int[] {0, 1, PAGE - 1, PAGE, PAGE + 1, 2 * PAGE + 5, 3 * PAGE})
+        {
+            for (final int senderOffset : new int[] {0, 1, PAGE - 3})
+            {
+                for (final int receiverOffset : new int[] {0, 1, PAGE - 3})
+                {
+                    seed++;
+                    final int to = 8 * PAGE + receiverOffset;
+                    sender.fill(senderOffset, length, seed);
+                    receiver.fill(to - 1, length + 2, 99);
+                    receiver.receiveContext(0, GROUP, 0, 5, to, length);
+                    receiver.post(ProcessCommand.RECEIVE, 0);
+                    cluster.settle();
+                    sender.sendContext(0, receiver.name, 5, senderOffset, length);
+                    sender.post(ProcessCommand.SEND, 0);
+                    cluster.settle();
+                    final String what = "length " + length + " from offset " + senderOffset + " to " + receiverOffset;
+                    assertEquals(Doorbell.DONE, sender.sendDoorbell(0), what);
+                    assertEquals(Doorbell.DONE, receiver.receiveDoorbell(0), what);
+                    assertDelivered(receiver, to, length, seed, what);
+                    assertEquals(SteppedProcess.pattern(99, 0), receiver.areaByte(to - 1), what + ": byte before");
+                    assertEquals(SteppedProcess.pattern(99, length + 1), receiver.areaByte(to + length),
+                        what + ": byte after");
+                    final long[] completion = receiver.receiveCompletion(0);
+                    assertEquals(GROUP, completion[0]);
+                    assertEquals(0, completion[1]);
+                    assertEquals(5, completion[2]);
+                    assertEquals(length, completion[3]);
+                    sender.freeDoorbells();
+                    receiver.freeDoorbells();
+                }
+            }
+        }
+        assertEquals(0, counter(3, NicCounters.PACKETS_DROPPED));
+        assertEquals(0, counter(3, NicCounters.MESSAGES_STAGED));
+    }
+
+    @Test
+    void dataArrivingBeforeItsReceiveIsStagedThenDelivered()
+    {
+        final SteppedProcess[] p = start(SteppedCluster.smallParameters(2, 2).build(), 1, 2);
+        final SteppedProcess sender = p[0];
+        final SteppedProcess receiver = p[1];
+        sender.fill(3, 2 * PAGE + 100, 42);
+        sender.sendContext(1, receiver.name, 9, 3, 2 * PAGE + 100);
+        sender.post(ProcessCommand.SEND, 1);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, sender.sendDoorbell(1), "the sender completes once its data left");
+        assertEquals(1, counter(2, NicCounters.MESSAGES_STAGED));
+        assertEquals(3L * PAGE, cluster.nics.get(2).engine().stagingBytesInUse());
+
+        // Any_Proc and Any_Tag: the completion reports the real source and tag.
+        receiver.receiveContext(2, ContextLayout.ANY, ContextLayout.ANY, ContextLayout.ANY, PAGE + 7, 2 * PAGE + 100);
+        receiver.post(ProcessCommand.RECEIVE, 2);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, receiver.receiveDoorbell(2));
+        assertDelivered(receiver, PAGE + 7, 2 * PAGE + 100, 42, "staged");
+        final long[] completion = receiver.receiveCompletion(2);
+        assertEquals(GROUP, completion[0]);
+        assertEquals(0, completion[1]);
+        assertEquals(9, completion[2]);
+        assertEquals(2 * PAGE + 100, completion[3]);
+        assertEquals(0, cluster.nics.get(2).engine().stagingBytesInUse());
+        assertEquals(0, cluster.nics.get(2).engine().activeTransfers());
+    }
+
+    @Test
+    void sendShortCarriesTheContextRegionData()
+    {
+        final SteppedProcess[] p = start(SteppedCluster.smallParameters(2, 2).build(), 0, 0);
+        final byte[] data = new byte[64];
+        for (int i = 0; i < data.length; i++)
+        {
+            data[i] = SteppedProcess.pattern(5, i);
+        }
+        p[1].receiveContext(0, GROUP, 0, 3, 11, 64);
+        p[1].post(ProcessCommand.RECEIVE, 0);
+        p[0].shortContext(0, p[1].name, 3, data);
+        p[0].post(ProcessCommand.SEND_SHORT, 0);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, p[0].sendDoorbell(0));
+        assertEquals(Doorbell.DONE, p[1].receiveDoorbell(0));
+        assertDelivered(p[1], 11, 64, 5, "Send_Short on one node");
+
+        // Longer than the short threshold: a bad context.
+        p[0].shortContext(1, p[1].name, 3, new byte[65]);
+        p[0].post(ProcessCommand.SEND_SHORT, 1);
+        cluster.settle();
+        assertEquals(Doorbell.BAD_CONTEXT, p[0].sendDoorbell(1));
+    }
+
+    @Test
+    void aMessageLongerThanTheReceiveBufferIsTruncatedWithItsPrefixDelivered()
+    {
+        final SteppedProcess[] p = start(SteppedCluster.smallParameters(2, 2).build(), 0, 1);
+        p[0].fill(0, 3 * PAGE, 8);
+        p[1].fill(0, 4 * PAGE, 99);
+        p[1].receiveContext(0, GROUP, 0, 1, 1, 1000);
+        p[1].post(ProcessCommand.RECEIVE, 0);
+        p[0].sendContext(0, p[1].name, 1, 0, 3 * PAGE);
+        p[0].post(ProcessCommand.SEND, 0);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, p[0].sendDoorbell(0));
+        assertEquals(Doorbell.TRUNCATED, p[1].receiveDoorbell(0));
+        assertDelivered(p[1], 1, 1000, 8, "prefix");
+        assertEquals(SteppedProcess.pattern(99, 1001), p[1].areaByte(1001), "nothing beyond the buffer");
+        assertEquals(3 * PAGE, p[1].receiveCompletion(0)[3], "the completion reports the message length");
+    }
+
+    @Test
+    void aPageOutsideTheProcessLockedMemoryCompletesWithProtectionAndMovesNoByte()
+    {
+        final SteppedProcess[] p = start(SteppedCluster.smallParameters(2, 2).build(), 0, 1, 0);
+        p[1].receiveContext(0, GROUP, 0, 1, 0, 2 * PAGE);
+        p[1].post(ProcessCommand.RECEIVE, 0);
+        cluster.settle();
+
+        // A page of process 2, on the same node and locked by it.
+        p[0].sendContext(0, p[1].name, 1, 0, 2 * PAGE);
+        p[0].corruptSendDescriptor(0, 1, p[2].areaAddress(0));
+        p[0].post(ProcessCommand.SEND, 0);
+        cluster.settle();
+        // A page of its own that it has not locked.
+        p[0].lockArea(0);
+        p[0].sendContext(1, p[1].name, 1, 0, 10);
+        p[0].post(ProcessCommand.SEND, 1);
+        cluster.settle();
+        // An address outside host memory.
+        p[0].lockArea(1);
+        p[0].sendContext(2, p[1].name, 1, 0, 10);
+        p[0].corruptSendDescriptor(2, 0, 1L << 40);
+        p[0].post(ProcessCommand.SEND, 2);
+        cluster.settle();
+
+        assertEquals(Doorbell.PROTECTION, p[0].sendDoorbell(0));
+        assertEquals(Doorbell.PROTECTION, p[0].sendDoorbell(1));
+        assertEquals(Doorbell.PROTECTION, p[0].sendDoorbell(2));
+        assertEquals(0, counter(0, NicCounters.DATA_PACKETS_SENT));
+        assertEquals(0, counter(0, NicCounters.PERMISSION_REQUESTS_SENT));
+        assertEquals(Doorbell.FREE, p[1].receiveDoorbell(0), "the receive is still waiting");
+
+        // A receive into memory it has not locked is refused the same way.
+        p[1].lockArea(0);
+        p[1].receiveContext(1, GROUP, 0, 1, 0, 10);
+        p[1].post(ProcessCommand.RECEIVE, 1);
+        cluster.settle();
+        assertEquals(Doorbell.PROTECTION, p[1].receiveDoorbell(1));
+    }
+
+    /** Staging space of exactly one maximum message: the smallest SDRAM a cluster may have. */
+    private static ClusterParameters tightStaging()
+    {
+        final ClusterParameters roomy = SteppedCluster.smallParameters(2, 2).build();
+        return SteppedCluster.smallParameters(2, 2)
+            .sdramBytes(new NicSdramLayout(roomy).minimumSdramBytes()).build();
+    }
+
+    @Test
+    void withStagingExhaustedARequestGetsNoReplyTheSenderKeepsAskingAndTheTransferCompletesOnceSpaceFrees()
+    {
+        final SteppedProcess[] p = start(tightStaging(), 0, 3);
+        final SteppedProcess sender = p[0];
+        final SteppedProcess receiver = p[1];
+        final MessageEngine receivingNic = cluster.nics.get(3).engine();
+        assertEquals(3 * PAGE, new NicSdramLayout(cluster.params).managedMemoryLength());
+
+        sender.fill(0, 3 * PAGE, 1);
+        sender.sendContext(0, receiver.name, 1, 0, 3 * PAGE);
+        sender.post(ProcessCommand.SEND, 0);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, sender.sendDoorbell(0));
+        assertEquals(3L * PAGE, receivingNic.stagingBytesInUse(), "staging is full");
+
+        sender.fill(4 * PAGE, 10, 2);
+        sender.sendContext(1, receiver.name, 2, 4 * PAGE, 10);
+        sender.post(ProcessCommand.SEND, 1);
+        cluster.settle();
+        assertEquals(1, counter(3, NicCounters.PERMISSION_REQUESTS_UNANSWERED), "no room: no reply");
+        assertEquals(Doorbell.FREE, sender.sendDoorbell(1));
+        assertFalse(cluster.nics.get(0).engine().slot(0).sends[1].permitted);
+
+        for (int retry = 2; retry <= 4; retry++)
+        {
+            cluster.clock.advance(MessageEngine.PERMISSION_RETRY_MS);
+            cluster.settle();
+            assertEquals(retry, counter(3, NicCounters.PERMISSION_REQUESTS_UNANSWERED), "the sender keeps asking");
+        }
+        assertEquals(Doorbell.FREE, sender.sendDoorbell(1));
+
+        // The first message is received: its staging space frees, the next request is granted.
+        receiver.receiveContext(0, GROUP, 0, 1, 0, 3 * PAGE);
+        receiver.post(ProcessCommand.RECEIVE, 0);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, receiver.receiveDoorbell(0));
+        assertDelivered(receiver, 0, 3 * PAGE, 1, "first message");
+        assertEquals(0, receivingNic.stagingBytesInUse());
+
+        cluster.clock.advance(MessageEngine.PERMISSION_RETRY_MS);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, sender.sendDoorbell(1));
+        receiver.receiveContext(1, GROUP, 0, 2, 5 * PAGE, 10);
+        receiver.post(ProcessCommand.RECEIVE, 1);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, receiver.receiveDoorbell(1));
+        assertDelivered(receiver, 5 * PAGE, 10, 2, "second message");
+        assertEquals(0, receivingNic.stagingBytesInUse());
+        assertEquals(0, counter(3, NicCounters.PACKETS_DROPPED));
+    }
+
+    @Test
+    void duplicateRequestsAndRepliesChangeNothing()
+    {
+        final SteppedProcess[] p = start(SteppedCluster.smallParameters(2, 2).build(), 0, 3);
+        final MessageEngine receivingNic = cluster.nics.get(3).engine();
+        final long operation = 12345L << MessageEngine.OPERATION_SLOT_BITS;
+
+        // The same request twice: one transfer, one staging allocation, the reply sent again.
+        injectRequest(0, 3, p[1], p[0], operation, 99, 100);
+        injectRequest(0, 3, p[1], p[0], operation, 99, 100);
+        cluster.settle();
+        assertEquals(1, receivingNic.activeTransfers());
+        assertEquals(PAGE, receivingNic.stagingBytesInUse());
+        assertEquals(1, counter(3, NicCounters.MESSAGES_STAGED));
+        assertEquals(1, counter(3, NicCounters.PERMISSION_DUPLICATES));
+        // Both replies reached node 0, where no such operation exists: both discarded.
+        assertEquals(2, counter(0, NicCounters.PERMISSION_DUPLICATES));
+
+        // A real transfer, then its request and its reply again after it completed.
+        p[1].receiveContext(0, GROUP, 0, 4, 0, 50);
+        p[1].post(ProcessCommand.RECEIVE, 0);
+        p[0].fill(0, 50, 3);
+        p[0].sendContext(0, p[1].name, 4, 0, 50);
+        p[0].post(ProcessCommand.SEND, 0);
+        cluster.step();
+        final long real = cluster.nics.get(0).engine().slot(0).sends[0].operationId;
+        cluster.settle();
+        assertEquals(Doorbell.DONE, p[0].sendDoorbell(0));
+        assertEquals(Doorbell.DONE, p[1].receiveDoorbell(0));
+        final long grantedBefore = counter(3, NicCounters.MESSAGES_STAGED);
+        injectRequest(0, 3, p[1], p[0], real, 4, 50);
+        injectReply(3, 0, p[1], p[0], real, 0);
+        cluster.settle();
+        assertEquals(grantedBefore, counter(3, NicCounters.MESSAGES_STAGED));
+        assertEquals(1, receivingNic.activeTransfers(), "only the injected staged one");
+        assertEquals(Doorbell.DONE, p[0].sendDoorbell(0));
+        assertEquals(0, counter(3, NicCounters.PACKETS_DROPPED));
+    }
+
+    @Test
+    void aDeletedPeerEndsTheOperationsWaitingOnIt()
+    {
+        final SteppedProcess[] p = start(tightStaging(), 0, 3);
+        p[0].sendContext(0, p[1].name, 1, 0, 3 * PAGE);
+        p[0].post(ProcessCommand.SEND, 0);
+        p[0].sendContext(1, p[1].name, 1, 0, 5);
+        p[0].post(ProcessCommand.SEND, 1);
+        p[0].receiveContext(0, GROUP, 1, ContextLayout.ANY, 0, 5);
+        p[0].post(ProcessCommand.RECEIVE, 0);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, p[0].sendDoorbell(0));
+        assertEquals(Doorbell.FREE, p[0].sendDoorbell(1), "waiting for staging space");
+
+        p[1].delete();
+        cluster.settle();
+        assertEquals(Doorbell.PEER_GONE, p[0].sendDoorbell(1));
+        assertEquals(Doorbell.PEER_GONE, p[0].receiveDoorbell(0));
+        assertEquals(0, cluster.nics.get(3).engine().stagingBytesInUse(), "its staged message is freed");
+        assertEquals(0, cluster.nics.get(3).engine().activeTransfers());
+
+        // Nobody of that name any more: a new send or receive naming it ends at once.
+        p[0].freeDoorbells();
+        p[0].sendContext(2, p[1].name, 1, 0, 5);
+        p[0].post(ProcessCommand.SEND, 2);
+        p[0].receiveContext(1, GROUP, 1, 1, 0, 5);
+        p[0].post(ProcessCommand.RECEIVE, 1);
+        cluster.settle();
+        assertEquals(Doorbell.PEER_GONE, p[0].sendDoorbell(2));
+        assertEquals(Doorbell.PEER_GONE, p[0].receiveDoorbell(1));
+    }
+
+    @Test
+    void corruptDataPacketsAreCountedAndDropped()
+    {
+        final SteppedProcess[] p = start(SteppedCluster.smallParameters(2, 2).build(), 0, 3);
+        final UnsafeBuffer packet = new UnsafeBuffer(new byte[PacketHeader.LENGTH + 8]);
+        new PacketHeader().wrap(packet, 0).destination(NicCoordinates.ofIndex(3, 2).packed()).receiverPid(2)
+            .source(NicCoordinates.ofIndex(0, 2).packed()).senderPid(1).contextTag(77).packetLength(8).counter(0);
+        new ManyToOneRingBuffer(cluster.images.get(3).rxRing()).write(WireMessageType.DATA_PACKET, packet, 0,
+            packet.capacity());
+        cluster.settle();
+        assertEquals(1, counter(3, NicCounters.PACKETS_DROPPED));
+        assertTrue(p[1].receiveCompletion(0)[3] == 0);
+    }
+
+    private void injectRequest(final int from, final int to, final SteppedProcess receiver, final SteppedProcess sender,
+        final long operation, final int tag, final int length)
+    {
+        final UnsafeBuffer packet = new UnsafeBuffer(new byte[PacketHeader.LENGTH + SystemMessage.PERMISSION_REQUEST_LENGTH]);
+        header(packet, from, to, SystemMessage.PERMISSION_REQUEST, SystemMessage.PERMISSION_REQUEST_LENGTH);
+        final int p = PacketHeader.LENGTH;
+        packet.putInt(p + SystemMessage.REQUEST_RECEIVER_PID_OFFSET, receiver.index + 1);
+        packet.putInt(p + SystemMessage.REQUEST_SENDER_PID_OFFSET, sender.index + 1);
+        packet.putInt(p + SystemMessage.REQUEST_TAG_OFFSET, tag);
+        packet.putInt(p + SystemMessage.REQUEST_MESSAGE_LENGTH_OFFSET, length);
+        packet.putInt(p + SystemMessage.REQUEST_FIRST_PACKET_LENGTH_OFFSET, length);
+        packet.putInt(p + SystemMessage.REQUEST_PACKETS_OFFSET, 1);
+        packet.putLong(p + SystemMessage.REQUEST_OPERATION_OFFSET, operation);
+        packet.putInt(p + SystemMessage.REQUEST_SENDER_AI_OFFSET, sender.name.ai());
+        packet.putInt(p + SystemMessage.REQUEST_SENDER_PI_OFFSET, sender.name.pi());
+        new ManyToOneRingBuffer(cluster.images.get(to).rxRing()).write(
+            WireMessageType.SYSTEM_MESSAGE, packet, 0, packet.capacity());
+    }
+
+    private void injectReply(final int from, final int to, final SteppedProcess receiver, final SteppedProcess sender,
+        final long operation, final int handle)
+    {
+        final UnsafeBuffer packet = new UnsafeBuffer(new byte[PacketHeader.LENGTH + SystemMessage.PERMISSION_REPLY_LENGTH]);
+        header(packet, from, to, SystemMessage.PERMISSION_REPLY, SystemMessage.PERMISSION_REPLY_LENGTH);
+        final int p = PacketHeader.LENGTH;
+        packet.putInt(p + SystemMessage.REPLY_RECEIVER_PID_OFFSET, receiver.index + 1);
+        packet.putInt(p + SystemMessage.REPLY_SENDER_PID_OFFSET, sender.index + 1);
+        packet.putLong(p + SystemMessage.REPLY_OPERATION_OFFSET, operation);
+        packet.putInt(p + SystemMessage.REPLY_STATUS_OFFSET, Doorbell.DONE);
+        packet.putInt(p + SystemMessage.REPLY_HANDLE_OFFSET, handle);
+        new ManyToOneRingBuffer(cluster.images.get(to).rxRing()).write(
+            WireMessageType.SYSTEM_MESSAGE, packet, 0, packet.capacity());
+    }
+
+    private void header(final UnsafeBuffer packet, final int from, final int to, final int code, final int length)
+    {
+        new PacketHeader().wrap(packet, 0)
+            .destination(NicCoordinates.ofIndex(to, cluster.params.torusWidth()).packed()).receiverPid(0)
+            .source(NicCoordinates.ofIndex(from, cluster.params.torusWidth()).packed()).senderPid(0)
+            .contextTag(code).packetLength(length).counter(0);
+    }
+}

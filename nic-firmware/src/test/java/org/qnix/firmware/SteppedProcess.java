@@ -1,0 +1,230 @@
+package org.qnix.firmware;
+
+import org.agrona.concurrent.AtomicBuffer;
+import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.CommandQueueLayout;
+import org.qnix.abi.ContextLayout;
+import org.qnix.abi.ContextRegionLayout;
+import org.qnix.abi.HostProcessStructuresLayout;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ProcessName;
+import org.qnix.abi.ProcessTableLayout;
+import org.qnix.abi.ProtectionTableLayout;
+import org.qnix.abi.VniLayout;
+
+/**
+ * A user process of a {@link SteppedCluster}, written by hand against the same memory the real driver
+ * and libqnix write: its Process Table entry and Host Process Structures page, locked pages in the
+ * Protection Table, Contexts, Context Regions and Command Queue entries. Each process owns a fixed
+ * area of {@link #AREA_PAGES} host pages for its buffers.
+ */
+final class SteppedProcess
+{
+    static final int AREA_PAGES = 24;
+
+    final SteppedCluster cluster;
+    final int node;
+    final int index;
+    final ProcessName name;
+    final int osPid;
+    private final ClusterParameters params;
+    private final NicSdramLayout layout;
+    private final VniLayout vni;
+    private final AtomicBuffer sdram;
+    private final AtomicBuffer host;
+    private final long hps;
+    private final long area;
+    private int commandTail;
+
+    SteppedProcess(final SteppedCluster cluster, final int node, final int index, final ProcessName name)
+    {
+        this.cluster = cluster;
+        this.node = node;
+        this.index = index;
+        this.name = name;
+        this.osPid = 10_000 + node * 100 + index;
+        this.params = cluster.params;
+        final NodeImage image = cluster.images.get(node);
+        this.layout = image.sdramLayout();
+        this.vni = layout.vni();
+        this.sdram = image.sdram();
+        this.host = image.hostMemory();
+        final int page = params.pageSize();
+        final long pool = image.hostLayout().pagePoolOffset();
+        this.hps = pool + (long)index * page;
+        this.area = pool + (long)(params.maxProcessesPerNic() + index * AREA_PAGES) * page;
+        if (area + (long)AREA_PAGES * page > params.hostMemoryBytes())
+        {
+            throw new IllegalStateException("host memory too small for process area " + index);
+        }
+    }
+
+    /** Registration steps 3-5 as the driver does them, then New_Process (step 2). */
+    int register(final int group, final int groupSize)
+    {
+        final int contexts = params.contextsPerProcess();
+        sdram.setMemory((int)layout.vniOffset(index), vni.length(), (byte)0);
+        host.setMemory((int)hps, params.pageSize(), (byte)0);
+        final int entry = (int)layout.processEntryOffset(index);
+        sdram.putLong(entry + ProcessTableLayout.SEND_DOORBELLS_OFFSET, hps + HostProcessStructuresLayout.sendDoorbellOffset(0));
+        sdram.putLong(entry + ProcessTableLayout.RECEIVE_DOORBELLS_OFFSET,
+            hps + HostProcessStructuresLayout.receiveDoorbellOffset(contexts, 0));
+        sdram.putLong(entry + ProcessTableLayout.PROCESS_CQ_HEAD_OFFSET, hps + HostProcessStructuresLayout.CQ_HEAD_OFFSET);
+        commandTail = 0;
+        return cluster.newProcess(node, index, name, osPid, group, groupSize);
+    }
+
+    int delete()
+    {
+        return cluster.deleteProcess(node, index, name, osPid);
+    }
+
+    /** @return the physical address of byte {@code offset} of this process's area. */
+    long areaAddress(final int offset)
+    {
+        return area + offset;
+    }
+
+    /** Locks (or unlocks, count 0) the area's pages in the Protection Table, as the driver does. */
+    void lockArea(final int lockCount)
+    {
+        for (int p = 0; p < AREA_PAGES; p++)
+        {
+            final long address = area + (long)p * params.pageSize();
+            sdram.putIntRelease((int)layout.protectionEntryOffset(address),
+                ProtectionTableLayout.entry(ProcessTableLayout.nicPid(index), lockCount));
+        }
+    }
+
+    void fill(final int offset, final int length, final int seed)
+    {
+        for (int i = 0; i < length; i++)
+        {
+            host.putByte((int)area + offset + i, pattern(seed, i));
+        }
+    }
+
+    static byte pattern(final int seed, final int i)
+    {
+        return (byte)(seed * 31 + i * 7 + (i >> 8));
+    }
+
+    byte areaByte(final int offset)
+    {
+        return host.getByte((int)area + offset);
+    }
+
+    /** A Send Context whose Context Region holds the page table of area bytes [offset, offset+length). */
+    void sendContext(final int context, final ProcessName receiver, final int tag, final int offset, final int length)
+    {
+        final int c = (int)(layout.vniOffset(index) + vni.sendContextOffset(context));
+        final int region = (int)(layout.vniOffset(index) + vni.sendContextRegionOffset(context));
+        writeContext(c, receiver.ai(), receiver.pi(), tag, length, pageTable(region, area + offset, length));
+    }
+
+    /** A Send Context for Send_Short: the data itself in the Context Region. */
+    void shortContext(final int context, final ProcessName receiver, final int tag, final byte[] data)
+    {
+        final int c = (int)(layout.vniOffset(index) + vni.sendContextOffset(context));
+        final int region = (int)(layout.vniOffset(index) + vni.sendContextRegionOffset(context));
+        sdram.putBytes(region, data);
+        writeContext(c, receiver.ai(), receiver.pi(), tag, data.length, 1);
+    }
+
+    void receiveContext(final int context, final int senderAi, final int senderPi, final int tag, final int offset,
+        final int length)
+    {
+        final int c = (int)(layout.vniOffset(index) + vni.receiveContextOffset(context));
+        final int region = (int)(layout.vniOffset(index) + vni.receiveContextRegionOffset(context));
+        writeContext(c, senderAi, senderPi, tag, length, pageTable(region, area + offset, length));
+    }
+
+    /** Overwrites one Descriptor's page address, as a buggy or hostile process could. */
+    void corruptSendDescriptor(final int context, final int descriptor, final long address)
+    {
+        final int region = (int)(layout.vniOffset(index) + vni.sendContextRegionOffset(context));
+        sdram.putLong(region + descriptor * ContextRegionLayout.DESCRIPTOR_LENGTH + ContextRegionLayout.ADDRESS_OFFSET,
+            address);
+    }
+
+    private void writeContext(final int c, final int ai, final int pi, final int tag, final int length, final int pages)
+    {
+        sdram.putInt(c + ContextLayout.PEER_AI_OFFSET, ai);
+        sdram.putInt(c + ContextLayout.PEER_PI_OFFSET, pi);
+        sdram.putInt(c + ContextLayout.TAG_OFFSET, tag);
+        sdram.putInt(c + ContextLayout.DOORBELL_FLAG_OFFSET, 1);
+        sdram.putInt(c + ContextLayout.SIZE_OFFSET, pages);
+        sdram.putInt(c + ContextLayout.BUFFER_POOL_INDEX_OFFSET, ContextLayout.NO_BUFFER_POOL);
+        sdram.putLong(c + ContextLayout.LEN_OFFSET, length);
+    }
+
+    /** qx_buffer_translate into a Context Region. @return descriptors written. */
+    private int pageTable(final int region, final long start, final int length)
+    {
+        final int page = params.pageSize();
+        int written = 0;
+        long position = start;
+        int remaining = length;
+        while (remaining > 0)
+        {
+            final long pageAddress = position - position % page;
+            final int offset = (int)(position - pageAddress);
+            final int len = Math.min(remaining, page - offset);
+            final int d = region + written * ContextRegionLayout.DESCRIPTOR_LENGTH;
+            sdram.putLong(d + ContextRegionLayout.ADDRESS_OFFSET, pageAddress);
+            sdram.putShort(d + ContextRegionLayout.OFFSET_OFFSET, (short)offset);
+            sdram.putShort(d + ContextRegionLayout.FLAG_OFFSET, ContextRegionLayout.FLAG_VALID);
+            sdram.putInt(d + ContextRegionLayout.LEN_OFFSET, len);
+            written++;
+            position += len;
+            remaining -= len;
+        }
+        return written;
+    }
+
+    /** Posts a command: fields first, the Command field last with release (its reader is the NIC). */
+    void post(final int command, final int context)
+    {
+        final int e = (int)(layout.vniOffset(index) + vni.commandOffset(commandTail));
+        if (0 != sdram.getIntVolatile(e + CommandQueueLayout.COMMAND_OFFSET))
+        {
+            throw new IllegalStateException("Command Queue full");
+        }
+        sdram.putInt(e + CommandQueueLayout.CONTEXT_OFFSET, context);
+        sdram.putIntRelease(e + CommandQueueLayout.COMMAND_OFFSET, command);
+        commandTail = (commandTail + 1) % params.commandQueueEntries();
+    }
+
+    /** What qx_poll_for_send/receive do after seeing a completion: the doorbell is Free again. */
+    void freeDoorbells()
+    {
+        for (int c = 0; c < params.contextsPerProcess(); c++)
+        {
+            host.putIntRelease((int)hps + HostProcessStructuresLayout.sendDoorbellOffset(c), 0);
+            host.putIntRelease(
+                (int)hps + HostProcessStructuresLayout.receiveDoorbellOffset(params.contextsPerProcess(), c), 0);
+        }
+    }
+
+    int sendDoorbell(final int context)
+    {
+        return host.getIntVolatile((int)hps + HostProcessStructuresLayout.sendDoorbellOffset(context));
+    }
+
+    int receiveDoorbell(final int context)
+    {
+        return host.getIntVolatile(
+            (int)hps + HostProcessStructuresLayout.receiveDoorbellOffset(params.contextsPerProcess(), context));
+    }
+
+    /** @return (source AI, source PI, tag, length) written by the NIC at completion. */
+    long[] receiveCompletion(final int context)
+    {
+        final int c = (int)(layout.vniOffset(index) + vni.receiveContextOffset(context));
+        return new long[] {
+            sdram.getInt(c + ContextLayout.SOURCE_AI_OFFSET),
+            sdram.getInt(c + ContextLayout.SOURCE_PI_OFFSET),
+            sdram.getInt(c + ContextLayout.SOURCE_TAG_OFFSET),
+            sdram.getLong(c + ContextLayout.COMPLETION_LENGTH_OFFSET) };
+    }
+}
