@@ -226,7 +226,7 @@ public final class QnixCommand implements Runnable
             "Process i is named (AI, i) in group AI of size K, placed on the cluster's nodes, with its",
             "output prefixed by its rank. Exits with the first non-zero exit code and stops the other",
             "processes when one fails.",
-            "PROGRAM is a main class, a jar with a Main-Class, or an example: Hello." })
+            "PROGRAM is a main class, a jar with a Main-Class, or an example: Hello, PingPong, Stream." })
     static final class Run implements Callable<Integer>
     {
         @Option(names = "-n", required = true, description = "Number of processes.")
@@ -262,9 +262,10 @@ public final class QnixCommand implements Runnable
 
     @Command(name = "demo", mixinStandardHelpOptions = true,
         description = {
-            "Run the demo: a 2x2 cluster, Hello on 4 processes, status, teardown.",
-            "Brings up an embedded 2x2 cluster, runs Hello on 4 processes, shows the cluster status while",
-            "they are registered, and tears everything down." })
+            "Run the demo: a 2x2 cluster, Hello, PingPong and Stream, a table of results, teardown.",
+            "Brings up an embedded 2x2 cluster, runs Hello on 4 processes and shows the cluster status while",
+            "they are registered, then PingPong (one-way latency) and Stream (bandwidth) between two",
+            "processes on different nodes, prints what they measured, and tears everything down." })
     static final class Demo implements Callable<Integer>
     {
         @Option(names = "--name", defaultValue = "demo", description = "Cluster name (default: ${DEFAULT-VALUE}).")
@@ -276,6 +277,35 @@ public final class QnixCommand implements Runnable
         public Integer call() throws Exception
         {
             return runDemo(name, firmware, System.out);
+        }
+    }
+
+    /** The demo's table, from the machine-readable lines PingPong and Stream print. */
+    private static void printResults(final List<String> results, final PrintStream out)
+    {
+        out.println("== what the demo measured (latency: one way, half the round trip; bandwidth: payload MB/s)");
+        out.printf("   %-10s %-10s %-10s %12s %12s %12s%n", "program", "bytes", "mode", "min us", "median us", "MB/s");
+        for (final String line : results)
+        {
+            final java.util.Map<String, String> fields = new java.util.HashMap<>();
+            for (final String part : line.split(" "))
+            {
+                final int eq = part.indexOf('=');
+                if (eq > 0)
+                {
+                    fields.put(part.substring(0, eq), part.substring(eq + 1));
+                }
+            }
+            if (line.startsWith("PINGPONG"))
+            {
+                out.printf("   %-10s %-10s %-10s %12s %12s %12s%n", "PingPong", fields.get("size"), fields.get("mode"),
+                    fields.get("min_us"), fields.get("median_us"), "");
+            }
+            else
+            {
+                out.printf("   %-10s %-10s %-10s %12s %12s %12s%n", "Stream", fields.get("size"),
+                    "window " + fields.get("window"), "", "", fields.get("MB_per_s"));
+            }
         }
     }
 
@@ -330,6 +360,33 @@ public final class QnixCommand implements Runnable
                 return FAILED;
             }
             out.println("== after the program ended: " + ClusterStatus.read(dir).processes().size() + " processes registered");
+
+            final List<String> results = new java.util.ArrayList<>();
+            for (final List<String> program : List.of(
+                List.of("PingPong", "--sizes", "0,64,1024,4096,65536", "--iterations", "300"),
+                List.of("Stream", "--sizes", "4096,65536,1048576", "--bytes", "16777216")))
+            {
+                out.println("== running " + program.get(0) + " on 2 processes, nodes 0-0 and 1-0 (qnix run -n 2 -- " +
+                    String.join(" ", program) + ")");
+                final int code = new ProgramLauncher(dir, 2, program.get(0), program.subList(1, program.size()))
+                    .onLine(line ->
+                    {
+                        final int at = line.indexOf("PINGPONG ") >= 0 ? line.indexOf("PINGPONG ") : line.indexOf("STREAM ");
+                        if (at >= 0)
+                        {
+                            synchronized (results)
+                            {
+                                results.add(line.substring(at));
+                            }
+                        }
+                    }).run(out);
+                if (0 != code)
+                {
+                    out.println("== " + program.get(0) + " failed with exit code " + code);
+                    return FAILED;
+                }
+            }
+            printResults(results, out);
             return OK;
         }
         finally
