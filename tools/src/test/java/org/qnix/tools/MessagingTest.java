@@ -1,6 +1,8 @@
 package org.qnix.tools;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -8,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.Test;
@@ -15,7 +18,13 @@ import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.CountersLayout;
 import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.ProcessName;
 import org.qnix.firmware.NicCounters;
+import org.qnix.lib.Qnix;
+import org.qnix.lib.QnixBuffer;
+import org.qnix.lib.QnixNicDeadException;
+import org.qnix.lib.QnixPeerGoneException;
+import org.qnix.lib.ReceiveStatus;
 
 /**
  * Point-to-point messaging across JVMs (issue 3): real daemon, firmware JVMs and user JVMs running
@@ -76,6 +85,44 @@ class MessagingTest
             assertEquals(8, output.lines().filter(l -> l.contains("OK stress rank")).count(), output);
             final Map<String, Long> totals = assertNicsClean(dir, 4);
             assertEquals(8L * perRank, totals.get(NicCounters.RECEIVES_COMPLETED), "receives completed, all NICs");
+        }
+        finally
+        {
+            TestClusters.down(dir);
+        }
+    }
+
+    @Test
+    void aWaitEndsWithNicDeadWhenTheFirmwareStopsAndPeerGoneWhenThePeerLeaves() throws Exception
+    {
+        final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("d"), 2, 1, "processes");
+        try (Qnix waiter = Qnix.options().name(new ProcessName(401, 0)).group(401, 1).cluster(dir.name())
+                .node("0-0").init();
+             QnixBuffer buffer = waiter.allocateBuffer(64))
+        {
+            buffer.lock();
+            final ReceiveStatus status = new ReceiveStatus();
+
+            // A peer that registers, then leaves while the waiter expects a message from it.
+            try (Qnix peer = Qnix.options().name(new ProcessName(402, 0)).group(402, 1).cluster(dir.name())
+                .node("1-0").init())
+            {
+                final int fromPeer = waiter.recvContext(peer.name(), 1, true, buffer, 0, 64);
+                waiter.receive(fromPeer);
+                assertEquals(false, waiter.pollForReceive(fromPeer, status));
+                peer.close();
+                assertThrows(QnixPeerGoneException.class,
+                    () -> waiter.waitForReceive(fromPeer, status, 60, TimeUnit.SECONDS));
+            }
+
+            final int rx = waiter.recvContext(Qnix.ANY_PROC, Qnix.ANY_TAG, true, buffer, 0, 64);
+            waiter.receive(rx);
+            final long firmware = ClusterStatus.read(dir).nodes().stream()
+                .filter(n -> n.node().equals(NicCoordinates.parse("0-0"))).findFirst().orElseThrow().firmwarePid();
+            ProcessHandle.of(firmware).orElseThrow().destroyForcibly();
+            final QnixNicDeadException dead = assertThrows(QnixNicDeadException.class,
+                () -> waiter.waitForReceive(rx, status, 60, TimeUnit.SECONDS));
+            assertTrue(dead.getMessage().contains("node 0-0"), dead.getMessage());
         }
         finally
         {
