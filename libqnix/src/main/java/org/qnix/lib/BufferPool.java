@@ -30,9 +30,7 @@ public final class BufferPool
     private final int maxMessageBytes;
     private final long[] pages;
     private final HostMemoryMapping mapping;
-    private final UnsafeBuffer buffer;
-    private final ByteBuffer byteBuffer;
-    private ChronicleView bytes;
+    private final MappedViews views;
     private boolean closed;
 
     BufferPool(final int regionId, final int pageSize, final int maxMessageBytes, final long[] pages,
@@ -43,8 +41,7 @@ public final class BufferPool
         this.maxMessageBytes = maxMessageBytes;
         this.pages = pages;
         this.mapping = mapping;
-        this.buffer = new UnsafeBuffer(mapping.address(), (int)mapping.length());
-        this.byteBuffer = mapping.byteBuffer(0, (int)mapping.length());
+        this.views = new MappedViews(mapping, 0, (int)mapping.length());
     }
 
     /** @return the pages of the pool. */
@@ -67,25 +64,21 @@ public final class BufferPool
     public MutableDirectBuffer buffer()
     {
         ensureOpen();
-        return buffer;
+        return views.buffer();
     }
 
     /** @return a direct ByteBuffer over the whole pool, native byte order; the same instance each call. */
     public ByteBuffer byteBuffer()
     {
         ensureOpen();
-        return byteBuffer;
+        return views.byteBuffer();
     }
 
     /** @return a Chronicle Bytes view of the whole pool, zero copy, write position 0; made on first use. */
     public Bytes<?> bytes()
     {
         ensureOpen();
-        if (null == bytes)
-        {
-            bytes = new ChronicleView(byteBuffer);
-        }
-        return bytes.bytes();
+        return views.bytes();
     }
 
     /**
@@ -127,13 +120,7 @@ public final class BufferPool
             return;
         }
         closed = true;
-        if (null != bytes)
-        {
-            bytes.release();
-            bytes = null;
-        }
-        buffer.wrap(new byte[0]);
-        mapping.close();
+        views.close();
     }
 
     private void ensureOpen()

@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 
 import net.openhft.chronicle.bytes.Bytes;
 import org.agrona.MutableDirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * A buffer for DMA in the node's host memory ({@code host.mem}), handed out by the driver and mapped
@@ -43,10 +42,7 @@ public final class QnixBuffer implements AutoCloseable
     private final int firstPageOffset;
     private final int pageSize;
     private final long[] pages;
-    private final HostMemoryMapping mapping;
-    private final UnsafeBuffer buffer;
-    private final ByteBuffer byteBuffer;
-    private ChronicleView bytes;
+    private final MappedViews views;
     private int lockCount;
     private boolean closed;
 
@@ -59,9 +55,7 @@ public final class QnixBuffer implements AutoCloseable
         this.firstPageOffset = firstPageOffset;
         this.pageSize = pageSize;
         this.pages = pages;
-        this.mapping = mapping;
-        this.buffer = new UnsafeBuffer(mapping.address() + firstPageOffset, length);
-        this.byteBuffer = mapping.byteBuffer(firstPageOffset, length);
+        this.views = new MappedViews(mapping, firstPageOffset, length);
     }
 
     /** @return the bytes the buffer holds, as asked at allocation. */
@@ -105,7 +99,7 @@ public final class QnixBuffer implements AutoCloseable
     public MutableDirectBuffer buffer()
     {
         ensureOpen();
-        return buffer;
+        return views.buffer();
     }
 
     /**
@@ -115,7 +109,7 @@ public final class QnixBuffer implements AutoCloseable
     public ByteBuffer byteBuffer()
     {
         ensureOpen();
-        return byteBuffer;
+        return views.byteBuffer();
     }
 
     /**
@@ -132,11 +126,7 @@ public final class QnixBuffer implements AutoCloseable
     public Bytes<?> bytes()
     {
         ensureOpen();
-        if (null == bytes)
-        {
-            bytes = new ChronicleView(byteBuffer);
-        }
-        return bytes.bytes();
+        return views.bytes();
     }
 
     /**
@@ -153,7 +143,7 @@ public final class QnixBuffer implements AutoCloseable
         lockCount = qnix.lockBuffer(regionId, true);
         if (1 == lockCount)
         {
-            mapping.mlock();
+            views.mapping().mlock();
         }
     }
 
@@ -169,7 +159,7 @@ public final class QnixBuffer implements AutoCloseable
         lockCount = qnix.lockBuffer(regionId, false);
         if (0 == lockCount)
         {
-            mapping.munlock();
+            views.mapping().munlock();
         }
     }
 
@@ -251,13 +241,7 @@ public final class QnixBuffer implements AutoCloseable
         }
         closed = true;
         lockCount = 0;
-        if (null != bytes)
-        {
-            bytes.release();
-            bytes = null;
-        }
-        buffer.wrap(new byte[0]);
-        mapping.close();
+        views.close();
     }
 
     private void ensureOpen()
