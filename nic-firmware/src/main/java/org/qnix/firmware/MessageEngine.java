@@ -6,7 +6,6 @@ import org.agrona.collections.IntArrayQueue;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.EpochClock;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.CommandQueueLayout;
 import org.qnix.abi.ContextLayout;
@@ -64,17 +63,15 @@ final class MessageEngine
     private final int pageSize;
     private final int contextCount;
     private final int commandEntries;
-    private final UnsafeBuffer systemPacket =
-        new UnsafeBuffer(new byte[PacketHeader.LENGTH + SystemMessage.MAX_PAYLOAD_LENGTH]);
-    private final PacketHeader outHeader = new PacketHeader().wrap(systemPacket, 0);
+    private final SystemMessageSender messages;
     private final PacketHeader dataHeader = new PacketHeader();
     private long operationSequence;
     private int txCursor;
     private int commandCursor;
 
     @SuppressWarnings("unchecked")
-    MessageEngine(final NodeImage image, final Wire wire, final NicCounters counters, final EpochClock clock,
-        final NameTable names)
+    MessageEngine(final NodeImage image, final Wire wire, final SystemMessageSender messages,
+        final NicCounters counters, final EpochClock clock, final NameTable names)
     {
         this.params = image.parameters();
         this.layout = image.sdramLayout();
@@ -84,6 +81,7 @@ final class MessageEngine
         this.self = image.node();
         this.selfIndex = self.index(params.torusWidth());
         this.wire = wire;
+        this.messages = messages;
         this.counters = counters;
         this.clock = clock;
         this.names = names;
@@ -111,7 +109,6 @@ final class MessageEngine
         {
             liveTransfers[n] = new Long2ObjectHashMap<>();
         }
-        outHeader.receiverPid(0).senderPid(0).source(self.packed()).counter(0);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -398,17 +395,17 @@ final class MessageEngine
     private void requestPermission(final ProcessSlot slot, final SendOperation op)
     {
         op.lastRequestMs = clock.time();
-        final int p = PacketHeader.LENGTH;
-        systemPacket.putInt(p + SystemMessage.REQUEST_RECEIVER_PID_OFFSET, op.destinationPid);
-        systemPacket.putInt(p + SystemMessage.REQUEST_SENDER_PID_OFFSET, slot.nicPid);
-        systemPacket.putInt(p + SystemMessage.REQUEST_TAG_OFFSET, op.tag);
-        systemPacket.putInt(p + SystemMessage.REQUEST_MESSAGE_LENGTH_OFFSET, op.length);
-        systemPacket.putInt(p + SystemMessage.REQUEST_FIRST_PACKET_LENGTH_OFFSET, op.firstPacketLength);
-        systemPacket.putInt(p + SystemMessage.REQUEST_PACKETS_OFFSET, op.packets);
-        systemPacket.putLong(p + SystemMessage.REQUEST_OPERATION_OFFSET, op.operationId);
-        systemPacket.putInt(p + SystemMessage.REQUEST_SENDER_AI_OFFSET, slot.aiName);
-        systemPacket.putInt(p + SystemMessage.REQUEST_SENDER_PI_OFFSET, slot.piName);
-        sendSystemMessage(op.destinationNode, SystemMessage.PERMISSION_REQUEST, SystemMessage.PERMISSION_REQUEST_LENGTH);
+        messages.begin(SystemMessage.PERMISSION_REQUEST)
+            .putInt(SystemMessage.REQUEST_RECEIVER_PID_OFFSET, op.destinationPid)
+            .putInt(SystemMessage.REQUEST_SENDER_PID_OFFSET, slot.nicPid)
+            .putInt(SystemMessage.REQUEST_TAG_OFFSET, op.tag)
+            .putInt(SystemMessage.REQUEST_MESSAGE_LENGTH_OFFSET, op.length)
+            .putInt(SystemMessage.REQUEST_FIRST_PACKET_LENGTH_OFFSET, op.firstPacketLength)
+            .putInt(SystemMessage.REQUEST_PACKETS_OFFSET, op.packets)
+            .putLong(SystemMessage.REQUEST_OPERATION_OFFSET, op.operationId)
+            .putInt(SystemMessage.REQUEST_SENDER_AI_OFFSET, slot.aiName)
+            .putInt(SystemMessage.REQUEST_SENDER_PI_OFFSET, slot.piName)
+            .sendTo(op.destinationNode, SystemMessage.PERMISSION_REQUEST_LENGTH);
         counters.permissionRequestsSent.increment();
     }
 
@@ -604,11 +601,11 @@ final class MessageEngine
     private void deliver(final DescriptorMap map, final int packet, final DirectBuffer source, final int offset)
     {
         final int first = map.firstLength[packet];
+        final int second = map.secondLength[packet];
         if (first > 0)
         {
             host.putBytes((int)map.firstAddress[packet], source, offset, first);
         }
-        final int second = map.secondLength[packet];
         if (second > 0)
         {
             host.putBytes((int)map.secondAddress[packet], source, offset + first, second);
@@ -798,13 +795,13 @@ final class MessageEngine
     private void reply(final int node, final int receiverPid, final int senderPid, final long operationId,
         final int status, final int handle)
     {
-        final int p = PacketHeader.LENGTH;
-        systemPacket.putInt(p + SystemMessage.REPLY_RECEIVER_PID_OFFSET, receiverPid);
-        systemPacket.putInt(p + SystemMessage.REPLY_SENDER_PID_OFFSET, senderPid);
-        systemPacket.putLong(p + SystemMessage.REPLY_OPERATION_OFFSET, operationId);
-        systemPacket.putInt(p + SystemMessage.REPLY_STATUS_OFFSET, status);
-        systemPacket.putInt(p + SystemMessage.REPLY_HANDLE_OFFSET, handle);
-        sendSystemMessage(node, SystemMessage.PERMISSION_REPLY, SystemMessage.PERMISSION_REPLY_LENGTH);
+        messages.begin(SystemMessage.PERMISSION_REPLY)
+            .putInt(SystemMessage.REPLY_RECEIVER_PID_OFFSET, receiverPid)
+            .putInt(SystemMessage.REPLY_SENDER_PID_OFFSET, senderPid)
+            .putLong(SystemMessage.REPLY_OPERATION_OFFSET, operationId)
+            .putInt(SystemMessage.REPLY_STATUS_OFFSET, status)
+            .putInt(SystemMessage.REPLY_HANDLE_OFFSET, handle)
+            .sendTo(node, SystemMessage.PERMISSION_REPLY_LENGTH);
     }
 
     void onPermissionReply(final DirectBuffer buffer, final int payload)
@@ -890,7 +887,7 @@ final class MessageEngine
     }
 
     // ---------------------------------------------------------------------------------------------
-    // Doorbells and system messages
+    // Doorbells
     // ---------------------------------------------------------------------------------------------
 
     /**
@@ -909,20 +906,6 @@ final class MessageEngine
             Futex.wakeAll(host.addressOffset() + address + HostProcessStructuresLayout.DOORBELL_VALUE_OFFSET);
             counters.doorbellWakeups.increment();
         }
-    }
-
-    private void sendSystemMessage(final int nodeIndex, final int code, final int payloadLength)
-    {
-        outHeader
-            .destination(NicCoordinates.packedOfIndex(nodeIndex, params.torusWidth()))
-            .contextTag(code)
-            .packetLength(payloadLength);
-        if (!wire.send(nodeIndex, WireMessageType.SYSTEM_MESSAGE, systemPacket, 0, PacketHeader.LENGTH + payloadLength))
-        {
-            counters.packetsDeferred.increment();
-        }
-        counters.systemMessagesSent.increment();
-        counters.packetsSent.increment();
     }
 
     // ---------------------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.MessageHandler;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
@@ -67,9 +66,7 @@ public final class NicControlProgram implements Agent
     /** The process living in each Process Table entry, or null: the firmware's view of the table. */
     private final ProcessName[] residents;
     private final int controlArea;
-    private final UnsafeBuffer systemPacket =
-        new UnsafeBuffer(new byte[PacketHeader.LENGTH + SystemMessage.MAX_PAYLOAD_LENGTH]);
-    private final PacketHeader outHeader = new PacketHeader().wrap(systemPacket, 0);
+    private final SystemMessageSender messages;
     private final PacketHeader inHeader = new PacketHeader();
     private final DriverCommandEntry driverCommand = new DriverCommandEntry();
     private final MessageHandler rxHandler = this::onPacket;
@@ -104,7 +101,8 @@ public final class NicControlProgram implements Agent
         this.clock = clock;
         this.names = new NameTable(sdram, layout);
         this.groups = new GroupTable(sdram, layout);
-        this.engine = new MessageEngine(image, wire, counters, clock, names);
+        this.messages = new SystemMessageSender(wire, counters, self, params.torusWidth());
+        this.engine = new MessageEngine(image, wire, messages, counters, clock, names);
         this.residents = new ProcessName[params.maxProcessesPerNic()];
         this.controlArea = (int)layout.controlProgramOffset();
         if (rings.length != params.nodeCount())
@@ -258,14 +256,19 @@ public final class NicControlProgram implements Agent
         registration.processAck(selfIndex);
         registrations.put(index, registration);
 
-        writeNameMessage(SystemMessage.NEW_PROCESS, name, nicPid);
-        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.NEW_PROCESS_OS_PID_OFFSET, pid);
-        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.NEW_PROCESS_GROUP_OFFSET, group);
-        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.NEW_PROCESS_GROUP_SIZE_OFFSET, size);
-        broadcastSystemMessage(SystemMessage.NEW_PROCESS_LENGTH);
+        nameMessage(SystemMessage.NEW_PROCESS, name, nicPid)
+            .putInt(SystemMessage.NEW_PROCESS_OS_PID_OFFSET, pid)
+            .putInt(SystemMessage.NEW_PROCESS_GROUP_OFFSET, group)
+            .putInt(SystemMessage.NEW_PROCESS_GROUP_SIZE_OFFSET, size)
+            .broadcast(SystemMessage.NEW_PROCESS_LENGTH);
 
-        writeNewGroupMessage(group, size, name, nicPid);
-        broadcastSystemMessage(SystemMessage.NEW_GROUP_LENGTH);
+        messages.begin(SystemMessage.NEW_GROUP)
+            .putInt(SystemMessage.GROUP_OFFSET, group)
+            .putInt(SystemMessage.GROUP_SIZE_OFFSET, size)
+            .putInt(SystemMessage.GROUP_MEMBER_AI_OFFSET, name.ai())
+            .putInt(SystemMessage.GROUP_MEMBER_PI_OFFSET, name.pi())
+            .putInt(SystemMessage.GROUP_MEMBER_NIC_PID_OFFSET, nicPid)
+            .broadcast(SystemMessage.NEW_GROUP_LENGTH);
 
         if (GroupTable.AddResult.COMPLETED == added)
         {
@@ -290,8 +293,7 @@ public final class NicControlProgram implements Agent
             abort(pending);
         }
 
-        writeNameMessage(SystemMessage.DELETE_PROCESS, name, nicPid);
-        broadcastSystemMessage(SystemMessage.DELETE_PROCESS_LENGTH);
+        nameMessage(SystemMessage.DELETE_PROCESS, name, nicPid).broadcast(SystemMessage.DELETE_PROCESS_LENGTH);
 
         residents[index] = null;
         engine.deactivate(index);
@@ -463,8 +465,8 @@ public final class NicControlProgram implements Agent
                     counters.systemMessagesRejected.increment();
                     return;
                 }
-                writeNameMessage(SystemMessage.NEW_PROCESS_ACK, name, nicPid);
-                sendSystemMessage(sourceIndex, SystemMessage.NEW_PROCESS_ACK_LENGTH);
+                nameMessage(SystemMessage.NEW_PROCESS_ACK, name, nicPid)
+                    .sendTo(sourceIndex, SystemMessage.NEW_PROCESS_ACK_LENGTH);
                 return;
             }
 
@@ -561,10 +563,10 @@ public final class NicControlProgram implements Agent
             }
             else
             {
-                outHeader.contextTag(SystemMessage.NEW_GROUP_ACK);
-                systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.GROUP_OFFSET, group.name);
-                systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.GROUP_ACK_NIC_PID_OFFSET, member.nicPid());
-                sendSystemMessage(member.node().index(params.torusWidth()), SystemMessage.NEW_GROUP_ACK_LENGTH);
+                messages.begin(SystemMessage.NEW_GROUP_ACK)
+                    .putInt(SystemMessage.GROUP_OFFSET, group.name)
+                    .putInt(SystemMessage.GROUP_ACK_NIC_PID_OFFSET, member.nicPid())
+                    .sendTo(member.node().index(params.torusWidth()), SystemMessage.NEW_GROUP_ACK_LENGTH);
             }
         }
     }
@@ -590,51 +592,12 @@ public final class NicControlProgram implements Agent
             buffer.getInt(payload + SystemMessage.NAME_AI_OFFSET), buffer.getInt(payload + SystemMessage.NAME_PI_OFFSET));
     }
 
-    private void writeNameMessage(final int code, final ProcessName name, final int nicPid)
+    private SystemMessageSender nameMessage(final int code, final ProcessName name, final int nicPid)
     {
-        outHeader.contextTag(code);
-        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.NAME_AI_OFFSET, name.ai());
-        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.NAME_PI_OFFSET, name.pi());
-        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.NAME_NIC_PID_OFFSET, nicPid);
-    }
-
-    private void writeNewGroupMessage(final int group, final int size, final ProcessName member, final int nicPid)
-    {
-        outHeader.contextTag(SystemMessage.NEW_GROUP);
-        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.GROUP_OFFSET, group);
-        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.GROUP_SIZE_OFFSET, size);
-        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.GROUP_MEMBER_AI_OFFSET, member.ai());
-        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.GROUP_MEMBER_PI_OFFSET, member.pi());
-        systemPacket.putInt(PacketHeader.LENGTH + SystemMessage.GROUP_MEMBER_NIC_PID_OFFSET, nicPid);
-    }
-
-    /** Sends the system message in {@link #systemPacket} to every other NIC (the NIC Table). */
-    private void broadcastSystemMessage(final int payloadLength)
-    {
-        for (int node = 0; node < params.nodeCount(); node++)
-        {
-            if (node != selfIndex)
-            {
-                sendSystemMessage(node, payloadLength);
-            }
-        }
-    }
-
-    private void sendSystemMessage(final int nodeIndex, final int payloadLength)
-    {
-        outHeader
-            .destination(NicCoordinates.ofIndex(nodeIndex, params.torusWidth()).packed())
-            .receiverPid(0)
-            .source(self.packed())
-            .senderPid(0)
-            .packetLength(payloadLength)
-            .counter(0);
-        if (!wire.send(nodeIndex, WireMessageType.SYSTEM_MESSAGE, systemPacket, 0, PacketHeader.LENGTH + payloadLength))
-        {
-            counters.packetsDeferred.increment();
-        }
-        counters.systemMessagesSent.increment();
-        counters.packetsSent.increment();
+        return messages.begin(code)
+            .putInt(SystemMessage.NAME_AI_OFFSET, name.ai())
+            .putInt(SystemMessage.NAME_PI_OFFSET, name.pi())
+            .putInt(SystemMessage.NAME_NIC_PID_OFFSET, nicPid);
     }
 
     /** Control-plane events only (registration, deletion): rare, and what one wants in firmware.log. */
