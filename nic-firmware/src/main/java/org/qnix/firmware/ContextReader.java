@@ -156,6 +156,17 @@ final class ContextReader
         return 0;
     }
 
+    /**
+     * The check again at the moment of a DMA write: the process may have unlocked or freed the page
+     * after posting its receive, and the driver may already have given it to someone else.
+     *
+     * @return true if the page holding {@code address} is still locked by the process.
+     */
+    boolean mayWrite(final int nicPid, final long address)
+    {
+        return 0 == checkPage(nicPid, address - address % pageSize);
+    }
+
     /** DESIGN.md 8, item 10: the page must be one the driver locked for this very process. */
     private int checkPage(final int nicPid, final long address)
     {

@@ -584,7 +584,7 @@ final class MessageEngine
         for (int packet = 0; packet < t.packetsArrived; packet++)
         {
             final int source = (int)(t.stagingOffset + MessageGeometry.offset(packet, t.firstPacketLength, pageSize));
-            deliver(op.map, packet, sdram, source);
+            deliver(t, op.map, packet, sdram, source);
         }
         if (t.stagingLength > 0)
         {
@@ -597,11 +597,26 @@ final class MessageEngine
         }
     }
 
-    /** Moves one packet's bytes to the one or two receive Descriptors its map entry names. */
-    private void deliver(final DescriptorMap map, final int packet, final DirectBuffer source, final int offset)
+    /**
+     * Moves one packet's bytes to the one or two receive Descriptors its map entry names, after checking
+     * again that their pages are still the receiver's locked memory (DESIGN.md 8, item 10): a page
+     * unlocked or freed since the Receive was posted gets nothing, and the receive completes Protection.
+     */
+    private void deliver(
+        final Transfer t, final DescriptorMap map, final int packet, final DirectBuffer source, final int offset)
     {
         final int first = map.firstLength[packet];
         final int second = map.secondLength[packet];
+        final int nicPid = ProcessTableLayout.nicPid(t.receiverIndex);
+        if (!t.refused && (first > 0 && !contexts.mayWrite(nicPid, map.firstAddress[packet]) ||
+            second > 0 && !contexts.mayWrite(nicPid, map.secondAddress[packet])))
+        {
+            t.refused = true;
+        }
+        if (t.refused)
+        {
+            return;
+        }
         if (first > 0)
         {
             host.putBytes((int)map.firstAddress[packet], source, offset, first);
@@ -627,7 +642,11 @@ final class MessageEngine
             sdram.putInt(context + ContextLayout.SOURCE_PI_OFFSET, t.senderPi);
             sdram.putInt(context + ContextLayout.SOURCE_TAG_OFFSET, t.tag);
             sdram.putLong(context + ContextLayout.COMPLETION_LENGTH_OFFSET, t.length);
-            if (Doorbell.DONE == status && t.length > op.buffer.length)
+            if (Doorbell.DONE == status && t.refused)
+            {
+                result = Doorbell.PROTECTION;
+            }
+            else if (Doorbell.DONE == status && t.length > op.buffer.length)
             {
                 result = Doorbell.TRUNCATED;
             }
@@ -767,6 +786,7 @@ final class MessageEngine
         t.firstPacketLength = firstPacketLength;
         t.packets = packets;
         t.packetsArrived = 0;
+        t.refused = false;
         t.receive = null;
         t.stagingOffset = stagingAddress;
         t.stagingLength = null == match ? length : 0;
@@ -870,7 +890,7 @@ final class MessageEngine
         final ReceiveOperation receive = t.receive;
         if (null != receive)
         {
-            deliver(receive.map, packet, buffer, payload);
+            deliver(t, receive.map, packet, buffer, payload);
         }
         else
         {

@@ -24,6 +24,8 @@ final class Transfer
     int packets;
     /** Packets arrive in order on the wire, so the arrived ones are the prefix up to this count. */
     int packetsArrived;
+    /** A receive page stopped being the receiver's locked memory: nothing more is written. */
+    boolean refused;
     /** The posted receive, or null while staged. */
     ReceiveOperation receive;
     /** Staging space in NIC managed memory: offset from its start, and bytes reserved (0 = none). */

@@ -241,8 +241,19 @@ class MessagePathTest
         assertEquals(0, counter(0, NicCounters.PERMISSION_REQUESTS_SENT));
         assertEquals(Doorbell.FREE, p[1].receiveDoorbell(0), "the receive is still waiting");
 
-        // A receive into memory it has not locked is refused the same way.
+        // The receiver unlocks the pages of its posted receive before the data comes: nothing is
+        // written, the receive completes Protection.
+        p[1].fill(0, 2 * PAGE, 77);
         p[1].lockArea(0);
+        p[0].fill(0, 2 * PAGE, 3);
+        p[0].sendContext(3, p[1].name, 1, 0, 2 * PAGE);
+        p[0].post(ProcessCommand.SEND, 3);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, p[0].sendDoorbell(3));
+        assertEquals(Doorbell.PROTECTION, p[1].receiveDoorbell(0));
+        assertDelivered(p[1], 0, 2 * PAGE, 77, "the unlocked receive buffer");
+
+        // A receive into memory it has not locked is refused the same way.
         p[1].receiveContext(1, GROUP, 0, 1, 0, 10);
         p[1].post(ProcessCommand.RECEIVE, 1);
         cluster.settle();
