@@ -162,7 +162,7 @@ final class ContextReader
      *
      * @return true if the page holding {@code address} is still locked by the process.
      */
-    boolean mayWrite(final int nicPid, final long address)
+    boolean isLockedBy(final int nicPid, final long address)
     {
         return 0 == checkPage(nicPid, address - address % pageSize);
     }

@@ -30,6 +30,11 @@ final class GroupTable
         final int expectedSize;
         final int slot;
         final List<Member> members = new ArrayList<>();
+        /**
+         * A member left: Barrier, Broadcast and Join_Group on this group complete with Peer Gone until
+         * its last member leaves and the entry is removed (DESIGN.md 8, item 12).
+         */
+        boolean broken;
 
         Group(final int name, final int expectedSize, final int slot)
         {
@@ -93,7 +98,9 @@ final class GroupTable
         /** The member was already there: nothing changed. */
         DUPLICATE,
         /** No room for the group or the member. */
-        FULL
+        FULL,
+        /** The group exists with another expected size, or is already complete without this member. */
+        REFUSED
     }
 
     /**
@@ -111,7 +118,15 @@ final class GroupTable
             entry = new Group(group, expectedSize, freeSlots.pollInt());
             byName.put(group, entry);
         }
+        else if (entry.expectedSize != expectedSize)
+        {
+            return AddResult.REFUSED;
+        }
         final int existing = entry.indexOf(member.name);
+        if (existing < 0 && entry.isComplete())
+        {
+            return AddResult.REFUSED;
+        }
         if (existing >= 0)
         {
             if (entry.members.get(existing).equals(member))
@@ -133,17 +148,23 @@ final class GroupTable
 
     /**
      * Removes a process from every group it is in, if the entry still belongs to that NIC and NIC
-     * PID; a group left empty is removed (thesis 3.5.3 Delete_Process step 5).
+     * PID; a group left empty is removed (thesis 3.5.3 Delete_Process step 5), one that still has
+     * members is marked broken.
+     *
+     * @return the groups that lost the member, emptied ones included.
      */
-    void removeMember(final ProcessName name, final NicCoordinates node, final int nicPid)
+    List<Group> removeMember(final ProcessName name, final NicCoordinates node, final int nicPid)
     {
         final List<Group> emptied = new ArrayList<>();
+        final List<Group> changed = new ArrayList<>();
         for (final Group group : byName.values())
         {
             final int index = group.indexOf(name);
             if (index >= 0 && group.members.get(index).node.equals(node) && group.members.get(index).nicPid == nicPid)
             {
                 group.members.remove(index);
+                group.broken = true;
+                changed.add(group);
                 if (group.members.isEmpty())
                 {
                     emptied.add(group);
@@ -165,6 +186,7 @@ final class GroupTable
             sdram.putInt(base + GroupTableLayout.COUNT_OFFSET, byName.size());
             SequenceLock.endWrite(sdram, base + GroupTableLayout.SEQUENCE_OFFSET);
         }
+        return changed;
     }
 
     private void publish(final Group group)

@@ -10,8 +10,6 @@ import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.CommandQueueLayout;
 import org.qnix.abi.ContextLayout;
 import org.qnix.abi.Doorbell;
-import org.qnix.abi.Futex;
-import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.PacketHeader;
@@ -25,7 +23,9 @@ import org.qnix.abi.WireMessageType;
  * The user-message path of the NIC control program (thesis 3.5 and 3.5.2): reading process Command
  * Queues, the double-level round robin that injects one data packet per TX, the Permission_Request /
  * Permission_Reply flow control, staging in NIC managed memory, and delivery through Descriptor Maps
- * into receive buffers, ending with the doorbells the processes poll.
+ * into receive buffers, ending with the doorbells the processes poll. A Broadcast or Multicast is
+ * one copy of the data in NIC memory sent to each destination as a Send; Join_Group and Barrier are
+ * handed to the {@link GroupOperations}.
  *
  * <p>Everything a process wrote (commands, contexts, page tables) and everything on the wire is
  * untrusted: a bad one completes its operation with an error doorbell or is counted and dropped. The
@@ -40,6 +40,8 @@ final class MessageEngine
     static final int TRANSFER_HANDLES = 4096;
     static final int OPERATION_SLOT_BITS = 20;
     private static final int RECENT_OPERATIONS = 256;
+    /** Scheduling Queue entries for Broadcast and Multicast destinations this NIC can have at once. */
+    static final int CAST_SENDS = 4096;
 
     private final ClusterParameters params;
     private final NicSdramLayout layout;
@@ -56,6 +58,17 @@ final class MessageEngine
     private final StagingMemory staging;
     private final ProcessSlot[] slots;
     private final SendOperation[] sendsBySlot;
+    private final IntArrayQueue freeCastSends = new IntArrayQueue(CAST_SENDS, -1);
+    private final int firstCastSendSlot;
+    private final GroupTable groups;
+    private final GroupOperations groupOperations;
+    private final Doorbells doorbells;
+    /** Broadcasts and Multicasts waiting for managed memory or Scheduling Queue entries, oldest first. */
+    private CastOperation castsWaitingHead;
+    private CastOperation castsWaitingTail;
+    /** Scratch: the receiver names following a Multicast command. */
+    private final int[] multicastAi;
+    private final int[] multicastPi;
     private final Transfer[] transfers = new Transfer[TRANSFER_HANDLES];
     private final IntArrayQueue freeHandles = new IntArrayQueue(TRANSFER_HANDLES, -1);
     private final Long2ObjectHashMap<Transfer>[] liveTransfers;
@@ -70,8 +83,13 @@ final class MessageEngine
     private int commandCursor;
 
     @SuppressWarnings("unchecked")
+    /**
+     * @param slots the working state of the Process Table entries, filled here as entries are first
+     *              used and shared with {@code groupOperations}.
+     */
     MessageEngine(final NodeImage image, final Wire wire, final SystemMessageSender messages,
-        final NicCounters counters, final EpochClock clock, final NameTable names)
+        final NicCounters counters, final EpochClock clock, final NameTable names, final GroupTable groups,
+        final ProcessSlot[] slots, final GroupOperations groupOperations, final Doorbells doorbells)
     {
         this.params = image.parameters();
         this.layout = image.sdramLayout();
@@ -85,19 +103,34 @@ final class MessageEngine
         this.counters = counters;
         this.clock = clock;
         this.names = names;
+        this.groups = groups;
+        this.groupOperations = groupOperations;
+        this.doorbells = doorbells;
         this.contexts = new ContextReader(sdram, layout);
         this.pageSize = params.pageSize();
         this.contextCount = params.contextsPerProcess();
         this.commandEntries = params.commandQueueEntries();
         this.staging = new StagingMemory(
             layout.managedMemoryOffset(), layout.managedMemoryLength(), pageSize, counters.stagingBytesInUse);
-        if ((long)params.maxProcessesPerNic() * contextCount > 1 << OPERATION_SLOT_BITS)
+        if ((long)params.maxProcessesPerNic() * contextCount + CAST_SENDS > 1 << OPERATION_SLOT_BITS)
         {
             throw new IllegalArgumentException("P x M = " + params.maxProcessesPerNic() * contextCount +
-                " send contexts per NIC exceed " + (1 << OPERATION_SLOT_BITS));
+                " send contexts per NIC and " + CAST_SENDS + " broadcast sends exceed " + (1 << OPERATION_SLOT_BITS));
         }
-        slots = new ProcessSlot[params.maxProcessesPerNic()];
-        sendsBySlot = new SendOperation[params.maxProcessesPerNic() * contextCount];
+        if (slots.length != params.maxProcessesPerNic())
+        {
+            throw new IllegalArgumentException(slots.length + " process slots for P = " + params.maxProcessesPerNic());
+        }
+        this.slots = slots;
+        firstCastSendSlot = params.maxProcessesPerNic() * contextCount;
+        sendsBySlot = new SendOperation[firstCastSendSlot + CAST_SENDS];
+        for (int i = 0; i < CAST_SENDS; i++)
+        {
+            freeCastSends.addInt(firstCastSendSlot + i);
+        }
+        final int maxReceivers = CommandQueueLayout.maxMulticastReceivers(params);
+        multicastAi = new int[maxReceivers];
+        multicastPi = new int[maxReceivers];
         for (int h = 0; h < TRANSFER_HANDLES; h++)
         {
             transfers[h] = new Transfer(h);
@@ -138,6 +171,7 @@ final class MessageEngine
         slot.commandHead = 0;
         slot.commandHeadPublished = 0;
         slot.commandsSinceHeadUpdate = 0;
+        slot.barrierSequences.clear();
         slot.active = true;
     }
 
@@ -154,12 +188,26 @@ final class MessageEngine
             return;
         }
         slot.active = false;
-        for (final SendOperation op : slot.sends)
+        SendOperation send;
+        while (null != (send = slot.firstSend()))
         {
-            if (op.active)
+            slot.dequeue(send);
+            send.active = false;
+            if (null != send.cast)
             {
-                slot.dequeue(op);
-                op.active = false;
+                releaseCastSend(send);
+            }
+        }
+        for (final CastOperation cast : slot.casts)
+        {
+            if (cast.active)
+            {
+                if (cast.waitingToStart)
+                {
+                    unwaitCast(cast);
+                }
+                freeCopy(cast);
+                cast.active = false;
             }
         }
         for (final ReceiveOperation op : slot.receives)
@@ -199,13 +247,16 @@ final class MessageEngine
             {
                 continue;
             }
-            for (final SendOperation op : slot.sends)
+            SendOperation send = slot.firstSend();
+            while (null != send)
             {
-                if (op.active && op.destinationNode == nodeIndex && op.destinationPid == nicPid)
+                final SendOperation next = send.next;
+                if (send.destinationNode == nodeIndex && send.destinationPid == nicPid)
                 {
-                    slot.dequeue(op);
-                    completeSend(slot, op, Doorbell.PEER_GONE);
+                    slot.dequeue(send);
+                    completeSend(slot, send, Doorbell.PEER_GONE);
                 }
+                send = next;
             }
             for (final ReceiveOperation op : slot.receives)
             {
@@ -273,18 +324,58 @@ final class MessageEngine
                 continue;
             }
             final int context = sdram.getInt(entry + CommandQueueLayout.CONTEXT_OFFSET);
-            sdram.putIntRelease(entry + CommandQueueLayout.COMMAND_OFFSET, ProcessCommand.NONE);
-            slot.commandHead = (slot.commandHead + 1) % commandEntries;
-            if (++slot.commandsSinceHeadUpdate == NicControlProgram.HEAD_UPDATE_INTERVAL)
-            {
-                publishCommandHead(slot);
-            }
+            final int group = sdram.getInt(entry + CommandQueueLayout.GROUP_OFFSET);
+            final int size = sdram.getInt(entry + CommandQueueLayout.SIZE_OFFSET);
+            consumeCommandEntry(slot, entry);
+            final boolean multicast = ProcessCommand.MULTICAST == command || ProcessCommand.MULTICAST_SHORT == command;
+            final int sizeOrReceivers = multicast ? readMulticastNames(slot, index, size) : size;
             commandCursor = (index + 1) % processes;
             counters.commands.increment();
-            execute(slot, command, context);
+            execute(slot, command, context, group, sizeOrReceivers);
             return 1;
         }
         return 0;
+    }
+
+    private void consumeCommandEntry(final ProcessSlot slot, final int entry)
+    {
+        // Reader: the NIC itself, next time round the queue: an entry with Command 0 is empty.
+        sdram.putIntRelease(entry + CommandQueueLayout.COMMAND_OFFSET, ProcessCommand.NONE);
+        slot.commandHead = (slot.commandHead + 1) % commandEntries;
+        if (++slot.commandsSinceHeadUpdate >= NicControlProgram.HEAD_UPDATE_INTERVAL)
+        {
+            publishCommandHead(slot);
+        }
+    }
+
+    /**
+     * Reads the receiver names that follow a Multicast command, two per entry (DESIGN.md 8, item 8),
+     * into the scratch arrays. The command's release published them.
+     *
+     * @return the number of names, or -1 if {@code size} is out of range (nothing more is consumed).
+     */
+    private int readMulticastNames(final ProcessSlot slot, final int index, final int size)
+    {
+        if (size < 1 || size > multicastAi.length)
+        {
+            return -1;
+        }
+        final int entries = CommandQueueLayout.namesEntries(size);
+        for (int e = 0; e < entries; e++)
+        {
+            final int entry = (int)(layout.vniOffset(index) + vni.commandOffset(slot.commandHead));
+            for (int n = 0; n < CommandQueueLayout.NAMES_PER_ENTRY; n++)
+            {
+                final int name = e * CommandQueueLayout.NAMES_PER_ENTRY + n;
+                if (name < size)
+                {
+                    multicastAi[name] = sdram.getInt(entry + n * CommandQueueLayout.NAME_LENGTH);
+                    multicastPi[name] = sdram.getInt(entry + n * CommandQueueLayout.NAME_LENGTH + Integer.BYTES);
+                }
+            }
+            consumeCommandEntry(slot, entry);
+        }
+        return size;
     }
 
     private void publishCommandHead(final ProcessSlot slot)
@@ -295,11 +386,28 @@ final class MessageEngine
         slot.commandsSinceHeadUpdate = 0;
     }
 
-    private void execute(final ProcessSlot slot, final int command, final int context)
+    /**
+     * @param group the command's Group field.
+     * @param size  the command's Size field; for a Multicast, the names read into the scratch arrays, or
+     *              -1 if its Size was out of range.
+     */
+    private void execute(final ProcessSlot slot, final int command, final int context, final int group,
+        final int size)
     {
         if (context < 0 || context >= contextCount)
         {
             // No doorbell belongs to a context that does not exist.
+            counters.commandsRejected.increment();
+            return;
+        }
+        if (ProcessCommand.RECEIVE == command)
+        {
+            postReceive(slot, slot.receives[context]);
+            return;
+        }
+        if (slot.sendContextBusy(context))
+        {
+            // The context is still in use by an earlier operation, which keeps its doorbell.
             counters.commandsRejected.increment();
             return;
         }
@@ -310,17 +418,25 @@ final class MessageEngine
                 startSend(slot, slot.sends[context], command);
                 break;
 
-            case ProcessCommand.RECEIVE:
-                postReceive(slot, slot.receives[context]);
+            case ProcessCommand.BROADCAST:
+            case ProcessCommand.BROADCAST_SHORT:
+            case ProcessCommand.MULTICAST:
+            case ProcessCommand.MULTICAST_SHORT:
+                startCast(slot, slot.casts[context], command, group, size);
+                break;
+
+            case ProcessCommand.JOIN_GROUP:
+                groupOperations.joinGroup(slot, context, group, size);
+                break;
+
+            case ProcessCommand.BARRIER:
+                groupOperations.barrier(slot, context, group, size);
                 break;
 
             default:
                 counters.commandsRejected.increment();
-                if (!slot.sends[context].active)
-                {
-                    ring(slot.sendDoorbells, context, Doorbell.BAD_COMMAND);
-                    counters.errorCompletions.increment();
-                }
+                counters.errorCompletions.increment();
+                doorbells.ring(slot.sendDoorbells, context, Doorbell.BAD_COMMAND);
         }
     }
 
@@ -330,12 +446,6 @@ final class MessageEngine
 
     private void startSend(final ProcessSlot slot, final SendOperation op, final int command)
     {
-        if (op.active)
-        {
-            // The context is still in use by an earlier operation, which keeps its doorbell.
-            counters.commandsRejected.increment();
-            return;
-        }
         final int context = contexts.sendContextAddress(slot.index, op.context);
         op.command = command;
         op.doorbellFlag = 0 != sdram.getInt(context + ContextLayout.DOORBELL_FLAG_OFFSET);
@@ -385,6 +495,7 @@ final class MessageEngine
         op.permitted = false;
         op.transferHandle = -1;
         op.operationId = (++operationSequence << OPERATION_SLOT_BITS) | op.slot;
+        op.cast = null;
         op.active = true;
 
         // Step 3.
@@ -489,7 +600,13 @@ final class MessageEngine
             .packetLength(length)
             .counter(packet);
         final int payload = claimed + PacketHeader.LENGTH;
-        if (ProcessCommand.SEND_SHORT == op.command)
+        if (null != op.cast)
+        {
+            // Broadcast and Multicast: every destination reads the one copy in NIC memory.
+            final int offset = MessageGeometry.offset(packet, op.firstPacketLength, pageSize);
+            fifo.putBytes(payload, sdram, (int)(op.cast.dataAddress + offset), length);
+        }
+        else if (ProcessCommand.SEND_SHORT == op.command)
         {
             // Programmed I/O: the data is in the Context Region.
             fifo.putBytes(payload, sdram, contexts.sendRegionAddress(slot.index, op.context), length);
@@ -499,6 +616,7 @@ final class MessageEngine
             // The emulated DMA read from the sender's locked page.
             final int offset = MessageGeometry.offset(packet, op.firstPacketLength, pageSize);
             fifo.putBytes(payload, host, (int)op.buffer.address(offset, pageSize), length);
+            counters.hostBytesRead.getAndAddRelease(length);
         }
         wire.commit(op.destinationNode, claimed);
         op.nextPacket = packet + 1;
@@ -512,6 +630,11 @@ final class MessageEngine
     {
         op.active = false;
         op.permitted = false;
+        if (null != op.cast)
+        {
+            castDestinationDone(slot, op, status);
+            return;
+        }
         if (Doorbell.DONE == status)
         {
             counters.sendsCompleted.increment();
@@ -520,7 +643,327 @@ final class MessageEngine
         {
             counters.errorCompletions.increment();
         }
-        ring(slot.sendDoorbells, op.context, Doorbell.DONE == status && !op.doorbellFlag ? Doorbell.FREE : status);
+        doorbells.ring(slot.sendDoorbells, op.context,
+            Doorbell.DONE == status && !op.doorbellFlag ? Doorbell.FREE : status);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Broadcast, Broadcast_Short, Multicast, Multicast_Short (thesis 3.5.2)
+    // ---------------------------------------------------------------------------------------------
+
+    /**
+     * Reads the Send Context and resolves the destinations; nothing moves if either is bad. A Broadcast
+     * goes to every member of the group except the sender, a Multicast to the names that followed it.
+     *
+     * @param receivers for a Multicast, the names in the scratch arrays, or -1 if the Size was bad.
+     */
+    private void startCast(final ProcessSlot slot, final CastOperation cast, final int command, final int group,
+        final int receivers)
+    {
+        final int context = contexts.sendContextAddress(slot.index, cast.context);
+        cast.command = command;
+        cast.doorbellFlag = 0 != sdram.getInt(context + ContextLayout.DOORBELL_FLAG_OFFSET);
+        cast.tag = sdram.getInt(context + ContextLayout.TAG_OFFSET);
+        cast.status = Doorbell.DONE;
+        cast.copyLength = 0;
+        cast.waitingToStart = false;
+        cast.clearDestinations();
+        final int length = contexts.length(context);
+        if (length < 0 || cast.isShort() && length > params.shortThreshold())
+        {
+            finishCast(slot, cast, Doorbell.BAD_CONTEXT);
+            return;
+        }
+        cast.length = length;
+        if (cast.isShort())
+        {
+            // Step 1 is not executed: the data is already in NIC memory, in the Context Region.
+            cast.buffer.clear();
+            cast.firstPacketLength = length;
+            cast.dataAddress = contexts.sendRegionAddress(slot.index, cast.context);
+        }
+        else
+        {
+            final int check = contexts.readBuffer(slot.index, slot.nicPid, context,
+                contexts.sendRegionAddress(slot.index, cast.context), length, cast.buffer);
+            if (0 != check)
+            {
+                finishCast(slot, cast, check);
+                return;
+            }
+            cast.firstPacketLength = cast.buffer.firstLength;
+        }
+        cast.packets = MessageGeometry.packets(length, cast.firstPacketLength, pageSize);
+        if (cast.packets < 0 || cast.packets > 0xFFFF)
+        {
+            finishCast(slot, cast, Doorbell.BAD_CONTEXT);
+            return;
+        }
+
+        final int destinationsStatus = ProcessCommand.BROADCAST == command || ProcessCommand.BROADCAST_SHORT == command ?
+            groupDestinations(slot, cast, group) : nameDestinations(cast, receivers);
+        if (Doorbell.DONE != destinationsStatus)
+        {
+            finishCast(slot, cast, destinationsStatus);
+            return;
+        }
+        if (cast.destinations > CAST_SENDS)
+        {
+            finishCast(slot, cast, Doorbell.NO_RESOURCES);
+            return;
+        }
+        cast.active = true;
+        if (null != castsWaitingHead || !tryStartCast(slot, cast))
+        {
+            waitCast(cast);
+        }
+    }
+
+    /** Step 2 of Broadcast: every member of the group but the sender. @return Done or an error doorbell. */
+    private int groupDestinations(final ProcessSlot slot, final CastOperation cast, final int group)
+    {
+        final GroupTable.Group entry = groups.lookup(group);
+        if (null == entry)
+        {
+            return Doorbell.BAD_COMMAND;
+        }
+        if (entry.broken)
+        {
+            return Doorbell.PEER_GONE;
+        }
+        if (!entry.isComplete())
+        {
+            return Doorbell.BAD_COMMAND;
+        }
+        for (final GroupTable.Member member : entry.members)
+        {
+            if (member.name().ai() != slot.aiName || member.name().pi() != slot.piName)
+            {
+                cast.addDestination(member.node().index(params.torusWidth()), member.nicPid(), member.name().ai(),
+                    member.name().pi());
+            }
+        }
+        return Doorbell.DONE;
+    }
+
+    /** Multicast: the names that followed the command, through the Name Table as for a Send. */
+    private int nameDestinations(final CastOperation cast, final int receivers)
+    {
+        if (receivers < 1)
+        {
+            return Doorbell.BAD_COMMAND;
+        }
+        for (int i = 0; i < receivers; i++)
+        {
+            final NameTable.Entry receiver = names.lookup(multicastAi[i], multicastPi[i]);
+            if (null == receiver)
+            {
+                return Doorbell.PEER_GONE;
+            }
+            cast.addDestination(receiver.node.index(params.torusWidth()), receiver.nicPid, multicastAi[i],
+                multicastPi[i]);
+        }
+        return Doorbell.DONE;
+    }
+
+    /**
+     * Steps 1 and 3-5 of Broadcast: the one DMA read of the data into managed memory, then a send from
+     * that copy to every destination, each asking for permission like a Send.
+     *
+     * @return false if managed memory or Scheduling Queue entries are short; nothing was taken then.
+     */
+    private boolean tryStartCast(final ProcessSlot slot, final CastOperation cast)
+    {
+        if (freeCastSends.size() < cast.destinations)
+        {
+            return false;
+        }
+        if (!cast.isShort() && cast.length > 0 && cast.destinations > 0)
+        {
+            final long copy = staging.allocate(cast.length);
+            if (copy < 0)
+            {
+                return false;
+            }
+            if (!copyToNic(slot, cast, copy))
+            {
+                staging.free(copy, cast.length);
+                finishCast(slot, cast, Doorbell.PROTECTION);
+                return true;
+            }
+            cast.dataAddress = copy;
+            cast.copyLength = cast.length;
+        }
+        cast.remaining = cast.destinations;
+        if (0 == cast.destinations)
+        {
+            finishCast(slot, cast, Doorbell.DONE);
+            return true;
+        }
+        for (int d = 0; d < cast.destinations; d++)
+        {
+            final SendOperation op = sendsBySlot[takeCastSend()];
+            op.processIndex = slot.index;
+            op.context = cast.context;
+            op.cast = cast;
+            op.command = cast.isShort() ? ProcessCommand.SEND_SHORT : ProcessCommand.SEND;
+            op.doorbellFlag = cast.doorbellFlag;
+            op.tag = cast.tag;
+            op.length = cast.length;
+            op.firstPacketLength = cast.firstPacketLength;
+            op.packets = cast.packets;
+            op.receiverAi = cast.destinationAi[d];
+            op.receiverPi = cast.destinationPi[d];
+            op.destinationNode = cast.destinationNode[d];
+            op.destinationPid = cast.destinationPid[d];
+            op.nextPacket = 0;
+            op.permitted = false;
+            op.transferHandle = -1;
+            op.operationId = (++operationSequence << OPERATION_SLOT_BITS) | op.slot;
+            op.active = true;
+            slot.enqueue(op);
+            requestPermission(slot, op);
+        }
+        return true;
+    }
+
+    /**
+     * The emulated DMA read of the whole message from the sender's pages, checked again now (they may
+     * have been unlocked while the cast waited), into managed memory at {@code copy}.
+     */
+    private boolean copyToNic(final ProcessSlot slot, final CastOperation cast, final long copy)
+    {
+        for (int packet = 0; packet < cast.packets; packet++)
+        {
+            final int offset = MessageGeometry.offset(packet, cast.firstPacketLength, pageSize);
+            final long address = cast.buffer.address(offset, pageSize);
+            if (!contexts.isLockedBy(slot.nicPid, address))
+            {
+                return false;
+            }
+        }
+        for (int packet = 0; packet < cast.packets; packet++)
+        {
+            final int offset = MessageGeometry.offset(packet, cast.firstPacketLength, pageSize);
+            final int length = MessageGeometry.packetLength(packet, cast.length, cast.firstPacketLength, pageSize);
+            sdram.putBytes((int)(copy + offset), host, (int)cast.buffer.address(offset, pageSize), length);
+        }
+        counters.castCopies.increment();
+        counters.hostBytesRead.getAndAddRelease(cast.length);
+        return true;
+    }
+
+    private int takeCastSend()
+    {
+        final int slotIndex = freeCastSends.pollInt();
+        if (null == sendsBySlot[slotIndex])
+        {
+            sendsBySlot[slotIndex] = new SendOperation(-1, -1, slotIndex, 0);
+        }
+        return slotIndex;
+    }
+
+    private void releaseCastSend(final SendOperation op)
+    {
+        op.cast = null;
+        freeCastSends.addInt(op.slot);
+    }
+
+    /** One destination's send completed: the counter of the local copy goes down (Broadcast step 3). */
+    private void castDestinationDone(final ProcessSlot slot, final SendOperation op, final int status)
+    {
+        final CastOperation cast = op.cast;
+        releaseCastSend(op);
+        if (Doorbell.DONE != status && Doorbell.DONE == cast.status)
+        {
+            cast.status = status;
+        }
+        if (--cast.remaining == 0)
+        {
+            finishCast(slot, cast, cast.status);
+        }
+    }
+
+    private void finishCast(final ProcessSlot slot, final CastOperation cast, final int status)
+    {
+        freeCopy(cast);
+        cast.active = false;
+        if (Doorbell.DONE == status)
+        {
+            counters.castsCompleted.increment();
+        }
+        else
+        {
+            counters.errorCompletions.increment();
+        }
+        doorbells.ring(slot.sendDoorbells, cast.context,
+            Doorbell.DONE == status && !cast.doorbellFlag ? Doorbell.FREE : status);
+    }
+
+    private void freeCopy(final CastOperation cast)
+    {
+        if (cast.copyLength > 0)
+        {
+            staging.free(cast.dataAddress, cast.copyLength);
+            cast.copyLength = 0;
+        }
+    }
+
+    /** Starts the casts that waited for NIC memory, oldest first, as far as memory allows. */
+    int startWaitingCasts()
+    {
+        int work = 0;
+        CastOperation cast;
+        while (null != (cast = castsWaitingHead))
+        {
+            final ProcessSlot slot = slots[cast.processIndex];
+            if (!tryStartCast(slot, cast))
+            {
+                break;
+            }
+            unwaitCast(cast);
+            work++;
+        }
+        return work;
+    }
+
+    private void waitCast(final CastOperation cast)
+    {
+        cast.waitingToStart = true;
+        cast.nextWaiting = null;
+        cast.previousWaiting = castsWaitingTail;
+        if (null == castsWaitingTail)
+        {
+            castsWaitingHead = cast;
+        }
+        else
+        {
+            castsWaitingTail.nextWaiting = cast;
+        }
+        castsWaitingTail = cast;
+    }
+
+    private void unwaitCast(final CastOperation cast)
+    {
+        if (null == cast.previousWaiting)
+        {
+            castsWaitingHead = cast.nextWaiting;
+        }
+        else
+        {
+            cast.previousWaiting.nextWaiting = cast.nextWaiting;
+        }
+        if (null == cast.nextWaiting)
+        {
+            castsWaitingTail = cast.previousWaiting;
+        }
+        else
+        {
+            cast.nextWaiting.previousWaiting = cast.previousWaiting;
+        }
+        cast.previousWaiting = null;
+        cast.nextWaiting = null;
+        cast.waitingToStart = false;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -608,8 +1051,8 @@ final class MessageEngine
         final int first = map.firstLength[packet];
         final int second = map.secondLength[packet];
         final int nicPid = ProcessTableLayout.nicPid(t.receiverIndex);
-        if (!t.refused && (first > 0 && !contexts.mayWrite(nicPid, map.firstAddress[packet]) ||
-            second > 0 && !contexts.mayWrite(nicPid, map.secondAddress[packet])))
+        if (!t.refused && (first > 0 && !contexts.isLockedBy(nicPid, map.firstAddress[packet]) ||
+            second > 0 && !contexts.isLockedBy(nicPid, map.secondAddress[packet])))
         {
             t.refused = true;
         }
@@ -662,7 +1105,8 @@ final class MessageEngine
         {
             counters.errorCompletions.increment();
         }
-        ring(slot.receiveDoorbells, op.context, Doorbell.DONE == result && !op.doorbellFlag ? Doorbell.FREE : result);
+        doorbells.ring(slot.receiveDoorbells, op.context,
+            Doorbell.DONE == result && !op.doorbellFlag ? Doorbell.FREE : result);
     }
 
     /** Frees a transfer's handle and staging space. */
@@ -903,28 +1347,6 @@ final class MessageEngine
         if (null != receive && t.complete())
         {
             completeReceive(slots[t.receiverIndex], receive, Doorbell.DONE);
-        }
-    }
-
-    // ---------------------------------------------------------------------------------------------
-    // Doorbells
-    // ---------------------------------------------------------------------------------------------
-
-    /**
-     * Writes a doorbell with release semantics (the process reads it with acquire) and, if the process
-     * sleeps on it, wakes it: the emulated interrupt (DESIGN.md 5).
-     */
-    private void ring(final long doorbellArray, final int context, final int value)
-    {
-        final int address = (int)(doorbellArray + (long)context * HostProcessStructuresLayout.DOORBELL_LENGTH);
-        // Reader: the owner process polling this doorbell (qx_poll_for_send / qx_poll_for_receive). A
-        // volatile write, not just release: with the process's volatile write of Waiters before its
-        // last look, one of the two always sees the other (no lost wake-up).
-        host.putIntVolatile(address + HostProcessStructuresLayout.DOORBELL_VALUE_OFFSET, value);
-        if (0 != host.getIntVolatile(address + HostProcessStructuresLayout.DOORBELL_WAITERS_OFFSET))
-        {
-            Futex.wakeAll(host.addressOffset() + address + HostProcessStructuresLayout.DOORBELL_VALUE_OFFSET);
-            counters.doorbellWakeups.increment();
         }
     }
 

@@ -62,6 +62,7 @@ public final class NicControlProgram implements Agent
     private final NameTable names;
     private final GroupTable groups;
     private final MessageEngine engine;
+    private final GroupOperations groupOperations;
     private final Int2ObjectHashMap<Registration> registrations = new Int2ObjectHashMap<>();
     /** The process living in each Process Table entry, or null: the firmware's view of the table. */
     private final ProcessName[] residents;
@@ -102,7 +103,12 @@ public final class NicControlProgram implements Agent
         this.names = new NameTable(sdram, layout);
         this.groups = new GroupTable(sdram, layout);
         this.messages = new SystemMessageSender(wire, counters, self, params.torusWidth());
-        this.engine = new MessageEngine(image, wire, messages, counters, clock, names);
+        final ProcessSlot[] slots = new ProcessSlot[params.maxProcessesPerNic()];
+        final Doorbells doorbells = new Doorbells(host, counters);
+        this.groupOperations =
+            new GroupOperations(params, groups, slots, messages, doorbells, counters, self, this::acknowledgeGroup);
+        this.engine = new MessageEngine(image, wire, messages, counters, clock, names, groups, slots, groupOperations,
+            doorbells);
         this.residents = new ProcessName[params.maxProcessesPerNic()];
         this.controlArea = (int)layout.controlProgramOffset();
         if (rings.length != params.nodeCount())
@@ -240,11 +246,11 @@ public final class NicControlProgram implements Agent
             return;
         }
         final GroupTable.AddResult added = groups.addMember(group, size, new GroupTable.Member(name, self, nicPid));
-        if (GroupTable.AddResult.FULL == added)
+        if (GroupTable.AddResult.FULL == added || GroupTable.AddResult.REFUSED == added)
         {
             names.remove(name, self, nicPid);
             counters.driverCommandsRejected.increment();
-            driverDoorbell(position, Doorbell.NO_RESOURCES);
+            driverDoorbell(position, GroupTable.AddResult.FULL == added ? Doorbell.NO_RESOURCES : Doorbell.BAD_COMMAND);
             return;
         }
 
@@ -297,10 +303,11 @@ public final class NicControlProgram implements Agent
 
         residents[index] = null;
         engine.deactivate(index);
+        groupOperations.processLeaving(engine.slot(index));
         engine.peerDeleted(selfIndex, nicPid, name.ai(), name.pi());
         setProcessState(index, ProcessTableLayout.STATE_FREE);
         names.remove(name, self, nicPid);
-        groups.removeMember(name, self, nicPid);
+        groupOperations.membersLeft(groups.removeMember(name, self, nicPid));
         counters.deletions.increment();
         driverDoorbell(position, Doorbell.DONE);
     }
@@ -370,6 +377,7 @@ public final class NicControlProgram implements Agent
     private int tx()
     {
         int work = wire.flush();
+        work += engine.startWaitingCasts();
         work += engine.injectPacket();
         work += engine.readCommand();
         return work;
@@ -509,7 +517,7 @@ public final class NicControlProgram implements Agent
                 {
                     acknowledgeGroup(groups.lookup(group));
                 }
-                else if (GroupTable.AddResult.FULL == added)
+                else if (GroupTable.AddResult.FULL == added || GroupTable.AddResult.REFUSED == added)
                 {
                     counters.systemMessagesRejected.increment();
                 }
@@ -537,8 +545,18 @@ public final class NicControlProgram implements Agent
                 final int nicPid = buffer.getInt(payload + SystemMessage.NAME_NIC_PID_OFFSET);
                 log("Delete_Process message from " + source + ": " + name + " NIC PID " + nicPid);
                 names.remove(name, source, nicPid);
-                groups.removeMember(name, source, nicPid);
+                groupOperations.membersLeft(groups.removeMember(name, source, nicPid));
                 engine.peerDeleted(sourceIndex, nicPid, name.ai(), name.pi());
+                return;
+            }
+
+            case SystemMessage.BARRIER:
+            {
+                if (length < SystemMessage.BARRIER_LENGTH)
+                {
+                    break;
+                }
+                groupOperations.onBarrierMessage(sourceIndex, buffer, payload);
                 return;
             }
 
@@ -571,6 +589,7 @@ public final class NicControlProgram implements Agent
         }
     }
 
+    /** A New_Group_Ack counts for the member's registration and for its Join_Group operations. */
     private void onGroupAck(final int sourceIndex, final int group, final int nicPid)
     {
         final Registration registration = pendingRegistration(nicPid);
@@ -579,6 +598,7 @@ public final class NicControlProgram implements Agent
             registration.groupAck(sourceIndex);
             completeIfDone(registration);
         }
+        groupOperations.onGroupAck(sourceIndex, group, nicPid);
     }
 
     private Registration pendingRegistration(final int nicPid)
@@ -678,5 +698,10 @@ public final class NicControlProgram implements Agent
     MessageEngine engine()
     {
         return engine;
+    }
+
+    GroupOperations groupOperations()
+    {
+        return groupOperations;
     }
 }

@@ -39,6 +39,11 @@ public final class NicCounters
     public static final String STAGING_BYTES_IN_USE = "staging bytes in use";
     public static final String ERROR_COMPLETIONS = "operations completed with an error doorbell";
     public static final String DOORBELL_WAKEUPS = "doorbell futex wake-ups";
+    public static final String HOST_BYTES_READ = "host memory bytes DMA-read for sending";
+    public static final String CAST_COPIES = "broadcast/multicast copies into managed memory";
+    public static final String CASTS_COMPLETED = "broadcasts and multicasts completed";
+    public static final String GROUP_JOINS_COMPLETED = "Join_Group operations completed";
+    public static final String BARRIERS_COMPLETED = "barriers completed (local processes)";
 
     final AtomicCounter driverCommands;
     final AtomicCounter driverCommandsRejected;
@@ -69,6 +74,11 @@ public final class NicCounters
     final AtomicCounter stagingBytesInUse;
     final AtomicCounter errorCompletions;
     final AtomicCounter doorbellWakeups;
+    final AtomicCounter hostBytesRead;
+    final AtomicCounter castCopies;
+    final AtomicCounter castsCompleted;
+    final AtomicCounter groupJoinsCompleted;
+    final AtomicCounter barriersCompleted;
 
     public NicCounters(final CountersManager manager)
     {
@@ -101,6 +111,11 @@ public final class NicCounters
         stagingBytesInUse = counter(manager, STAGING_BYTES_IN_USE);
         errorCompletions = counter(manager, ERROR_COMPLETIONS);
         doorbellWakeups = counter(manager, DOORBELL_WAKEUPS);
+        hostBytesRead = counter(manager, HOST_BYTES_READ);
+        castCopies = counter(manager, CAST_COPIES);
+        castsCompleted = counter(manager, CASTS_COMPLETED);
+        groupJoinsCompleted = counter(manager, GROUP_JOINS_COMPLETED);
+        barriersCompleted = counter(manager, BARRIERS_COMPLETED);
     }
 
     private static AtomicCounter counter(final CountersManager manager, final String label)

@@ -1,5 +1,7 @@
 package org.qnix.firmware;
 
+import org.agrona.collections.Int2IntHashMap;
+
 /**
  * The NIC's working state for one Process Table entry (thesis 3.3.3, Figure 4): where its Command
  * Queue is read, its second-level Packet Scheduling Queue of pending sends, and its Receive Table
@@ -13,6 +15,12 @@ final class ProcessSlot
     final int nicPid;
     final SendOperation[] sends;
     final ReceiveOperation[] receives;
+    /** Join_Group and Barrier operations, by the Send Context whose doorbell they complete. */
+    final GroupWait[] groupWaits;
+    /** Broadcast and Multicast operations, by Send Context. */
+    final CastOperation[] casts;
+    /** The sequence number of this process's next Barrier on each group (DESIGN.md 8, item 9). */
+    final Int2IntHashMap barrierSequences = new Int2IntHashMap(0);
 
     boolean active;
     int aiName;
@@ -41,11 +49,32 @@ final class ProcessSlot
         this.nicPid = index + 1;
         sends = new SendOperation[contexts];
         receives = new ReceiveOperation[contexts];
+        groupWaits = new GroupWait[contexts];
+        casts = new CastOperation[contexts];
         for (int c = 0; c < contexts; c++)
         {
             sends[c] = new SendOperation(index, c, firstSendSlot + c, descriptors);
             receives[c] = new ReceiveOperation(index, c, descriptors);
+            groupWaits[c] = new GroupWait(index, c);
+            casts[c] = new CastOperation(index, c, descriptors);
         }
+    }
+
+    /**
+     * @return true if an operation still holds Send Context {@code c}; a new command on it is refused
+     * and the doorbell stays with the earlier operation.
+     */
+    boolean sendContextBusy(final int c)
+    {
+        return sends[c].active || casts[c].active || groupWaits[c].active;
+    }
+
+    /** @return the sequence number for this process's next Barrier on {@code group}, counting it. */
+    int nextBarrierSequence(final int group)
+    {
+        final int sequence = barrierSequences.get(group);
+        barrierSequences.put(group, sequence + 1);
+        return sequence;
     }
 
     // Scheduling Queue ----------------------------------------------------------------------------

@@ -67,18 +67,7 @@ class MessagePathTest
 
     private long counter(final int node, final String label)
     {
-        final NicControlProgram nic = cluster.nics.get(node);
-        final org.agrona.concurrent.status.CountersReader reader = new org.agrona.concurrent.status.CountersReader(
-            nic.image().countersMetadata(), nic.image().countersValues());
-        final long[] value = { -1 };
-        reader.forEach((id, type, key, l) ->
-        {
-            if (l.equals(label))
-            {
-                value[0] = reader.getCounterValue(id);
-            }
-        });
-        return value[0];
+        return cluster.counter(node, label);
     }
 
     private static void assertDelivered(final SteppedProcess to, final int toOffset, final int length, final int seed,

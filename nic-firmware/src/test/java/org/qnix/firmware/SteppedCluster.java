@@ -5,8 +5,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.agrona.CloseHelper;
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.CachedEpochClock;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.status.CountersReader;
 import org.agrona.concurrent.status.CountersManager;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
@@ -14,8 +18,10 @@ import org.qnix.abi.Doorbell;
 import org.qnix.abi.DriverCommand;
 import org.qnix.abi.DriverCommandEntry;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.PacketHeader;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.ProcessTableLayout;
+import org.qnix.abi.WireMessageType;
 
 /**
  * A whole cluster of real node images and control programs in one thread, stepped by hand, with a
@@ -120,6 +126,42 @@ final class SteppedCluster implements AutoCloseable
         new DriverCommandEntry().wrap(image.sdram(), (int)image.sdramLayout().driverCommandOffset(position))
             .publish(command, name, pid, index, group, size);
         return position;
+    }
+
+    /** @return the value of the NIC counter labelled {@code label} on node {@code node}, or -1. */
+    long counter(final int node, final String label)
+    {
+        final NodeImage image = images.get(node);
+        final CountersReader reader = new CountersReader(image.countersMetadata(), image.countersValues());
+        final long[] value = { -1 };
+        reader.forEach((id, type, key, l) ->
+        {
+            if (l.equals(label))
+            {
+                value[0] = reader.getCounterValue(id);
+            }
+        });
+        return value[0];
+    }
+
+    /**
+     * Puts a system message into node {@code to}'s input FIFO as if NIC {@code from} had sent it.
+     *
+     * @param payload the message's payload, written at offset 0.
+     */
+    void injectSystemMessage(final int from, final int to, final int code, final DirectBuffer payload, final int length)
+    {
+        final UnsafeBuffer packet = new UnsafeBuffer(new byte[PacketHeader.LENGTH + length]);
+        new PacketHeader().wrap(packet, 0)
+            .destination(NicCoordinates.ofIndex(to, params.torusWidth()).packed()).receiverPid(0)
+            .source(NicCoordinates.ofIndex(from, params.torusWidth()).packed()).senderPid(0)
+            .contextTag(code).packetLength(length).counter(0);
+        packet.putBytes(PacketHeader.LENGTH, payload, 0, length);
+        if (!new ManyToOneRingBuffer(images.get(to).rxRing()).write(
+            WireMessageType.SYSTEM_MESSAGE, packet, 0, packet.capacity()))
+        {
+            throw new IllegalStateException("FIFO of node " + to + " is full");
+        }
     }
 
     int driverDoorbell(final int node, final int position)

@@ -185,14 +185,51 @@ final class SteppedProcess
     /** Posts a command: fields first, the Command field last with release (its reader is the NIC). */
     void post(final int command, final int context)
     {
-        final int e = (int)(layout.vniOffset(index) + vni.commandOffset(commandTail));
+        post(command, context, 0, 0);
+    }
+
+    void post(final int command, final int context, final int group, final int size)
+    {
+        final int e = entry(commandTail);
+        sdram.putInt(e + CommandQueueLayout.CONTEXT_OFFSET, context);
+        sdram.putInt(e + CommandQueueLayout.GROUP_OFFSET, group);
+        sdram.putInt(e + CommandQueueLayout.SIZE_OFFSET, size);
+        sdram.putIntRelease(e + CommandQueueLayout.COMMAND_OFFSET, command);
+        commandTail = (commandTail + 1) % params.commandQueueEntries();
+    }
+
+    /** A Multicast: the receiver names first, two per entry after the command's, then the command. */
+    void postMulticast(final int command, final int context, final ProcessName... receivers)
+    {
+        final int first = commandTail;
+        entry(first);
+        int e = 0;
+        for (int i = 0; i < receivers.length; i++)
+        {
+            final int n = i % CommandQueueLayout.NAMES_PER_ENTRY;
+            if (0 == n)
+            {
+                e = entry((first + 1 + i / CommandQueueLayout.NAMES_PER_ENTRY) % params.commandQueueEntries());
+            }
+            sdram.putInt(e + n * CommandQueueLayout.NAME_LENGTH, receivers[i].ai());
+            sdram.putInt(e + n * CommandQueueLayout.NAME_LENGTH + Integer.BYTES, receivers[i].pi());
+        }
+        commandTail = (first + 1 + CommandQueueLayout.namesEntries(receivers.length)) % params.commandQueueEntries();
+        final int c = (int)(layout.vniOffset(index) + vni.commandOffset(first));
+        sdram.putInt(c + CommandQueueLayout.CONTEXT_OFFSET, context);
+        sdram.putInt(c + CommandQueueLayout.SIZE_OFFSET, receivers.length);
+        sdram.putIntRelease(c + CommandQueueLayout.COMMAND_OFFSET, command);
+    }
+
+    /** @return the SDRAM address of a Command Queue entry, which must be empty. */
+    private int entry(final int position)
+    {
+        final int e = (int)(layout.vniOffset(index) + vni.commandOffset(position));
         if (0 != sdram.getIntVolatile(e + CommandQueueLayout.COMMAND_OFFSET))
         {
             throw new IllegalStateException("Command Queue full");
         }
-        sdram.putInt(e + CommandQueueLayout.CONTEXT_OFFSET, context);
-        sdram.putIntRelease(e + CommandQueueLayout.COMMAND_OFFSET, command);
-        commandTail = (commandTail + 1) % params.commandQueueEntries();
+        return e;
     }
 
     /** What qx_poll_for_send/receive do after seeing a completion: the doorbell is Free again. */

@@ -19,6 +19,23 @@ package org.qnix.abi;
  *  |                 Size (processes involved, when used)          |
  *  +---------------------------------------------------------------+
  * </pre>
+ *
+ * <p>The receivers of a Multicast follow its entry, two names per entry (DESIGN.md 8, item 8):
+ *
+ * <pre>
+ *  +---------------------------------------------------------------+
+ *  |                 First receiver AI                             |
+ *  +---------------------------------------------------------------+
+ *  |                 First receiver PI                             |
+ *  +---------------------------------------------------------------+
+ *  |                 Second receiver AI (unused after the last)    |
+ *  +---------------------------------------------------------------+
+ *  |                 Second receiver PI                            |
+ *  +---------------------------------------------------------------+
+ * </pre>
+ *
+ * The process writes the name entries first and the Multicast entry last, so the release of its
+ * Command field publishes them all; the NIC consumes them with the command and clears each one.
  */
 public final class CommandQueueLayout
 {
@@ -28,8 +45,27 @@ public final class CommandQueueLayout
     public static final int SIZE_OFFSET = GROUP_OFFSET + Integer.BYTES;
     public static final int ENTRY_LENGTH = SIZE_OFFSET + Integer.BYTES;
 
+    /** Bytes of one (AI, PI) name in a name entry. */
+    public static final int NAME_LENGTH = 2 * Integer.BYTES;
+    public static final int NAMES_PER_ENTRY = ENTRY_LENGTH / NAME_LENGTH;
+
     private CommandQueueLayout()
     {
+    }
+
+    /** @return the entries that carry {@code receivers} names after a Multicast entry. */
+    public static int namesEntries(final int receivers)
+    {
+        return (receivers + NAMES_PER_ENTRY - 1) / NAMES_PER_ENTRY;
+    }
+
+    /**
+     * @return the most receivers one Multicast can name: its entry and the name entries must fit in
+     * the N - 1 entries a Command Queue can hold at once.
+     */
+    public static int maxMulticastReceivers(final ClusterParameters params)
+    {
+        return (params.commandQueueEntries() - 2) * NAMES_PER_ENTRY;
     }
 
     public static int length(final ClusterParameters params)

@@ -1,6 +1,10 @@
 package org.qnix.abi;
 
-/** Process Command Queue codes (thesis 3.3.1 and 3.5.2). Zero marks an empty entry. */
+/**
+ * Process Command Queue codes (thesis 3.3.1 and 3.5.2). Zero marks an empty entry. A Multicast or
+ * Multicast_Short entry is followed by the receivers' names, two per entry, in entries that carry no
+ * command code of their own ({@link CommandQueueLayout#namesEntries}; DESIGN.md 8, item 8).
+ */
 public final class ProcessCommand
 {
     public static final int NONE = 0;
@@ -13,8 +17,6 @@ public final class ProcessCommand
     public static final int JOIN_GROUP = 7;
     public static final int RECEIVE = 8;
     public static final int BARRIER = 9;
-    /** Continuation entry of a Multicast: two receiver names (DESIGN.md 8, item 8). */
-    public static final int MULTICAST_NAMES = 10;
 
     private ProcessCommand()
     {
@@ -34,7 +36,6 @@ public final class ProcessCommand
             case JOIN_GROUP: return "Join_Group";
             case RECEIVE: return "Receive";
             case BARRIER: return "Barrier";
-            case MULTICAST_NAMES: return "Multicast_Names";
             default: return "ProcessCommand(" + code + ")";
         }
     }

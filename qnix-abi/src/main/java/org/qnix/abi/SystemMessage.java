@@ -10,6 +10,7 @@ package org.qnix.abi;
  *  New_Process_Ack    | Name AI | Name PI | NIC PID (on the destination NIC)      |
  *  New_Group          | Group | Group size | Member AI | Member PI | Member NIC PID |
  *  New_Group_Ack      | Group | NIC PID of the member being acknowledged          |
+ *  Barrier            | Group | Group size | Sequence | Member AI | Member PI | Member NIC PID |
  *  Delete_Process     | Name AI | Name PI | NIC PID |
  *  Permission_Request | Receiver PID | Sender PID | Context Tag | Message length | First packet length |
  *                     | Packets | Operation id (64 bits) | Sender AI | Sender PI |
@@ -22,6 +23,10 @@ package org.qnix.abi;
  * granted transfer or an error doorbell code (the receiver is gone); its transfer handle is what the
  * data packets of the message carry in their Context Tag field, so that concurrent messages with the
  * same sender and tag are told apart.
+ *
+ * <p>Barrier carries what thesis 3.5.1 lists plus the sequence number of the barrier on that group
+ * (DESIGN.md 8, item 9): the k-th Barrier a member enters on a group has sequence k, so an arrival
+ * for the next barrier is never counted for the current one.
  */
 public final class SystemMessage
 {
@@ -52,6 +57,11 @@ public final class SystemMessage
     public static final int NEW_GROUP_LENGTH = GROUP_MEMBER_NIC_PID_OFFSET + Integer.BYTES;
     public static final int GROUP_ACK_NIC_PID_OFFSET = GROUP_OFFSET + Integer.BYTES;
     public static final int NEW_GROUP_ACK_LENGTH = GROUP_ACK_NIC_PID_OFFSET + Integer.BYTES;
+    public static final int BARRIER_SEQUENCE_OFFSET = GROUP_SIZE_OFFSET + Integer.BYTES;
+    public static final int BARRIER_MEMBER_AI_OFFSET = BARRIER_SEQUENCE_OFFSET + Integer.BYTES;
+    public static final int BARRIER_MEMBER_PI_OFFSET = BARRIER_MEMBER_AI_OFFSET + Integer.BYTES;
+    public static final int BARRIER_MEMBER_NIC_PID_OFFSET = BARRIER_MEMBER_PI_OFFSET + Integer.BYTES;
+    public static final int BARRIER_LENGTH = BARRIER_MEMBER_NIC_PID_OFFSET + Integer.BYTES;
 
     public static final int REQUEST_RECEIVER_PID_OFFSET = 0;
     public static final int REQUEST_SENDER_PID_OFFSET = REQUEST_RECEIVER_PID_OFFSET + Integer.BYTES;

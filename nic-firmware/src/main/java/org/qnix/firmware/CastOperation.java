@@ -1,0 +1,85 @@
+package org.qnix.firmware;
+
+/**
+ * A Broadcast, Broadcast_Short, Multicast or Multicast_Short in progress (thesis 3.5.2): the data to
+ * send, once, in NIC memory (a copy in managed memory, or the Context Region for the short forms), the
+ * destinations, and the counter associated with that local buffer, decremented as each destination's
+ * send completes. The Send Doorbell of its context rings when the counter reaches zero. One per Send
+ * Context, made with the Process Table entry and reused.
+ */
+final class CastOperation
+{
+    final int processIndex;
+    final int context;
+    final PageList buffer;
+
+    boolean active;
+    /** Waiting for managed memory or scheduling entries to start ({@link MessageEngine}). */
+    boolean waitingToStart;
+    /** ProcessCommand.BROADCAST, BROADCAST_SHORT, MULTICAST or MULTICAST_SHORT. */
+    int command;
+    boolean doorbellFlag;
+    int tag;
+    int length;
+    int firstPacketLength;
+    int packets;
+    /** SDRAM address the data packets are read from. */
+    long dataAddress;
+    /** Bytes reserved in managed memory for the copy; 0 for the short forms and empty messages. */
+    int copyLength;
+    /** The counter of thesis 3.5.2, Broadcast step 2: destinations whose send has not completed. */
+    int remaining;
+    /** Done, or the first error a destination completed with. */
+    int status;
+
+    int destinations;
+    int[] destinationNode = new int[8];
+    int[] destinationPid = new int[8];
+    int[] destinationAi = new int[8];
+    int[] destinationPi = new int[8];
+
+    CastOperation previousWaiting;
+    CastOperation nextWaiting;
+
+    CastOperation(final int processIndex, final int context, final int descriptors)
+    {
+        this.processIndex = processIndex;
+        this.context = context;
+        this.buffer = new PageList(Math.max(1, descriptors));
+    }
+
+    boolean isShort()
+    {
+        return org.qnix.abi.ProcessCommand.BROADCAST_SHORT == command ||
+            org.qnix.abi.ProcessCommand.MULTICAST_SHORT == command;
+    }
+
+    void clearDestinations()
+    {
+        destinations = 0;
+    }
+
+    void addDestination(final int node, final int nicPid, final int ai, final int pi)
+    {
+        if (destinations == destinationNode.length)
+        {
+            final int grown = destinations * 2;
+            destinationNode = java.util.Arrays.copyOf(destinationNode, grown);
+            destinationPid = java.util.Arrays.copyOf(destinationPid, grown);
+            destinationAi = java.util.Arrays.copyOf(destinationAi, grown);
+            destinationPi = java.util.Arrays.copyOf(destinationPi, grown);
+        }
+        destinationNode[destinations] = node;
+        destinationPid[destinations] = nicPid;
+        destinationAi[destinations] = ai;
+        destinationPi[destinations] = pi;
+        destinations++;
+    }
+
+    public String toString()
+    {
+        return org.qnix.abi.ProcessCommand.name(command) + "{process " + processIndex + " context " + context +
+            " tag " + tag + " len " + length + " to " + destinations + " processes, " + remaining + " pending" +
+            (waitingToStart ? ", waiting for NIC memory" : "") + "}";
+    }
+}
