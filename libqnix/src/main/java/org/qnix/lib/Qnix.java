@@ -21,6 +21,7 @@ import org.agrona.DirectBuffer;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ClusterProperties;
+import org.qnix.abi.CommandQueueLayout;
 import org.qnix.abi.ContextLayout;
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
@@ -597,6 +598,222 @@ public final class Qnix implements AutoCloseable
         post(ProcessCommand.RECEIVE, receiveContext);
     }
 
+    // ---------------------------------------------------------------------------------------------
+    // Groups and collectives (thesis 3.6: qx_join_group, qx_barrier, qx_broadcast, qx_broadcast_short,
+    // qx_multicast, qx_multicast_short). Each completes through the Send Doorbell of the Send Context
+    // it names, polled with pollForSend / waitForSend like a send. Receivers of a broadcast or a
+    // multicast use ordinary Receive Contexts; the message's source is the sending process.
+    // ---------------------------------------------------------------------------------------------
+
+    /**
+     * Takes a Send Context for a {@link #joinGroup} or a {@link #barrier}: only its doorbell is used.
+     *
+     * <pre>{@code
+     * int ctx = qnix.groupContext();
+     * qnix.barrier(ctx, group, size);
+     * qnix.waitForSend(ctx, 10, TimeUnit.SECONDS);
+     * }</pre>
+     */
+    public int groupContext()
+    {
+        ensureOpen();
+        final int context = vnic.takeSendContext();
+        vnic.writeContext(vnic.sendContextOffset(context), name.ai(), name.pi(), 0, true, 0, 0,
+            ContextLayout.NO_BUFFER_POOL);
+        return context;
+    }
+
+    /**
+     * {@code qx_join_group}: posts a Join_Group command. It completes when every NIC of the cluster
+     * knows the whole group, that is when all {@code groupSize} members have joined: only then may a
+     * member use the group for a barrier or be sure to receive a broadcast. A process may be in many
+     * groups; joining a group it is already in completes at once.
+     *
+     * <p>Completion errors: {@code BadCommand} for a size out of range, another size than the group's,
+     * or a group already complete without this process; {@code PeerGone} if a member left the group.
+     */
+    public void joinGroup(final int sendContext, final int group, final int groupSize)
+    {
+        checkGroupSize(groupSize);
+        post(ProcessCommand.JOIN_GROUP, sendContext, group, groupSize);
+    }
+
+    /**
+     * {@code qx_barrier}: posts a Barrier command on a group this process is in. It completes when
+     * every member of the group has entered this barrier; the k-th barrier of a process on a group
+     * meets the k-th of every other member.
+     *
+     * <p>Completion errors: {@code PeerGone} if a member left the group (before or during the
+     * barrier; the group stays unusable until its last member leaves); {@code BadCommand} if this
+     * process is not a member, the size is not the group's, or the group is not complete yet.
+     */
+    public void barrier(final int sendContext, final int group, final int groupSize)
+    {
+        checkGroupSize(groupSize);
+        post(ProcessCommand.BARRIER, sendContext, group, groupSize);
+    }
+
+    /**
+     * Join_Group and wait for it, sleeping on the doorbell.
+     *
+     * <pre>{@code
+     * qnix.awaitJoinGroup(100, 4, 30, TimeUnit.SECONDS);
+     * }</pre>
+     *
+     * @throws QnixTimeoutException    if the group is not complete in time (the join stays posted).
+     * @throws QnixCompletionException if it completed with an error.
+     */
+    public void awaitJoinGroup(final int group, final int groupSize, final long timeout, final TimeUnit unit)
+    {
+        checkGroupSize(groupSize);
+        final int context = groupContext();
+        post(ProcessCommand.JOIN_GROUP, context, group, groupSize);
+        waitForSend(context, timeout, unit);
+    }
+
+    /**
+     * Barrier and wait for it, sleeping on the doorbell.
+     *
+     * <pre>{@code
+     * qnix.awaitBarrier(qnix.name().ai(), size, 30, TimeUnit.SECONDS);
+     * }</pre>
+     *
+     * @throws QnixTimeoutException    if not every member entered in time (the barrier stays posted).
+     * @throws QnixPeerGoneException   if a member left the group.
+     * @throws QnixCompletionException if it completed with another error.
+     */
+    public void awaitBarrier(final int group, final int groupSize, final long timeout, final TimeUnit unit)
+    {
+        checkGroupSize(groupSize);
+        final int context = groupContext();
+        post(ProcessCommand.BARRIER, context, group, groupSize);
+        waitForSend(context, timeout, unit);
+    }
+
+    /**
+     * A Send Context for a {@link #broadcast} or {@link #multicast} of bytes {@code [offset, offset +
+     * length)} of a locked buffer: a {@link #sendContext} without a receiver.
+     *
+     * <pre>{@code
+     * int ctx = qnix.broadcastContext(5, true, buffer, 0, 4096);
+     * qnix.broadcast(ctx, group);
+     * qnix.waitForSend(ctx, 10, TimeUnit.SECONDS);
+     * }</pre>
+     */
+    public int broadcastContext(final int tag, final boolean doorbell, final QnixBuffer buffer, final int offset,
+        final int length)
+    {
+        ensureOpen();
+        checkRange(buffer, offset, length);
+        final int context = vnic.takeSendContext();
+        try
+        {
+            final int pages = vnic.writePageTable(vnic.sendRegionOffset(context), buffer, offset, length);
+            vnic.writeContext(vnic.sendContextOffset(context), name.ai(), name.pi(), tag, doorbell, pages, length,
+                ContextLayout.NO_BUFFER_POOL);
+            return context;
+        }
+        catch (final RuntimeException ex)
+        {
+            vnic.releaseContext(context, true);
+            throw ex;
+        }
+    }
+
+    /** A Send Context for a broadcast or multicast of {@code length} bytes from page {@code firstPage} of the pool. */
+    public int broadcastContext(final int tag, final boolean doorbell, final BufferPool pool, final int firstPage,
+        final int length)
+    {
+        ensureOpen();
+        checkPool(pool, firstPage, length);
+        final int context = vnic.takeSendContext();
+        vnic.writeContext(vnic.sendContextOffset(context), name.ai(), name.pi(), tag, doorbell, pages(length), length,
+            firstPage);
+        return context;
+    }
+
+    /**
+     * A Send Context for a {@link #broadcastShort} or {@link #multicastShort}: the bytes are copied
+     * into the Context Region.
+     *
+     * @param length at most the cluster's short threshold (1024 bytes by default).
+     */
+    public int broadcastContextShort(final int tag, final boolean doorbell, final DirectBuffer data, final int offset,
+        final int length)
+    {
+        return sendContextShort(name, tag, doorbell, data, offset, length);
+    }
+
+    /**
+     * {@code qx_broadcast}: posts a Broadcast command. The NIC reads the buffer once into its own
+     * memory and sends it to every member of the group except this process (which need not be a
+     * member); the Send Doorbell rings when every member has been sent its copy.
+     *
+     * <p>Completion errors: {@code PeerGone} if a member left the group or leaves before its copy was
+     * sent; {@code BadCommand} if the group is unknown or not complete; {@code Protection} if the buffer
+     * is not this process's locked memory.
+     */
+    public void broadcast(final int sendContext, final int group)
+    {
+        post(ProcessCommand.BROADCAST, sendContext, group, 0);
+    }
+
+    /** {@code qx_broadcast_short}: a Broadcast of the data in the Context Region ({@link #broadcastContextShort}). */
+    public void broadcastShort(final int sendContext, final int group)
+    {
+        post(ProcessCommand.BROADCAST_SHORT, sendContext, group, 0);
+    }
+
+    /**
+     * {@code qx_multicast(context, size, recv_proc_name_list)}: posts a Multicast command to the named
+     * processes (the size is the number of names). Like {@link #broadcast}, the data crosses the I/O
+     * bus once. At most {@code 2 (N - 2)} names (124 by default), the room a Command Queue has for
+     * them; a name nobody registered completes the multicast with {@code PeerGone} before any byte
+     * moves.
+     *
+     * <pre>{@code
+     * int ctx = qnix.broadcastContext(5, true, buffer, 0, 4096);
+     * qnix.multicast(ctx, new ProcessName(7, 1), new ProcessName(7, 3));
+     * qnix.waitForSend(ctx, 10, TimeUnit.SECONDS);
+     * }</pre>
+     */
+    public void multicast(final int sendContext, final ProcessName... receivers)
+    {
+        postMulticast(ProcessCommand.MULTICAST, sendContext, receivers);
+    }
+
+    /** {@code qx_multicast_short}: a Multicast of the data in the Context Region. */
+    public void multicastShort(final int sendContext, final ProcessName... receivers)
+    {
+        postMulticast(ProcessCommand.MULTICAST_SHORT, sendContext, receivers);
+    }
+
+    private void postMulticast(final int command, final int context, final ProcessName[] receivers)
+    {
+        ensureOpen();
+        checkContext(context);
+        final int max = CommandQueueLayout.maxMulticastReceivers(params);
+        if (null == receivers || receivers.length < 1 || receivers.length > max)
+        {
+            throw new IllegalArgumentException("a multicast names 1.." + max + " receivers, not " +
+                (null == receivers ? 0 : receivers.length));
+        }
+        for (final ProcessName receiver : receivers)
+        {
+            checkPeer(receiver, false);
+        }
+        vnic.postMulticast(command, context, receivers);
+    }
+
+    private void checkGroupSize(final int groupSize)
+    {
+        if (groupSize < 1 || groupSize > params.nameTableEntries())
+        {
+            throw new IllegalArgumentException("group size " + groupSize + " is outside [1, " +
+                params.nameTableEntries() + "], the processes a cluster can hold");
+        }
+    }
+
     /**
      * {@code qx_poll_for_send}, non-blocking.
      *
@@ -694,9 +911,14 @@ public final class Qnix implements AutoCloseable
 
     private void post(final int command, final int context)
     {
+        post(command, context, 0, 0);
+    }
+
+    private void post(final int command, final int context, final int group, final int size)
+    {
         ensureOpen();
         checkContext(context);
-        vnic.post(command, context, 0, 0);
+        vnic.post(command, context, group, size);
     }
 
     private void checkContext(final int context)

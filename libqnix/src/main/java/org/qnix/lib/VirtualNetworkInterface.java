@@ -209,27 +209,53 @@ final class VirtualNetworkInterface
     /** Posts a command; waits (bounded) while the queue is full, as the thesis says. */
     void post(final int command, final int context, final int group, final int size)
     {
-        final int next = (commandTail + 1) % entries;
-        // Writer: the NIC, every eight commands and whenever it finds the queue empty (DESIGN.md 8, item 6).
-        if (next == hps.getIntVolatile(HostProcessStructuresLayout.CQ_HEAD_OFFSET))
-        {
-            waitForRoom(next);
-        }
+        waitForRoom(1);
         final int entry = layout.commandOffset(commandTail);
         vni.putInt(entry + CommandQueueLayout.CONTEXT_OFFSET, context);
         vni.putInt(entry + CommandQueueLayout.GROUP_OFFSET, group);
         vni.putInt(entry + CommandQueueLayout.SIZE_OFFSET, size);
         // Reader: the NIC control program (TX step 6), which reads the Command field first.
         vni.putIntRelease(entry + CommandQueueLayout.COMMAND_OFFSET, command);
-        commandTail = next;
+        commandTail = (commandTail + 1) % entries;
         hps.putIntRelease(HostProcessStructuresLayout.CQ_TAIL_OFFSET, commandTail);
     }
 
-    private void waitForRoom(final int next)
+    /**
+     * Posts a Multicast or Multicast_Short: the receiver names go into the entries after the command's,
+     * two per entry, and the command is written last, so its release publishes them all (DESIGN.md 8,
+     * item 8).
+     */
+    void postMulticast(final int command, final int context, final ProcessName[] receivers)
     {
+        final int nameEntries = CommandQueueLayout.namesEntries(receivers.length);
+        waitForRoom(1 + nameEntries);
+        for (int i = 0; i < receivers.length; i++)
+        {
+            final int entry = layout.commandOffset((commandTail + 1 + i / CommandQueueLayout.NAMES_PER_ENTRY) % entries);
+            final int name = entry + (i % CommandQueueLayout.NAMES_PER_ENTRY) * CommandQueueLayout.NAME_LENGTH;
+            vni.putInt(name, receivers[i].ai());
+            vni.putInt(name + Integer.BYTES, receivers[i].pi());
+        }
+        final int entry = layout.commandOffset(commandTail);
+        vni.putInt(entry + CommandQueueLayout.CONTEXT_OFFSET, context);
+        vni.putInt(entry + CommandQueueLayout.GROUP_OFFSET, 0);
+        vni.putInt(entry + CommandQueueLayout.SIZE_OFFSET, receivers.length);
+        // Reader: the NIC control program, which reads the names after the Command field.
+        vni.putIntRelease(entry + CommandQueueLayout.COMMAND_OFFSET, command);
+        commandTail = (commandTail + 1 + nameEntries) % entries;
+        hps.putIntRelease(HostProcessStructuresLayout.CQ_TAIL_OFFSET, commandTail);
+    }
+
+    /** Waits (bounded) until {@code needed} entries are free; one always stays empty (full != empty). */
+    private void waitForRoom(final int needed)
+    {
+        if (freeEntries() >= needed)
+        {
+            return;
+        }
         final long deadline = System.nanoTime() + RESOURCE_WAIT_NS;
         int idle = 0;
-        while (next == hps.getIntVolatile(HostProcessStructuresLayout.CQ_HEAD_OFFSET))
+        while (freeEntries() < needed)
         {
             if (System.nanoTime() > deadline)
             {
@@ -238,6 +264,13 @@ final class VirtualNetworkInterface
             }
             idle = idle(idle);
         }
+    }
+
+    private int freeEntries()
+    {
+        // Writer: the NIC, every eight commands and whenever it finds the queue empty (DESIGN.md 8, item 6).
+        final int head = hps.getIntVolatile(HostProcessStructuresLayout.CQ_HEAD_OFFSET);
+        return Math.floorMod(head - commandTail - 1, entries);
     }
 
     // ---------------------------------------------------------------------------------------------

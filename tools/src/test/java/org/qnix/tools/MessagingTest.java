@@ -7,16 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.Test;
 import org.qnix.abi.ClusterDirectory;
-import org.qnix.abi.CountersLayout;
-import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
 import org.qnix.firmware.NicCounters;
@@ -39,10 +35,10 @@ class MessagingTest
         try
         {
             // Packed: ranks 0 and 1 share node 0-0, rank 2 is on 1-0.
-            final String output = run(new ProgramLauncher(dir, 3, MessagingWorker.class.getName(), List.of("matrix"))
+            final String output = TestClusters.run(new ProgramLauncher(dir, 3, MessagingWorker.class.getName(), List.of("matrix"))
                 .nodeMap("packed"));
             assertEquals(2, output.lines().filter(l -> l.contains("OK matrix rank")).count(), output);
-            assertNicsClean(dir, 2);
+            TestClusters.assertNicsClean(dir, 2);
         }
         finally
         {
@@ -56,13 +52,13 @@ class MessagingTest
         final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("f"), 2, 1, "processes");
         try
         {
-            final String output = run(new ProgramLauncher(dir, 2, MessagingWorker.class.getName(), List.of("features")));
+            final String output = TestClusters.run(new ProgramLauncher(dir, 2, MessagingWorker.class.getName(), List.of("features")));
             for (final String expected : List.of("OK rank 0: 32 outstanding", "OK rank 1: 32 outstanding",
                 "OK ANY_PROC/ANY_TAG reported source (", "OK truncated", "OK protection: the refused send moved no byte"))
             {
                 assertEquals(true, output.contains(expected), expected + " missing in:\n" + output);
             }
-            assertNicsClean(dir, 2);
+            TestClusters.assertNicsClean(dir, 2);
         }
         finally
         {
@@ -80,10 +76,10 @@ class MessagingTest
         final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("s"), 2, 2, "processes");
         try
         {
-            final String output = run(new ProgramLauncher(dir, 8, MessagingWorker.class.getName(),
+            final String output = TestClusters.run(new ProgramLauncher(dir, 8, MessagingWorker.class.getName(),
                 List.of("stress", Long.toString(seed), Integer.toString(perRank))));
             assertEquals(8, output.lines().filter(l -> l.contains("OK stress rank")).count(), output);
-            final Map<String, Long> totals = assertNicsClean(dir, 4);
+            final Map<String, Long> totals = TestClusters.assertNicsClean(dir, 4);
             assertEquals(8L * perRank, totals.get(NicCounters.RECEIVES_COMPLETED), "receives completed, all NICs");
         }
         finally
@@ -128,53 +124,5 @@ class MessagingTest
         {
             TestClusters.down(dir);
         }
-    }
-
-    private static String run(final ProgramLauncher launcher) throws InterruptedException
-    {
-        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        final PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-        final int exit = launcher.run(out);
-        final String output = bytes.toString(StandardCharsets.UTF_8);
-        System.out.println(output);
-        assertEquals(0, exit, output);
-        return output;
-    }
-
-    /**
-     * Staging memory is empty again and no packet was ever dropped (DESIGN.md 8, item 11).
-     *
-     * @return the counters summed over the NICs.
-     */
-    private static Map<String, Long> assertNicsClean(final ClusterDirectory dir, final int nodes) throws Exception
-    {
-        final Map<String, Long> totals = new HashMap<>();
-        for (int i = 0; i < nodes; i++)
-        {
-            final NicCoordinates node = NicCoordinates.ofIndex(i, nodes > 2 ? 2 : nodes);
-            final Map<String, Long> values = new HashMap<>();
-            TestClusters.await("staging on " + node + " to drain", () ->
-            {
-                values.clear();
-                values.putAll(counters(dir, node));
-                return 0 == values.get(NicCounters.STAGING_BYTES_IN_USE);
-            });
-            assertEquals(0L, values.get(NicCounters.PACKETS_DROPPED), "packets dropped on " + node);
-            values.forEach((k, v) -> totals.merge(k, v, Long::sum));
-        }
-        return totals;
-    }
-
-    private static Map<String, Long> counters(final ClusterDirectory dir, final NicCoordinates node)
-    {
-        final Map<String, Long> values = new HashMap<>();
-        try (MappedFile file = MappedFile.mapExisting(dir.counters(node)))
-        {
-            final CountersReader reader = new CountersReader(
-                new org.agrona.concurrent.UnsafeBuffer(file.buffer(), CountersLayout.METADATA_OFFSET, CountersLayout.METADATA_LENGTH),
-                new org.agrona.concurrent.UnsafeBuffer(file.buffer(), CountersLayout.VALUES_OFFSET, CountersLayout.VALUES_LENGTH));
-            reader.forEach((id, type, key, label) -> values.put(label, reader.getCounterValue(id)));
-        }
-        return values;
     }
 }

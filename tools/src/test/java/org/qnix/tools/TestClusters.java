@@ -1,16 +1,26 @@
 package org.qnix.tools;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
+
+import org.agrona.concurrent.status.CountersReader;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.CountersLayout;
+import org.qnix.abi.MappedFile;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.firmware.NicCounters;
 
 /**
  * Clusters for multi-JVM tests: unique short names, and teardown that happens even when a test fails
@@ -109,5 +119,54 @@ final class TestClusters
             .filter(p -> p.pid() != ProcessHandle.current().pid())
             .filter(p -> p.info().commandLine().map(c -> (c + " ").contains(marker + " ")).orElse(false))
             .toList();
+    }
+
+    /**
+     * Staging memory is empty again and no packet was ever dropped (DESIGN.md 8, item 11).
+     *
+     * @return the counters summed over the NICs.
+     */
+    static Map<String, Long> assertNicsClean(final ClusterDirectory dir, final int nodes) throws Exception
+    {
+        final Map<String, Long> totals = new HashMap<>();
+        for (int i = 0; i < nodes; i++)
+        {
+            final NicCoordinates node = NicCoordinates.ofIndex(i, nodes > 2 ? 2 : nodes);
+            final Map<String, Long> values = new HashMap<>();
+            await("staging on " + node + " to drain", () ->
+            {
+                values.clear();
+                values.putAll(counters(dir, node));
+                return 0 == values.get(NicCounters.STAGING_BYTES_IN_USE);
+            });
+            assertEquals(0L, values.get(NicCounters.PACKETS_DROPPED), "packets dropped on " + node);
+            values.forEach((k, v) -> totals.merge(k, v, Long::sum));
+        }
+        return totals;
+    }
+
+    static Map<String, Long> counters(final ClusterDirectory dir, final NicCoordinates node)
+    {
+        final Map<String, Long> values = new HashMap<>();
+        try (MappedFile file = MappedFile.mapExisting(dir.counters(node)))
+        {
+            final CountersReader reader = new CountersReader(
+                new org.agrona.concurrent.UnsafeBuffer(file.buffer(), CountersLayout.METADATA_OFFSET, CountersLayout.METADATA_LENGTH),
+                new org.agrona.concurrent.UnsafeBuffer(file.buffer(), CountersLayout.VALUES_OFFSET, CountersLayout.VALUES_LENGTH));
+            reader.forEach((id, type, key, label) -> values.put(label, reader.getCounterValue(id)));
+        }
+        return values;
+    }
+
+    /** Runs a parallel program to completion; it must exit 0. @return its output. */
+    static String run(final ProgramLauncher launcher) throws InterruptedException
+    {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        final PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        final int exit = launcher.run(out);
+        final String output = bytes.toString(StandardCharsets.UTF_8);
+        System.out.println(output);
+        assertEquals(0, exit, output);
+        return output;
     }
 }
