@@ -226,7 +226,7 @@ public final class QnixCommand implements Runnable
             "Process i is named (AI, i) in group AI of size K, placed on the cluster's nodes, with its",
             "output prefixed by its rank. Exits with the first non-zero exit code and stops the other",
             "processes when one fails.",
-            "PROGRAM is a main class, a jar with a Main-Class, or an example: Hello, PingPong, Stream." })
+            "PROGRAM is a main class, a jar with a Main-Class, or an example: Hello, PingPong, Stream, Collectives." })
     static final class Run implements Callable<Integer>
     {
         @Option(names = "-n", required = true, description = "Number of processes.")
@@ -262,10 +262,11 @@ public final class QnixCommand implements Runnable
 
     @Command(name = "demo", mixinStandardHelpOptions = true,
         description = {
-            "Run the demo: a 2x2 cluster, Hello, PingPong and Stream, a table of results, teardown.",
+            "Run the demo: a 2x2 cluster, Hello, PingPong, Stream and Collectives, a table of results, teardown.",
             "Brings up an embedded 2x2 cluster, runs Hello on 4 processes and shows the cluster status while",
             "they are registered, then PingPong (one-way latency) and Stream (bandwidth) between two",
-            "processes on different nodes, prints what they measured, and tears everything down." })
+            "processes on different nodes, then Collectives (barrier, broadcast, all-reduce) on 4 processes,",
+            "prints what they measured, and tears everything down." })
     static final class Demo implements Callable<Integer>
     {
         @Option(names = "--name", defaultValue = "demo", description = "Cluster name (default: ${DEFAULT-VALUE}).")
@@ -280,11 +281,12 @@ public final class QnixCommand implements Runnable
         }
     }
 
-    /** The demo's table, from the machine-readable lines PingPong and Stream print. */
+    /** The demo's table, from the machine-readable lines PingPong, Stream and Collectives print. */
     private static void printResults(final List<String> results, final PrintStream out)
     {
-        out.println("== what the demo measured (latency: one way, half the round trip; bandwidth: payload MB/s)");
-        out.printf("   %-10s %-10s %-10s %12s %12s %12s%n", "program", "bytes", "mode", "min us", "median us", "MB/s");
+        out.println("== what the demo measured (latency: one way, half the round trip; bandwidth: payload MB/s;");
+        out.println("   collectives: mean time of one operation on 4 processes, broadcast MB/s counts every receiver)");
+        out.printf("   %-12s %-10s %-10s %12s %12s %12s%n", "program", "bytes", "mode", "min us", "median us", "MB/s");
         for (final String line : results)
         {
             final java.util.Map<String, String> fields = new java.util.HashMap<>();
@@ -298,13 +300,21 @@ public final class QnixCommand implements Runnable
             }
             if (line.startsWith("PINGPONG"))
             {
-                out.printf("   %-10s %-10s %-10s %12s %12s %12s%n", "PingPong", fields.get("size"), fields.get("mode"),
+                out.printf("   %-12s %-10s %-10s %12s %12s %12s%n", "PingPong", fields.get("size"), fields.get("mode"),
                     fields.get("min_us"), fields.get("median_us"), "");
+            }
+            else if (line.startsWith("STREAM"))
+            {
+                out.printf("   %-12s %-10s %-10s %12s %12s %12s%n", "Stream", fields.get("size"),
+                    "window " + fields.get("window"), "", "", fields.get("MB_per_s"));
             }
             else
             {
-                out.printf("   %-10s %-10s %-10s %12s %12s %12s%n", "Stream", fields.get("size"),
-                    "window " + fields.get("window"), "", "", fields.get("MB_per_s"));
+                final String kind = fields.get("kind");
+                final String bytes = "allreduce".equals(kind) ? Integer.parseInt(fields.get("longs")) * Long.BYTES + "" :
+                    fields.getOrDefault("size", "0");
+                out.printf("   %-12s %-10s %-10s %12s %12s %12s%n", "Collectives", bytes, kind, "",
+                    "mean " + fields.get("mean_us"), fields.getOrDefault("MB_per_s", ""));
             }
         }
     }
@@ -364,14 +374,21 @@ public final class QnixCommand implements Runnable
             final List<String> results = new java.util.ArrayList<>();
             for (final List<String> program : List.of(
                 List.of("PingPong", "--sizes", "0,64,1024,4096,65536", "--iterations", "300"),
-                List.of("Stream", "--sizes", "4096,65536,1048576", "--bytes", "16777216")))
+                List.of("Stream", "--sizes", "4096,65536,1048576", "--bytes", "16777216"),
+                List.of("Collectives", "--barriers", "300", "--sizes", "4096,1048576", "--repeats", "20")))
             {
-                out.println("== running " + program.get(0) + " on 2 processes, nodes 0-0 and 1-0 (qnix run -n 2 -- " +
+                final int processes = "Collectives".equals(program.get(0)) ? 4 : 2;
+                out.println("== running " + program.get(0) + " on " + processes + " processes, " +
+                    (4 == processes ? "one per node" : "nodes 0-0 and 1-0") + " (qnix run -n " + processes + " -- " +
                     String.join(" ", program) + ")");
-                final int code = new ProgramLauncher(dir, 2, program.get(0), program.subList(1, program.size()))
+                final int code = new ProgramLauncher(dir, processes, program.get(0), program.subList(1, program.size()))
                     .onLine(line ->
                     {
-                        final int at = line.indexOf("PINGPONG ") >= 0 ? line.indexOf("PINGPONG ") : line.indexOf("STREAM ");
+                        int at = -1;
+                        for (final String tag : List.of("PINGPONG ", "STREAM ", "COLLECTIVES "))
+                        {
+                            at = at >= 0 ? at : line.indexOf(tag);
+                        }
                         if (at >= 0)
                         {
                             synchronized (results)
