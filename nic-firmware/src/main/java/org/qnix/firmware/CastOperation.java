@@ -1,5 +1,9 @@
 package org.qnix.firmware;
 
+import java.util.Arrays;
+
+import org.qnix.abi.ProcessCommand;
+
 /**
  * A Broadcast, Broadcast_Short, Multicast or Multicast_Short in progress (thesis 3.5.2): the data to
  * send, once, in NIC memory (a copy in managed memory, or the Context Region for the short forms), the
@@ -50,8 +54,7 @@ final class CastOperation
 
     boolean isShort()
     {
-        return org.qnix.abi.ProcessCommand.BROADCAST_SHORT == command ||
-            org.qnix.abi.ProcessCommand.MULTICAST_SHORT == command;
+        return ProcessCommand.BROADCAST_SHORT == command || ProcessCommand.MULTICAST_SHORT == command;
     }
 
     void clearDestinations()
@@ -64,10 +67,10 @@ final class CastOperation
         if (destinations == destinationNode.length)
         {
             final int grown = destinations * 2;
-            destinationNode = java.util.Arrays.copyOf(destinationNode, grown);
-            destinationPid = java.util.Arrays.copyOf(destinationPid, grown);
-            destinationAi = java.util.Arrays.copyOf(destinationAi, grown);
-            destinationPi = java.util.Arrays.copyOf(destinationPi, grown);
+            destinationNode = Arrays.copyOf(destinationNode, grown);
+            destinationPid = Arrays.copyOf(destinationPid, grown);
+            destinationAi = Arrays.copyOf(destinationAi, grown);
+            destinationPi = Arrays.copyOf(destinationPi, grown);
         }
         destinationNode[destinations] = node;
         destinationPid[destinations] = nicPid;
@@ -78,7 +81,7 @@ final class CastOperation
 
     public String toString()
     {
-        return org.qnix.abi.ProcessCommand.name(command) + "{process " + processIndex + " context " + context +
+        return ProcessCommand.name(command) + "{process " + processIndex + " context " + context +
             " tag " + tag + " len " + length + " to " + destinations + " processes, " + remaining + " pending" +
             (waitingToStart ? ", waiting for NIC memory" : "") + "}";
     }

@@ -1,5 +1,6 @@
 package org.qnix.firmware;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -149,8 +150,7 @@ final class GroupOperations
     {
         final GroupWait wait = slot.groupWaits[context];
         final GroupTable.Group entry = groups.lookup(group);
-        if (null == entry || entry.expectedSize != size ||
-            entry.indexOf(new ProcessName(slot.aiName, slot.piName)) < 0)
+        if (null == entry || entry.expectedSize != size || entry.indexOf(slot.aiName, slot.piName) < 0)
         {
             // Not a group this process is in, or the wrong size: a program error.
             complete(slot, wait, Doorbell.BAD_COMMAND);
@@ -173,7 +173,7 @@ final class GroupOperations
         rounds.addWaiting(wait);
 
         // Step 2: one Barrier message to every other NIC where a member lives.
-        java.util.Arrays.fill(notified, false);
+        Arrays.fill(notified, false);
         notified[selfIndex] = true;
         for (final GroupTable.Member member : entry.members)
         {
@@ -210,7 +210,7 @@ final class GroupOperations
             // Gone or broken meanwhile: whoever waited here has been told already.
             return;
         }
-        final int member = entry.indexOf(new ProcessName(ai, pi));
+        final int member = entry.indexOf(ai, pi);
         if (entry.expectedSize != size || member < 0 || entry.members.get(member).node().index(torusWidth) != node ||
             entry.members.get(member).nicPid() != nicPid)
         {

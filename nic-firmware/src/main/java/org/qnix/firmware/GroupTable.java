@@ -50,9 +50,15 @@ final class GroupTable
 
         int indexOf(final ProcessName name)
         {
+            return indexOf(name.ai(), name.pi());
+        }
+
+        int indexOf(final int ai, final int pi)
+        {
             for (int i = 0; i < members.size(); i++)
             {
-                if (members.get(i).name.equals(name))
+                final ProcessName name = members.get(i).name;
+                if (name.ai() == ai && name.pi() == pi)
                 {
                     return i;
                 }

@@ -1,5 +1,7 @@
 package org.qnix.firmware;
 
+import java.util.Arrays;
+
 /**
  * The internal structure a Join_Group or Barrier command creates (thesis 3.5.2, step 1 of each): the
  * operation waiting on a group, holding the Send Context whose doorbell it completes. There is one per
@@ -39,7 +41,7 @@ final class GroupWait
         {
             acks = new boolean[nodes];
         }
-        java.util.Arrays.fill(acks, false);
+        Arrays.fill(acks, false);
         ackCount = 0;
         this.kind = JOIN;
         this.group = group;
