@@ -482,6 +482,13 @@ public final class Qnix implements AutoCloseable
         final int offset, final int length)
     {
         checkPeer(receiver, false);
+        return bufferSendContext(receiver, tag, doorbell, buffer, offset, length);
+    }
+
+    /** A Send Context whose Context Region holds the page table of the buffer's bytes. */
+    private int bufferSendContext(final ProcessName receiver, final int tag, final boolean doorbell,
+        final QnixBuffer buffer, final int offset, final int length)
+    {
         checkRange(buffer, offset, length);
         final int context = vnic.takeSendContext();
         try
@@ -506,6 +513,12 @@ public final class Qnix implements AutoCloseable
         final int firstPage, final int length)
     {
         checkPeer(receiver, false);
+        return poolSendContext(receiver, tag, doorbell, pool, firstPage, length);
+    }
+
+    private int poolSendContext(final ProcessName receiver, final int tag, final boolean doorbell, final BufferPool pool,
+        final int firstPage, final int length)
+    {
         checkPool(pool, firstPage, length);
         final int context = vnic.takeSendContext();
         vnic.writeContext(vnic.sendContextOffset(context), receiver.ai(), receiver.pi(), tag, doorbell,
@@ -704,20 +717,8 @@ public final class Qnix implements AutoCloseable
         final int length)
     {
         ensureOpen();
-        checkRange(buffer, offset, length);
-        final int context = vnic.takeSendContext();
-        try
-        {
-            final int pages = vnic.writePageTable(vnic.sendRegionOffset(context), buffer, offset, length);
-            vnic.writeContext(vnic.sendContextOffset(context), name.ai(), name.pi(), tag, doorbell, pages, length,
-                ContextLayout.NO_BUFFER_POOL);
-            return context;
-        }
-        catch (final RuntimeException ex)
-        {
-            vnic.releaseContext(context, true);
-            throw ex;
-        }
+        // The receiver field is not read for a broadcast or multicast: this process's own name fills it.
+        return bufferSendContext(name, tag, doorbell, buffer, offset, length);
     }
 
     /** A Send Context for a broadcast or multicast of {@code length} bytes from page {@code firstPage} of the pool. */
@@ -725,11 +726,7 @@ public final class Qnix implements AutoCloseable
         final int length)
     {
         ensureOpen();
-        checkPool(pool, firstPage, length);
-        final int context = vnic.takeSendContext();
-        vnic.writeContext(vnic.sendContextOffset(context), name.ai(), name.pi(), tag, doorbell, pages(length), length,
-            firstPage);
-        return context;
+        return poolSendContext(name, tag, doorbell, pool, firstPage, length);
     }
 
     /**

@@ -13,7 +13,6 @@ import org.qnix.abi.Doorbell;
 import org.qnix.abi.Futex;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicCoordinates;
-import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.VniLayout;
 

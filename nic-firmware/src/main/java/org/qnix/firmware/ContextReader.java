@@ -26,6 +26,7 @@ final class ContextReader
     private final int descriptors;
     private final int poolPages;
     private final long hostBytes;
+    private final int shortThreshold;
 
     ContextReader(final AtomicBuffer sdram, final NicSdramLayout layout)
     {
@@ -38,6 +39,42 @@ final class ContextReader
         this.descriptors = params.descriptorsPerRegion();
         this.poolPages = params.bufferPoolPages();
         this.hostBytes = params.hostMemoryBytes();
+        this.shortThreshold = params.shortThreshold();
+    }
+
+    /**
+     * Send steps 2.2-2.3 for every kind of send: the message a Send Context describes, as a page list
+     * whose {@code firstLength} is the first packet's length. A short message's bytes are in the Context
+     * Region, so its list has no pages and one packet holds it all.
+     *
+     * @return 0, or the error doorbell to complete the operation with.
+     */
+    int readMessage(final int processIndex, final int nicPid, final int context, final boolean isShort,
+        final PageList into)
+    {
+        final int contextAddress = sendContextAddress(processIndex, context);
+        final int length = length(contextAddress);
+        if (length < 0 || isShort && length > shortThreshold)
+        {
+            return Doorbell.BAD_CONTEXT;
+        }
+        if (isShort)
+        {
+            into.clear();
+            into.length = length;
+            into.firstLength = length;
+        }
+        else
+        {
+            final int check = readBuffer(processIndex, nicPid, contextAddress, sendRegionAddress(processIndex, context),
+                length, into);
+            if (0 != check)
+            {
+                return check;
+            }
+        }
+        final int packets = MessageGeometry.packets(length, into.firstLength, pageSize);
+        return packets < 0 || packets > 0xFFFF ? Doorbell.BAD_CONTEXT : 0;
     }
 
     int sendContextAddress(final int processIndex, final int context)

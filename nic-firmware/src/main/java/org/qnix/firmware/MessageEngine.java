@@ -452,35 +452,16 @@ final class MessageEngine
         op.receiverAi = sdram.getInt(context + ContextLayout.PEER_AI_OFFSET);
         op.receiverPi = sdram.getInt(context + ContextLayout.PEER_PI_OFFSET);
         op.tag = sdram.getInt(context + ContextLayout.TAG_OFFSET);
-        final int length = contexts.length(context);
-        if (length < 0 || ProcessCommand.SEND_SHORT == command && length > params.shortThreshold())
+        final int check =
+            contexts.readMessage(slot.index, slot.nicPid, op.context, ProcessCommand.SEND_SHORT == command, op.buffer);
+        if (0 != check)
         {
-            completeSend(slot, op, Doorbell.BAD_CONTEXT);
+            completeSend(slot, op, check);
             return;
         }
-        op.length = length;
-        if (ProcessCommand.SEND_SHORT == command)
-        {
-            op.buffer.clear();
-            op.firstPacketLength = length;
-        }
-        else
-        {
-            final int check = contexts.readBuffer(slot.index, slot.nicPid, context,
-                contexts.sendRegionAddress(slot.index, op.context), length, op.buffer);
-            if (0 != check)
-            {
-                completeSend(slot, op, check);
-                return;
-            }
-            op.firstPacketLength = op.buffer.firstLength;
-        }
-        op.packets = MessageGeometry.packets(length, op.firstPacketLength, pageSize);
-        if (op.packets < 0 || op.packets > 0xFFFF)
-        {
-            completeSend(slot, op, Doorbell.BAD_CONTEXT);
-            return;
-        }
+        op.length = op.buffer.length;
+        op.firstPacketLength = op.buffer.firstLength;
+        op.packets = MessageGeometry.packets(op.length, op.firstPacketLength, pageSize);
 
         // Step 2.4: the receiver's NIC and PID from the Name Table.
         final NameTable.Entry receiver = names.lookup(op.receiverAi, op.receiverPi);
@@ -668,37 +649,17 @@ final class MessageEngine
         cast.copyLength = 0;
         cast.waitingToStart = false;
         cast.clearDestinations();
-        final int length = contexts.length(context);
-        if (length < 0 || cast.isShort() && length > params.shortThreshold())
+        final int check = contexts.readMessage(slot.index, slot.nicPid, cast.context, cast.isShort(), cast.buffer);
+        if (0 != check)
         {
-            finishCast(slot, cast, Doorbell.BAD_CONTEXT);
+            finishCast(slot, cast, check);
             return;
         }
-        cast.length = length;
-        if (cast.isShort())
-        {
-            // Step 1 is not executed: the data is already in NIC memory, in the Context Region.
-            cast.buffer.clear();
-            cast.firstPacketLength = length;
-            cast.dataAddress = contexts.sendRegionAddress(slot.index, cast.context);
-        }
-        else
-        {
-            final int check = contexts.readBuffer(slot.index, slot.nicPid, context,
-                contexts.sendRegionAddress(slot.index, cast.context), length, cast.buffer);
-            if (0 != check)
-            {
-                finishCast(slot, cast, check);
-                return;
-            }
-            cast.firstPacketLength = cast.buffer.firstLength;
-        }
-        cast.packets = MessageGeometry.packets(length, cast.firstPacketLength, pageSize);
-        if (cast.packets < 0 || cast.packets > 0xFFFF)
-        {
-            finishCast(slot, cast, Doorbell.BAD_CONTEXT);
-            return;
-        }
+        cast.length = cast.buffer.length;
+        cast.firstPacketLength = cast.buffer.firstLength;
+        cast.packets = MessageGeometry.packets(cast.length, cast.firstPacketLength, pageSize);
+        // For the short forms step 1 is not executed: the data is already in NIC memory.
+        cast.dataAddress = cast.isShort() ? contexts.sendRegionAddress(slot.index, cast.context) : 0;
 
         final int destinationsStatus = ProcessCommand.BROADCAST == command || ProcessCommand.BROADCAST_SHORT == command ?
             groupDestinations(slot, cast, group) : nameDestinations(cast, receivers);

@@ -46,20 +46,7 @@ class CollectivesTest
     private SteppedProcess[] start(final ClusterParameters params, final int... nodes)
     {
         cluster = new SteppedCluster(base, params);
-        final SteppedProcess[] processes = new SteppedProcess[nodes.length];
-        final int[] positions = new int[nodes.length];
-        for (int i = 0; i < nodes.length; i++)
-        {
-            processes[i] = new SteppedProcess(cluster, nodes[i], i, new ProcessName(APP, i));
-            processes[i].lockArea(1);
-            positions[i] = processes[i].register(APP, nodes.length);
-        }
-        cluster.settle();
-        for (int i = 0; i < nodes.length; i++)
-        {
-            assertEquals(Doorbell.DONE, cluster.driverDoorbell(nodes[i], positions[i]), "registration of " + i);
-        }
-        return processes;
+        return cluster.registerGroup(APP, nodes);
     }
 
     private SteppedProcess[] start(final int... nodes)

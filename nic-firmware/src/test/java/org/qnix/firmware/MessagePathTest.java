@@ -18,7 +18,6 @@ import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.PacketHeader;
 import org.qnix.abi.ProcessCommand;
-import org.qnix.abi.ProcessName;
 import org.qnix.abi.SystemMessage;
 import org.qnix.abi.WireMessageType;
 
@@ -49,20 +48,7 @@ class MessagePathTest
     private SteppedProcess[] start(final ClusterParameters params, final int... nodes)
     {
         cluster = new SteppedCluster(base, params);
-        final SteppedProcess[] processes = new SteppedProcess[nodes.length];
-        final int[] positions = new int[nodes.length];
-        for (int i = 0; i < nodes.length; i++)
-        {
-            processes[i] = new SteppedProcess(cluster, nodes[i], i, new ProcessName(GROUP, i));
-            processes[i].lockArea(1);
-            positions[i] = processes[i].register(GROUP, nodes.length);
-        }
-        cluster.settle();
-        for (int i = 0; i < nodes.length; i++)
-        {
-            assertEquals(Doorbell.DONE, cluster.driverDoorbell(nodes[i], positions[i]), "registration of " + i);
-        }
-        return processes;
+        return cluster.registerGroup(GROUP, nodes);
     }
 
     private long counter(final int node, final String label)

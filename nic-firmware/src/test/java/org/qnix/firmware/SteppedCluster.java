@@ -98,6 +98,34 @@ final class SteppedCluster implements AutoCloseable
         throw new AssertionError("cluster did not settle");
     }
 
+    /**
+     * Registers process i of {@code nodes} on node {@code nodes[i]}, Process Table index i, named
+     * (group, i) in group {@code group} of that many processes, with its area locked; settles.
+     *
+     * @throws AssertionError unless every registration completed Done.
+     */
+    SteppedProcess[] registerGroup(final int group, final int... nodes)
+    {
+        final SteppedProcess[] processes = new SteppedProcess[nodes.length];
+        final int[] positions = new int[nodes.length];
+        for (int i = 0; i < nodes.length; i++)
+        {
+            processes[i] = new SteppedProcess(this, nodes[i], i, new ProcessName(group, i));
+            processes[i].lockArea(1);
+            positions[i] = processes[i].register(group, nodes.length);
+        }
+        settle();
+        for (int i = 0; i < nodes.length; i++)
+        {
+            final int doorbell = driverDoorbell(nodes[i], positions[i]);
+            if (Doorbell.DONE != doorbell)
+            {
+                throw new AssertionError("registration of " + processes[i].name + ": " + Doorbell.name(doorbell));
+            }
+        }
+        return processes;
+    }
+
     /** Registration steps 1 and 5 as the driver does them, then step 2: New_Process. @return position. */
     int newProcess(final int node, final int index, final ProcessName name, final int osPid, final int group,
         final int size)
