@@ -76,6 +76,9 @@ public final class Qnix implements AutoCloseable
     private final MappedFile hps;
     private final MappedFile control;
     private final VirtualNetworkInterface vnic;
+    /** Send Contexts of timed-out awaits, still held by their operation in the NIC. */
+    private final boolean[] abandonedSendContexts;
+    private int abandoned;
     private boolean closed;
 
     private Qnix(final ProcessName name, final NicCoordinates node, final String clusterName,
@@ -94,6 +97,7 @@ public final class Qnix implements AutoCloseable
         this.hps = hps;
         this.control = control;
         this.vnic = new VirtualNetworkInterface(params, vni.buffer(), hps.buffer(), control.buffer(), 0, node);
+        this.abandonedSendContexts = new boolean[params.contextsPerProcess()];
     }
 
     /**
@@ -490,7 +494,7 @@ public final class Qnix implements AutoCloseable
         final QnixBuffer buffer, final int offset, final int length)
     {
         checkRange(buffer, offset, length);
-        final int context = vnic.takeSendContext();
+        final int context = takeSendContext();
         try
         {
             final int pages = vnic.writePageTable(vnic.sendRegionOffset(context), buffer, offset, length);
@@ -520,7 +524,7 @@ public final class Qnix implements AutoCloseable
         final int firstPage, final int length)
     {
         checkPool(pool, firstPage, length);
-        final int context = vnic.takeSendContext();
+        final int context = takeSendContext();
         vnic.writeContext(vnic.sendContextOffset(context), receiver.ai(), receiver.pi(), tag, doorbell,
             pages(length), length, firstPage);
         return context;
@@ -541,7 +545,7 @@ public final class Qnix implements AutoCloseable
             throw new IllegalArgumentException("a short message holds 0.." + params.shortThreshold() +
                 " bytes, not " + length);
         }
-        final int context = vnic.takeSendContext();
+        final int context = takeSendContext();
         vnic.writeShortData(context, data, offset, length);
         vnic.writeContext(vnic.sendContextOffset(context), receiver.ai(), receiver.pi(), tag, doorbell, 1, length,
             ContextLayout.NO_BUFFER_POOL);
@@ -630,7 +634,7 @@ public final class Qnix implements AutoCloseable
     public int groupContext()
     {
         ensureOpen();
-        final int context = vnic.takeSendContext();
+        final int context = takeSendContext();
         vnic.writeContext(vnic.sendContextOffset(context), name.ai(), name.pi(), 0, true, 0, 0,
             ContextLayout.NO_BUFFER_POOL);
         return context;
@@ -658,7 +662,8 @@ public final class Qnix implements AutoCloseable
      *
      * <p>Completion errors: {@code PeerGone} if a member left the group (before or during the
      * barrier; the group stays unusable until its last member leaves); {@code BadCommand} if this
-     * process is not a member, the size is not the group's, or the group is not complete yet.
+     * process is not a member, the size is not the group's, or the group is not complete yet;
+     * {@code NoResources} if this process already has 4 Barriers posted on the group.
      */
     public void barrier(final int sendContext, final int group, final int groupSize)
     {
@@ -679,9 +684,7 @@ public final class Qnix implements AutoCloseable
     public void awaitJoinGroup(final int group, final int groupSize, final long timeout, final TimeUnit unit)
     {
         checkGroupSize(groupSize);
-        final int context = groupContext();
-        post(ProcessCommand.JOIN_GROUP, context, group, groupSize);
-        waitForSend(context, timeout, unit);
+        awaitGroupOperation(ProcessCommand.JOIN_GROUP, group, groupSize, timeout, unit);
     }
 
     /**
@@ -698,9 +701,60 @@ public final class Qnix implements AutoCloseable
     public void awaitBarrier(final int group, final int groupSize, final long timeout, final TimeUnit unit)
     {
         checkGroupSize(groupSize);
+        awaitGroupOperation(ProcessCommand.BARRIER, group, groupSize, timeout, unit);
+    }
+
+    /**
+     * Takes a context, posts, waits. A context whose wait timed out is abandoned: nobody else knows its
+     * index, so the library frees it itself once the NIC completes it ({@link #reapAbandoned()}).
+     */
+    private void awaitGroupOperation(final int command, final int group, final int groupSize, final long timeout,
+        final TimeUnit unit)
+    {
         final int context = groupContext();
-        post(ProcessCommand.BARRIER, context, group, groupSize);
-        waitForSend(context, timeout, unit);
+        try
+        {
+            post(command, context, group, groupSize);
+        }
+        catch (final RuntimeException ex)
+        {
+            vnic.releaseContext(context, true);
+            throw ex;
+        }
+        try
+        {
+            waitForSend(context, timeout, unit);
+        }
+        catch (final QnixTimeoutException ex)
+        {
+            abandonedSendContexts[context] = true;
+            abandoned++;
+            throw ex;
+        }
+    }
+
+    private int takeSendContext()
+    {
+        reapAbandoned();
+        return vnic.takeSendContext();
+    }
+
+    /** Frees the abandoned Send Contexts whose operation has completed since. */
+    private void reapAbandoned()
+    {
+        if (0 == abandoned)
+        {
+            return;
+        }
+        for (int c = 0; c < abandonedSendContexts.length; c++)
+        {
+            if (abandonedSendContexts[c] && Doorbell.USED != vnic.peek(c, true))
+            {
+                vnic.free(c, true);
+                abandonedSendContexts[c] = false;
+                abandoned--;
+            }
+        }
     }
 
     /**

@@ -7,12 +7,17 @@ import org.agrona.collections.LongHashSet;
  * barrier sequence number in progress, the members that have entered it, here or on another NIC, and
  * the local Barrier operations waiting for it. Members are counted as a set of names, so an arrival is
  * never counted twice, and by sequence number, so an arrival for the next barrier is never counted for
- * this one (DESIGN.md 8, item 9). At most {@link #MAX_ROUNDS} are in progress: while a member waits in
- * barrier k nobody can enter k + 2, so two would do; the rest is room for untrusted input to be refused.
+ * this one (DESIGN.md 8, item 9).
+ *
+ * <p>At most {@link #MAX_ROUNDS} are in progress. A process may have at most {@link #MAX_OUTSTANDING}
+ * (R) Barriers posted on a group. While barrier k is incomplete on a NIC, a member of that NIC has not
+ * posted past k + R - 1, so no barrier past k + R - 1 completes anywhere, so nobody posts past
+ * k + 2R - 1: 2R sequence numbers at most.
  */
 final class BarrierRounds
 {
     static final int MAX_ROUNDS = 8;
+    static final int MAX_OUTSTANDING = MAX_ROUNDS / 2;
 
     private final int[] sequences = new int[MAX_ROUNDS];
     private final boolean[] used = new boolean[MAX_ROUNDS];
@@ -60,6 +65,19 @@ final class BarrierRounds
         sequences[free] = sequence;
         arrived[free].add(member);
         return 1;
+    }
+
+    /** @return true if an arrival for {@code sequence} can be counted: its round exists or one is free. */
+    boolean canCount(final int sequence)
+    {
+        for (int i = 0; i < MAX_ROUNDS; i++)
+        {
+            if (!used[i] || sequences[i] == sequence)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return the members counted for barrier {@code sequence} (0 if none yet). */

@@ -18,7 +18,7 @@ final class CastOperation
     final PageList buffer;
 
     boolean active;
-    /** Waiting for managed memory or scheduling entries to start ({@link MessageEngine}). */
+    /** Waiting for Scheduling Queue entries of the NIC's pool to start ({@link MessageEngine}). */
     boolean waitingToStart;
     /** ProcessCommand.BROADCAST, BROADCAST_SHORT, MULTICAST or MULTICAST_SHORT. */
     int command;
@@ -29,6 +29,8 @@ final class CastOperation
     int packets;
     /** SDRAM address the data packets are read from. */
     long dataAddress;
+    /** No room for the copy: every destination reads the sender's pages, as a Send does. */
+    boolean fromHost;
     /** Bytes reserved in managed memory for the copy; 0 for the short forms and empty messages. */
     int copyLength;
     /** The counter of thesis 3.5.2, Broadcast step 2: destinations whose send has not completed. */
@@ -83,6 +85,6 @@ final class CastOperation
     {
         return ProcessCommand.name(command) + "{process " + processIndex + " context " + context +
             " tag " + tag + " len " + length + " to " + destinations + " processes, " + remaining + " pending" +
-            (waitingToStart ? ", waiting for NIC memory" : "") + "}";
+            (waitingToStart ? ", waiting for scheduling entries" : "") + (fromHost ? ", from host memory" : "") + "}";
     }
 }

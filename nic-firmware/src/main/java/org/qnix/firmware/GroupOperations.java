@@ -167,8 +167,21 @@ final class GroupOperations
             complete(slot, wait, Doorbell.BAD_COMMAND);
             return;
         }
-        final int sequence = slot.nextBarrierSequence(group);
+        if (outstandingBarriers(slot, group) >= BarrierRounds.MAX_OUTSTANDING)
+        {
+            // More would let the group's sequence numbers in progress outgrow the rounds every NIC keeps.
+            complete(slot, wait, Doorbell.NO_RESOURCES);
+            return;
+        }
         final BarrierRounds rounds = rounds(group);
+        final int sequence = slot.peekBarrierSequence(group);
+        if (!rounds.canCount(sequence))
+        {
+            // Rounds taken by arrivals no member could have sent (untrusted input): refuse, send nothing.
+            complete(slot, wait, Doorbell.NO_RESOURCES);
+            return;
+        }
+        slot.nextBarrierSequence(group);
         wait.startBarrier(group, sequence);
         rounds.addWaiting(wait);
 
@@ -193,6 +206,16 @@ final class GroupOperations
         }
         // Step 1: this process's arrival, with those that came before it.
         arrive(entry, rounds, sequence, BarrierRounds.memberKey(slot.aiName, slot.piName));
+    }
+
+    private static int outstandingBarriers(final ProcessSlot slot, final int group)
+    {
+        int count = 0;
+        for (final GroupWait wait : slot.groupWaits)
+        {
+            count += wait.active && GroupWait.BARRIER == wait.kind && wait.group == group ? 1 : 0;
+        }
+        return count;
     }
 
     /** A Barrier message: a member on NIC {@code node} entered a barrier. */

@@ -63,7 +63,7 @@ final class MessageEngine
     private final GroupTable groups;
     private final GroupOperations groupOperations;
     private final Doorbells doorbells;
-    /** Broadcasts and Multicasts waiting for managed memory or Scheduling Queue entries, oldest first. */
+    /** Broadcasts and Multicasts waiting for Scheduling Queue entries, oldest first. */
     private CastOperation castsWaitingHead;
     private CastOperation castsWaitingTail;
     /** Scratch: the receiver names following a Multicast command. */
@@ -352,15 +352,13 @@ final class MessageEngine
      * Reads the receiver names that follow a Multicast command, two per entry (DESIGN.md 8, item 8),
      * into the scratch arrays. The command's release published them.
      *
-     * @return the number of names, or -1 if {@code size} is out of range (nothing more is consumed).
+     * @return the number of names, or -1 if {@code size} is out of range; then the entries the largest
+     * Multicast could use are consumed, so that none of them is taken for a command.
      */
     private int readMulticastNames(final ProcessSlot slot, final int index, final int size)
     {
-        if (size < 1 || size > multicastAi.length)
-        {
-            return -1;
-        }
-        final int entries = CommandQueueLayout.namesEntries(size);
+        final boolean valid = size >= 1 && size <= multicastAi.length;
+        final int entries = CommandQueueLayout.namesEntries(valid ? size : multicastAi.length);
         for (int e = 0; e < entries; e++)
         {
             final int entry = (int)(layout.vniOffset(index) + vni.commandOffset(slot.commandHead));
@@ -375,7 +373,7 @@ final class MessageEngine
             }
             consumeCommandEntry(slot, entry);
         }
-        return size;
+        return valid ? size : -1;
     }
 
     private void publishCommandHead(final ProcessSlot slot)
@@ -581,11 +579,18 @@ final class MessageEngine
             .packetLength(length)
             .counter(packet);
         final int payload = claimed + PacketHeader.LENGTH;
-        if (null != op.cast)
+        if (null != op.cast && !op.cast.fromHost)
         {
             // Broadcast and Multicast: every destination reads the one copy in NIC memory.
             final int offset = MessageGeometry.offset(packet, op.firstPacketLength, pageSize);
             fifo.putBytes(payload, sdram, (int)(op.cast.dataAddress + offset), length);
+        }
+        else if (null != op.cast)
+        {
+            // No room for the copy: this destination reads the sender's pages, as a Send does.
+            final int offset = MessageGeometry.offset(packet, op.firstPacketLength, pageSize);
+            fifo.putBytes(payload, host, (int)op.cast.buffer.address(offset, pageSize), length);
+            counters.hostBytesRead.getAndAddRelease(length);
         }
         else if (ProcessCommand.SEND_SHORT == op.command)
         {
@@ -729,9 +734,12 @@ final class MessageEngine
 
     /**
      * Steps 1 and 3-5 of Broadcast: the one DMA read of the data into managed memory, then a send from
-     * that copy to every destination, each asking for permission like a Send.
+     * that copy to every destination, each asking for permission like a Send. When managed memory
+     * cannot hold the copy now, every destination reads the sender's pages itself, as a Send does:
+     * waiting for the memory could wait for ever, since staging for the receives this very cast may
+     * need takes from the same memory.
      *
-     * @return false if managed memory or Scheduling Queue entries are short; nothing was taken then.
+     * @return false if Scheduling Queue entries are short; nothing was taken then.
      */
     private boolean tryStartCast(final ProcessSlot slot, final CastOperation cast)
     {
@@ -739,21 +747,25 @@ final class MessageEngine
         {
             return false;
         }
+        cast.fromHost = false;
         if (!cast.isShort() && cast.length > 0 && cast.destinations > 0)
         {
             final long copy = staging.allocate(cast.length);
             if (copy < 0)
             {
-                return false;
+                cast.fromHost = true;
             }
-            if (!copyToNic(slot, cast, copy))
+            else if (!copyToNic(slot, cast, copy))
             {
                 staging.free(copy, cast.length);
                 finishCast(slot, cast, Doorbell.PROTECTION);
                 return true;
             }
-            cast.dataAddress = copy;
-            cast.copyLength = cast.length;
+            else
+            {
+                cast.dataAddress = copy;
+                cast.copyLength = cast.length;
+            }
         }
         cast.remaining = cast.destinations;
         if (0 == cast.destinations)
@@ -763,6 +775,19 @@ final class MessageEngine
         }
         for (int d = 0; d < cast.destinations; d++)
         {
+            // A destination deleted while the cast waited (its Process Table entry may even hold
+            // another process by now) gets nothing.
+            final NameTable.Entry receiver = names.lookup(cast.destinationAi[d], cast.destinationPi[d]);
+            if (null == receiver || receiver.nicPid != cast.destinationPid[d] ||
+                receiver.node.index(params.torusWidth()) != cast.destinationNode[d])
+            {
+                cast.status = Doorbell.PEER_GONE;
+                if (--cast.remaining == 0)
+                {
+                    finishCast(slot, cast, cast.status);
+                }
+                continue;
+            }
             final SendOperation op = sendsBySlot[takeCastSend()];
             op.processIndex = slot.index;
             op.context = cast.context;
@@ -870,7 +895,7 @@ final class MessageEngine
         }
     }
 
-    /** Starts the casts that waited for NIC memory, oldest first, as far as memory allows. */
+    /** Starts the casts that waited for Scheduling Queue entries, oldest first, as far as there are. */
     int startWaitingCasts()
     {
         int work = 0;

@@ -517,6 +517,15 @@ public final class NicControlProgram implements Agent
                 {
                     acknowledgeGroup(groups.lookup(group));
                 }
+                else if (GroupTable.AddResult.DUPLICATE == added && groups.lookup(group).isComplete())
+                {
+                    // A member joining again (a retried Join_Group) waits for every NIC's acknowledgement
+                    // afresh: this NIC gave its own when the group completed, so it gives it again.
+                    messages.begin(SystemMessage.NEW_GROUP_ACK)
+                        .putInt(SystemMessage.GROUP_OFFSET, group)
+                        .putInt(SystemMessage.GROUP_ACK_NIC_PID_OFFSET, nicPid)
+                        .sendTo(sourceIndex, SystemMessage.NEW_GROUP_ACK_LENGTH);
+                }
                 else if (GroupTable.AddResult.FULL == added || GroupTable.AddResult.REFUSED == added)
                 {
                     counters.systemMessagesRejected.increment();

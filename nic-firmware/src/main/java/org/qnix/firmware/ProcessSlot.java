@@ -69,6 +69,11 @@ final class ProcessSlot
         return sends[c].active || casts[c].active || groupWaits[c].active;
     }
 
+    int peekBarrierSequence(final int group)
+    {
+        return barrierSequences.get(group);
+    }
+
     /** @return the sequence number for this process's next Barrier on {@code group}, counting it. */
     int nextBarrierSequence(final int group)
     {

@@ -236,6 +236,33 @@ class CollectivesTest
     }
 
     @Test
+    void aNicThatKnowsTheWholeGroupAcknowledgesARepeatedNewGroupAgain()
+    {
+        // A retried Join_Group (after a timed-out awaitJoinGroup) needs every NIC's acknowledgement
+        // afresh, also from NICs that acknowledged the first one.
+        final SteppedProcess[] p = start(0, 3, 1);
+        final int group = 300;
+        p[0].post(ProcessCommand.JOIN_GROUP, 0, group, 2);
+        p[2].post(ProcessCommand.JOIN_GROUP, 0, group, 2);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, p[0].sendDoorbell(0));
+        final long sent = cluster.counter(3, NicCounters.SYSTEM_MESSAGES_SENT);
+
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[SystemMessage.NEW_GROUP_LENGTH]);
+        payload.putInt(SystemMessage.GROUP_OFFSET, group);
+        payload.putInt(SystemMessage.GROUP_SIZE_OFFSET, 2);
+        payload.putInt(SystemMessage.GROUP_MEMBER_AI_OFFSET, p[0].name.ai());
+        payload.putInt(SystemMessage.GROUP_MEMBER_PI_OFFSET, p[0].name.pi());
+        payload.putInt(SystemMessage.GROUP_MEMBER_NIC_PID_OFFSET, p[0].index + 1);
+        cluster.injectSystemMessage(0, 3, SystemMessage.NEW_GROUP, payload, SystemMessage.NEW_GROUP_LENGTH);
+        cluster.nics.get(3).doWork();
+        assertEquals(sent + 1, cluster.counter(3, NicCounters.SYSTEM_MESSAGES_SENT), "New_Group_Ack again");
+        assertEquals(2, cluster.nics.get(3).groupTable().lookup(group).members.size(), "nothing else changes");
+        cluster.settle();
+        assertEquals(0, cluster.counter(0, NicCounters.SYSTEM_MESSAGES_REJECTED));
+    }
+
+    @Test
     void aJoinWaitingForAMemberThatLeavesEndsWithPeerGone()
     {
         final SteppedProcess[] p = start(0, 3, 1);
@@ -384,7 +411,7 @@ class CollectivesTest
     }
 
     @Test
-    void aBroadcastWaitsForManagedMemoryThenCompletes()
+    void withoutRoomForTheCopyEachDestinationReadsTheSendersPagesInsteadOfWaiting()
     {
         final ClusterParameters roomy = SteppedCluster.smallParameters(2, 2).build();
         final SteppedProcess[] p = start(SteppedCluster.smallParameters(2, 2)
@@ -397,13 +424,14 @@ class CollectivesTest
         cluster.settle();
         assertEquals(3L * PAGE, cluster.nics.get(0).engine().stagingBytesInUse());
 
+        // Waiting for the memory would wait for ever: p2's part of the broadcast needs it too.
         p[0].fill(0, PAGE, 2);
         p[0].sendContext(0, p[0].name, 2, 0, PAGE);
         p[0].post(ProcessCommand.BROADCAST, 0, APP, 0);
         cluster.settle();
         final CastOperation cast = cluster.nics.get(0).engine().slot(0).casts[0];
-        assertTrue(cast.waitingToStart, "no room for the copy yet");
-        assertEquals(0, cluster.counter(0, NicCounters.CAST_COPIES));
+        assertTrue(cast.fromHost);
+        assertFalse(cast.waitingToStart);
 
         p[2].receiveContext(0, APP, 1, 1, 0, 3 * PAGE);
         p[2].post(ProcessCommand.RECEIVE, 0);
@@ -411,13 +439,57 @@ class CollectivesTest
         p[1].post(ProcessCommand.RECEIVE, 0);
         p[2].receiveContext(1, APP, 0, 2, 4 * PAGE, PAGE);
         p[2].post(ProcessCommand.RECEIVE, 1);
+        cluster.clock.advance(MessageEngine.PERMISSION_RETRY_MS);
         cluster.settle();
         assertEquals(Doorbell.DONE, p[0].sendDoorbell(0));
         assertEquals(Doorbell.DONE, p[1].receiveDoorbell(0));
         assertEquals(Doorbell.DONE, p[2].receiveDoorbell(1));
         assertDelivered(p[1], 0, PAGE, 2);
         assertDelivered(p[2], 4 * PAGE, PAGE, 2);
+        assertEquals(0, cluster.counter(0, NicCounters.CAST_COPIES));
+        assertEquals(2L * PAGE, cluster.counter(0, NicCounters.HOST_BYTES_READ), "one read per destination");
         assertEquals(0, cluster.nics.get(0).engine().stagingBytesInUse());
+    }
+
+    @Test
+    void aProcessMayHaveFourBarriersPostedOnAGroupAndNoMore()
+    {
+        final SteppedProcess[] p = start(0, 3);
+        for (int c = 0; c < 4; c++)
+        {
+            p[0].post(ProcessCommand.BARRIER, c, APP, 2);
+        }
+        cluster.settle();
+        for (int c = 0; c < 4; c++)
+        {
+            assertEquals(Doorbell.FREE, p[0].sendDoorbell(c), "barrier " + c + " waits for p1");
+        }
+        p[0].post(ProcessCommand.BARRIER, 4 % cluster.params.contextsPerProcess(), APP, 2);
+        cluster.settle();
+        assertEquals(4, cluster.params.contextsPerProcess(), "the fifth needs a context: reuse one that is busy");
+        assertEquals(1, cluster.counter(0, NicCounters.COMMANDS_REJECTED), "context 0 is still busy");
+
+        // With more contexts, the fifth is refused NoResources and sends nothing.
+        cluster.close();
+        final SteppedProcess[] q = start(SteppedCluster.smallParameters(2, 2).contexts(8).commandQueueEntries(16).build(),
+            0, 3);
+        for (int c = 0; c < 5; c++)
+        {
+            q[0].post(ProcessCommand.BARRIER, c, APP, 2);
+        }
+        cluster.settle();
+        assertEquals(Doorbell.NO_RESOURCES, q[0].sendDoorbell(4));
+        assertEquals(4, groupsOf(3).barrierRounds(APP).roundsInProgress(), "node 3 counted four barriers of q0");
+        for (int c = 0; c < 4; c++)
+        {
+            q[1].post(ProcessCommand.BARRIER, c, APP, 2);
+        }
+        cluster.settle();
+        for (int c = 0; c < 4; c++)
+        {
+            assertEquals(Doorbell.DONE, q[0].sendDoorbell(c));
+            assertEquals(Doorbell.DONE, q[1].sendDoorbell(c));
+        }
     }
 
     @Test
