@@ -308,7 +308,8 @@ public final class ProgramLauncher
         }
         if (!exists(program))
         {
-            throw new IllegalArgumentException("no class " + program + " on the class path (examples: Hello)");
+            throw new IllegalArgumentException("no class " + program +
+                " on the class path (examples: Hello, PingPong, Stream, Collectives)");
         }
         return new String[]{ program, classPath };
     }
