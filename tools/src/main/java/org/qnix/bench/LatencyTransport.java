@@ -1,0 +1,28 @@
+package org.qnix.bench;
+
+/**
+ * One way of moving a message to a peer JVM and back, measured by {@link LatencyRun}: QNIX, or one of
+ * the baselines a Java user could use instead (the shared-memory floor, TCP over loopback, Aeron IPC).
+ * The peer echoes every message; one round trip is one message each way.
+ *
+ * <pre>{@code
+ * try (LatencyTransport floor = FloorTransport.start(65536))
+ * {
+ *     floor.roundTrip(64);
+ * }
+ * }</pre>
+ */
+public interface LatencyTransport extends AutoCloseable
+{
+    /** @return the name printed in the tables, e.g. {@code floor}. */
+    String name();
+
+    /** @return the largest message {@link #roundTrip} takes. */
+    int maxSize();
+
+    /** Sends {@code size} bytes to the peer and returns when the peer's echo has arrived. */
+    void roundTrip(int size);
+
+    /** Stops the peer JVM and frees every file and socket. */
+    void close();
+}
