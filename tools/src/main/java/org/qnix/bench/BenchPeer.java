@@ -5,8 +5,9 @@ import java.util.Optional;
 
 /**
  * The peer JVM of the baselines: echoes every message back. Started by {@link PeerProcess} as
- * {@code BenchPeer floor FILE MAX_SIZE}, {@code BenchPeer tcp PORT MAX_SIZE} or
- * {@code BenchPeer aeron DIRECTORY}; it exits when its benchmark closes the transport or dies.
+ * {@code BenchPeer floor FILE MAX_SIZE}, {@code BenchPeer tcp PORT MAX_SIZE},
+ * {@code BenchPeer aeron DIRECTORY} or {@code BenchPeer qnix CLUSTER NODE AI sleep|spin MAX_SIZE}; it
+ * exits when its benchmark closes the transport or dies.
  */
 public final class BenchPeer
 {
@@ -21,7 +22,8 @@ public final class BenchPeer
     {
         if (args.length < 2)
         {
-            System.err.println("usage: BenchPeer floor FILE MAX_SIZE | tcp PORT MAX_SIZE | aeron DIRECTORY");
+            System.err.println("usage: BenchPeer floor FILE MAX_SIZE | tcp PORT MAX_SIZE | aeron DIRECTORY | " +
+                "qnix CLUSTER NODE AI sleep|spin MAX_SIZE");
             System.exit(2);
         }
         switch (args[0])
@@ -29,6 +31,8 @@ public final class BenchPeer
             case "floor" -> FloorTransport.echo(Path.of(args[1]), Integer.parseInt(args[2]));
             case "tcp" -> TcpTransport.echo(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             case "aeron" -> AeronIpcTransport.echo(Path.of(args[1]));
+            case "qnix" -> QnixTransport.echo(args[1], args[2], Integer.parseInt(args[3]), "sleep".equals(args[4]),
+                Integer.parseInt(args[5]));
             default ->
             {
                 System.err.println("unknown baseline " + args[0]);

@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -39,24 +40,7 @@ final class PeerProcess implements AutoCloseable
     /** Starts {@code BenchPeer args...} and waits until it is ready. */
     static PeerProcess start(final String... args)
     {
-        final List<String> command = new ArrayList<>();
-        command.add(JvmFlags.javaExecutable());
-        command.addAll(JvmFlags.flags());
-        command.add("-XX:+UseSerialGC");
-        command.add("-cp");
-        command.add(JvmFlags.classPath());
-        command.add(BenchPeer.class.getName());
-        command.addAll(List.of(args));
-        final Process process;
-        try
-        {
-            process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot start the benchmark peer JVM", ex);
-        }
-        final PeerProcess peer = new PeerProcess(process);
+        final PeerProcess peer = launch(Map.of(), args);
         try
         {
             peer.awaitReady();
@@ -69,7 +53,36 @@ final class PeerProcess implements AutoCloseable
         }
     }
 
-    private void awaitReady()
+    /**
+     * Starts {@code BenchPeer args...} with extra environment variables, without waiting: for a peer
+     * that can be ready only once this JVM has done its part (a QNIX group of two).
+     */
+    static PeerProcess launch(final Map<String, String> environment, final String... args)
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(JvmFlags.javaExecutable());
+        command.addAll(JvmFlags.flags());
+        command.add("-XX:+UseSerialGC");
+        command.add("-cp");
+        command.add(JvmFlags.classPath());
+        command.add(BenchPeer.class.getName());
+        command.addAll(List.of(args));
+        final Process process;
+        try
+        {
+            final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+            builder.environment().putAll(environment);
+            process = builder.start();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot start the benchmark peer JVM", ex);
+        }
+        return new PeerProcess(process);
+    }
+
+    /** Waits for the peer's {@link BenchPeer#READY} line. */
+    void awaitReady()
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(READY_TIMEOUT_S);
         final StringBuilder seen = new StringBuilder();

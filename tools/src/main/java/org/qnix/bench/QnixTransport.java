@@ -1,0 +1,166 @@
+package org.qnix.bench;
+
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.agrona.CloseHelper;
+import org.qnix.abi.ProcessName;
+import org.qnix.lib.Qnix;
+import org.qnix.lib.QnixBuffer;
+import org.qnix.lib.QnixPeerGoneException;
+import org.qnix.lib.ReceiveStatus;
+
+/**
+ * QNIX point-to-point between this JVM, registered as (AI, 0) on one node of a running cluster, and a
+ * peer JVM registered as (AI, 1) on another: a Receive posted first, then Send_Short up to the short
+ * threshold and Send above it, zero-copy from and into locked buffers; the peer echoes. The programs
+ * either spin on their doorbells or sleep on them (futex) until the NIC wakes them.
+ */
+public final class QnixTransport implements LatencyTransport
+{
+    private static final int TAG = 77;
+    private static final long TIMEOUT_S = 60;
+
+    private final Qnix qnix;
+    private final QnixBuffer out;
+    private final QnixBuffer in;
+    private final ProcessName peerName;
+    private final PeerProcess peer;
+    private final boolean sleep;
+    private final int maxSize;
+    private final ReceiveStatus status = new ReceiveStatus();
+
+    private QnixTransport(final Qnix qnix, final QnixBuffer out, final QnixBuffer in, final PeerProcess peer,
+        final boolean sleep, final int maxSize)
+    {
+        this.qnix = qnix;
+        this.out = out;
+        this.in = in;
+        this.peerName = new ProcessName(qnix.name().ai(), 1);
+        this.peer = peer;
+        this.sleep = sleep;
+        this.maxSize = maxSize;
+    }
+
+    /**
+     * @param cluster  a cluster that is up.
+     * @param node     this JVM's node, e.g. {@code 0-0}.
+     * @param peerNode the peer's node.
+     * @param sleep    true to sleep on doorbells (futex), false to spin and yield.
+     */
+    public static QnixTransport start(final String cluster, final String node, final String peerNode,
+        final boolean sleep, final int maxSize)
+    {
+        final int ai = (int)(ProcessHandle.current().pid() & 0x3FFF_FFFF) | 0x4000_0000;
+        final PeerProcess peer = PeerProcess.launch(Map.of(), "qnix", cluster, peerNode, Integer.toString(ai),
+            sleep ? "sleep" : "spin", Integer.toString(maxSize));
+        Qnix qnix = null;
+        QnixBuffer out = null;
+        QnixBuffer in = null;
+        try
+        {
+            // Returns once the peer has registered too: the group is the two of them.
+            qnix = Qnix.options().name(new ProcessName(ai, 0)).group(ai, 2).cluster(cluster).node(node).init();
+            out = qnix.allocateBuffer(Math.max(1, maxSize));
+            in = qnix.allocateBuffer(Math.max(1, maxSize));
+            out.lock();
+            in.lock();
+            peer.awaitReady();
+            return new QnixTransport(qnix, out, in, peer, sleep, maxSize);
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.quietCloseAll(out, in, qnix, peer);
+            throw ex;
+        }
+    }
+
+    public String name()
+    {
+        return sleep ? "qnix" : "qnix-spin";
+    }
+
+    public int maxSize()
+    {
+        return maxSize;
+    }
+
+    public void roundTrip(final int size)
+    {
+        final int rx = qnix.recvContext(peerName, TAG, true, in, 0, size);
+        qnix.receive(rx);
+        final int tx = send(qnix, peerName, out, size);
+        if (sleep)
+        {
+            qnix.waitForSend(tx, TIMEOUT_S, TimeUnit.SECONDS);
+            qnix.waitForReceive(rx, status, TIMEOUT_S, TimeUnit.SECONDS);
+        }
+        else
+        {
+            qnix.pollForSend(tx, TIMEOUT_S, TimeUnit.SECONDS);
+            qnix.pollForReceive(rx, status, TIMEOUT_S, TimeUnit.SECONDS);
+        }
+    }
+
+    private static int send(final Qnix qnix, final ProcessName to, final QnixBuffer out, final int size)
+    {
+        if (size <= qnix.parameters().shortThreshold())
+        {
+            final int tx = qnix.sendContextShort(to, TAG, true, out.buffer(), 0, size);
+            qnix.sendShort(tx);
+            return tx;
+        }
+        final int tx = qnix.sendContext(to, TAG, true, out, 0, size);
+        qnix.send(tx);
+        return tx;
+    }
+
+    public void close()
+    {
+        // De-registering ends the peer's posted receive with PeerGone, and the peer with it.
+        CloseHelper.quietCloseAll(out, in, qnix);
+        peer.close();
+    }
+
+    /** The echo side, in the peer JVM, registered as (ai, 1). */
+    static void echo(final String cluster, final String node, final int ai, final boolean sleep, final int maxSize)
+    {
+        try (Qnix qnix = Qnix.options().name(new ProcessName(ai, 1)).group(ai, 2).cluster(cluster).node(node).init();
+             QnixBuffer buffer = qnix.allocateBuffer(Math.max(1, maxSize)))
+        {
+            buffer.lock();
+            final ProcessName pinger = new ProcessName(ai, 0);
+            final ReceiveStatus status = new ReceiveStatus();
+            BenchPeer.ready();
+            while (true)
+            {
+                final int rx = qnix.recvContext(pinger, TAG, true, buffer, 0, maxSize);
+                qnix.receive(rx);
+                try
+                {
+                    if (sleep)
+                    {
+                        qnix.waitForReceive(rx, status, TimeUnit.DAYS.toSeconds(1), TimeUnit.SECONDS);
+                    }
+                    else
+                    {
+                        qnix.pollForReceive(rx, status, TimeUnit.DAYS.toSeconds(1), TimeUnit.SECONDS);
+                    }
+                }
+                catch (final QnixPeerGoneException ex)
+                {
+                    return;
+                }
+                final int tx = send(qnix, pinger, buffer, (int)status.length());
+                if (sleep)
+                {
+                    qnix.waitForSend(tx, TIMEOUT_S, TimeUnit.SECONDS);
+                }
+                else
+                {
+                    qnix.pollForSend(tx, TIMEOUT_S, TimeUnit.SECONDS);
+                }
+            }
+        }
+    }
+}
