@@ -27,7 +27,7 @@ import picocli.CommandLine.Parameters;
         "shared-memory files as NIC and host memory, real multi-JVM message-passing programs.",
         "",
         "Start with `qnix demo`, or: qnix cluster up; qnix run -n 4 -- Hello; qnix cluster down." },
-    subcommands = { QnixCommand.Demo.class, QnixCommand.Cluster.class, QnixCommand.Run.class,
+    subcommands = { QnixCommand.Demo.class, QnixCommand.Cluster.class, QnixCommand.Run.class, Bench.class,
         CommandLine.HelpCommand.class })
 public final class QnixCommand implements Runnable
 {

@@ -1,0 +1,103 @@
+package org.qnix.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The results of one latency run, every transport measured in the same run: a table with each p50 as
+ * a multiple of the floor's at the same size, machine-readable {@code BENCH} lines, JSON, and the
+ * latency-versus-size chart.
+ */
+public final class LatencyReport
+{
+    public static final String FLOOR = "floor";
+
+    private final List<LatencyResult> results = new ArrayList<>();
+    private final String setup;
+
+    /** @param setup how it was measured, printed above the table and kept in the JSON. */
+    public LatencyReport(final String setup)
+    {
+        this.setup = setup;
+    }
+
+    public void add(final LatencyResult result)
+    {
+        results.add(result);
+    }
+
+    public List<LatencyResult> results()
+    {
+        return List.copyOf(results);
+    }
+
+    /** @return p50 over the floor's p50 at the same size, or NaN without a floor. */
+    public double ratioToFloor(final LatencyResult result)
+    {
+        for (final LatencyResult r : results)
+        {
+            if (FLOOR.equals(r.api()) && r.size() == result.size())
+            {
+                return (double)result.p50() / Math.max(1, r.p50());
+            }
+        }
+        return Double.NaN;
+    }
+
+    public void print(final PrintStream out)
+    {
+        out.println("== latency, one way (half the round trip), microseconds; " + setup);
+        out.printf(Locale.ROOT, "   %-10s %9s %10s %10s %10s %10s %12s%n", "api", "bytes", "p50", "p99", "p99.9",
+            "max", "p50 / floor");
+        for (final LatencyResult r : results)
+        {
+            final double ratio = ratioToFloor(r);
+            out.printf(Locale.ROOT, "   %-10s %9d %10.2f %10.2f %10.2f %10.2f %12s%n", r.api(), r.size(), r.p50() / 1e3,
+                r.p99() / 1e3, r.p999() / 1e3, r.max() / 1e3, Double.isNaN(ratio) ? "" : String.format(Locale.ROOT,
+                "%.1f", ratio));
+        }
+        for (final LatencyResult r : results)
+        {
+            out.printf(Locale.ROOT, "BENCH kind=latency api=%s size=%d p50_us=%.3f p99_us=%.3f p999_us=%.3f " +
+                "max_us=%.3f x_floor=%.2f%n", r.api(), r.size(), r.p50() / 1e3, r.p99() / 1e3, r.p999() / 1e3,
+                r.max() / 1e3, ratioToFloor(r));
+        }
+    }
+
+    public void writeJson(final Path file) throws IOException
+    {
+        final StringBuilder json = new StringBuilder();
+        json.append("{\n  \"kind\": \"latency\",\n  \"unit\": \"ns, one way\",\n  \"setup\": \"")
+            .append(setup.replace("\\", "\\\\").replace("\"", "\\\"")).append("\",\n  \"results\": [\n");
+        for (int i = 0; i < results.size(); i++)
+        {
+            final LatencyResult r = results.get(i);
+            json.append(String.format(Locale.ROOT, "    {\"api\": \"%s\", \"size\": %d, \"count\": %d, \"p50\": %d, " +
+                "\"p99\": %d, \"p999\": %d, \"max\": %d, \"p50_over_floor\": %s}%s%n", r.api(), r.size(), r.count(),
+                r.p50(), r.p99(), r.p999(), r.max(), Double.isNaN(ratioToFloor(r)) ? "null" :
+                String.format(Locale.ROOT, "%.3f", ratioToFloor(r)), i + 1 < results.size() ? "," : ""));
+        }
+        json.append("  ]\n}\n");
+        Files.writeString(file, json, StandardCharsets.UTF_8);
+    }
+
+    /** The p50-versus-size chart, one line per transport, both axes logarithmic. */
+    public void writeChart(final Path file) throws IOException
+    {
+        final Map<String, List<double[]>> series = new LinkedHashMap<>();
+        for (final LatencyResult r : results)
+        {
+            series.computeIfAbsent(r.api(), k -> new ArrayList<>()).add(new double[] {r.size(), r.p50() / 1e3});
+        }
+        Files.writeString(file, SvgChart.render("One-way latency (p50) versus message size, same run",
+            "message size (bytes)", "one-way latency (us)", series), StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,51 @@
+package org.qnix.tools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.qnix.abi.ClusterDirectory;
+
+/**
+ * {@code qnix bench latency --baselines} starts, measures QNIX and the three baselines, writes its JSON
+ * and chart, and tears its cluster down. A smoke run: few iterations, no time asserted.
+ */
+class BenchCommandSmokeTest
+{
+    @TempDir
+    Path out;
+
+    @Test
+    void latencyWithBaselinesPrintsEveryApiAndWritesJsonAndChart() throws Exception
+    {
+        final String name = TestClusters.uniqueName("bl");
+        final Path json = out.resolve("latency.json");
+        final Path chart = out.resolve("latency.svg");
+        try
+        {
+            final CliResult result = CliResult.run("bench", "latency", "--baselines", "--name", name,
+                "--sizes", "0,1024,4096", "--iterations", "20", "--warmup", "5", "--json", json.toString(),
+                "--chart", chart.toString());
+            assertEquals(0, result.exit, result.out + result.err);
+            for (final String api : new String[] {"floor", "tcp", "aeron-ipc", "qnix"})
+            {
+                assertEquals(3, result.out.lines().filter(l -> l.startsWith("BENCH kind=latency api=" + api + " "))
+                    .count(), api + " in:\n" + result.out);
+            }
+            assertTrue(result.out.contains("x_floor=1.00"), result.out);
+            final String text = Files.readString(json);
+            assertEquals(12, text.lines().filter(l -> l.contains("\"api\"")).count(), text);
+            assertTrue(Files.readString(chart).startsWith("<svg"), "an SVG document");
+            assertFalse(Files.exists(ClusterDirectory.of(name).path()), "the run's cluster is down");
+        }
+        finally
+        {
+            TestClusters.down(ClusterDirectory.of(name));
+        }
+    }
+}
