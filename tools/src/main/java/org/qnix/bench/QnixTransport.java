@@ -2,6 +2,7 @@ package org.qnix.bench;
 
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.agrona.CloseHelper;
 import org.qnix.abi.ProcessName;
@@ -20,6 +21,7 @@ public final class QnixTransport implements LatencyTransport
 {
     private static final int TAG = 77;
     private static final long TIMEOUT_S = 60;
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
 
     private final Qnix qnix;
     private final QnixBuffer out;
@@ -51,7 +53,9 @@ public final class QnixTransport implements LatencyTransport
     public static QnixTransport start(final String cluster, final String node, final String peerNode,
         final boolean sleep, final int maxSize)
     {
-        final int ai = (int)(ProcessHandle.current().pid() & 0x3FFF_FFFF) | 0x4000_0000;
+        // A name of its own per transport: a previous one's peer may still be de-registering.
+        final int ai = 0x4000_0000 | (int)(ProcessHandle.current().pid() & 0xF_FFFF) << 8 |
+            INSTANCES.incrementAndGet() & 0xFF;
         final PeerProcess peer = PeerProcess.launch(Map.of(), "qnix", cluster, peerNode, Integer.toString(ai),
             sleep ? "sleep" : "spin", Integer.toString(maxSize));
         Qnix qnix = null;
