@@ -48,9 +48,10 @@ final class Bench implements Runnable
 
     @Command(name = "latency", mixinStandardHelpOptions = true,
         description = {
-            "One-way latency (half the round trip) per message size: p50, p99, p99.9 and max, and each p50",
-            "as a multiple of the floor's. Without --cluster, brings up a 2x1 cluster for the run and tears",
-            "it down after. QNIX runs between the first two nodes; every measurement is a pair of JVMs." })
+            "One-way latency per message size, QNIX and (with --baselines) the baselines.",
+            "Half the round trip: p50, p99, p99.9 and max, and each p50 as a multiple of the floor's.",
+            "Without --cluster, brings up a 2x1 cluster for the run and tears it down after. QNIX runs",
+            "between the first two nodes; every measurement is a pair of JVMs." })
     static final class Latency implements Callable<Integer>
     {
         @Option(names = "--api", defaultValue = "qnix", description = "What to measure: qnix (default).")
