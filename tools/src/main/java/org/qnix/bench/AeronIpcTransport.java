@@ -24,8 +24,8 @@ public final class AeronIpcTransport implements LatencyTransport
     static final String CHANNEL = "aeron:ipc";
     static final int PING_STREAM = 1001;
     static final int PONG_STREAM = 1002;
-    /** Terms of 16 MiB: messages up to 2 MiB (an eighth of a term). */
-    static final int TERM_LENGTH = 16 << 20;
+    /** Terms of 32 MiB: messages up to 4 MiB (an eighth of a term), so 2 MiB ones fit whole. */
+    static final int TERM_LENGTH = 32 << 20;
     private static final long CONNECT_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(30);
 
     private final Path directory;

@@ -4,10 +4,12 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * The peer JVM of the baselines: echoes every message back. Started by {@link PeerProcess} as
+ * The peer JVM of every benchmark transport. Started by {@link PeerProcess} as
  * {@code BenchPeer floor FILE MAX_SIZE}, {@code BenchPeer tcp PORT MAX_SIZE},
- * {@code BenchPeer aeron DIRECTORY} or {@code BenchPeer qnix CLUSTER NODE AI sleep|spin MAX_SIZE}; it
- * exits when its benchmark closes the transport or dies.
+ * {@code BenchPeer aeron DIRECTORY} or {@code BenchPeer qnix CLUSTER NODE AI sleep|spin MAX_SIZE} for
+ * latency (it echoes), and {@code tcp-sink PORT MAX_SIZE}, {@code aeron-sink DIRECTORY} or
+ * {@code qnix-sink CLUSTER NODE AI sleep|spin MAX_SIZE WINDOW} for bandwidth (it receives and
+ * acknowledges each stream's last message); it exits when its benchmark closes the transport or dies.
  */
 public final class BenchPeer
 {
@@ -23,7 +25,8 @@ public final class BenchPeer
         if (args.length < 2)
         {
             System.err.println("usage: BenchPeer floor FILE MAX_SIZE | tcp PORT MAX_SIZE | aeron DIRECTORY | " +
-                "qnix CLUSTER NODE AI sleep|spin MAX_SIZE");
+                "qnix CLUSTER NODE AI sleep|spin MAX_SIZE | tcp-sink PORT MAX_SIZE | aeron-sink DIRECTORY | " +
+                "qnix-sink CLUSTER NODE AI sleep|spin MAX_SIZE WINDOW");
             System.exit(2);
         }
         switch (args[0])
@@ -33,6 +36,10 @@ public final class BenchPeer
             case "aeron" -> AeronIpcTransport.echo(Path.of(args[1]));
             case "qnix" -> QnixTransport.echo(args[1], args[2], Integer.parseInt(args[3]), "sleep".equals(args[4]),
                 Integer.parseInt(args[5]));
+            case "tcp-sink" -> TcpStreamTransport.sink(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+            case "aeron-sink" -> AeronStreamTransport.sink(Path.of(args[1]));
+            case "qnix-sink" -> QnixStreamTransport.sink(args[1], args[2], Integer.parseInt(args[3]),
+                "sleep".equals(args[4]), Integer.parseInt(args[5]), Integer.parseInt(args[6]));
             default ->
             {
                 System.err.println("unknown baseline " + args[0]);

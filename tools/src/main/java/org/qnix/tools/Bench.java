@@ -15,27 +15,36 @@ import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.bench.AeronIpcTransport;
+import org.qnix.bench.AeronStreamTransport;
+import org.qnix.bench.BandwidthReport;
+import org.qnix.bench.BandwidthRun;
+import org.qnix.bench.BandwidthTransport;
 import org.qnix.bench.FloorTransport;
 import org.qnix.bench.LatencyReport;
 import org.qnix.bench.LatencyResult;
 import org.qnix.bench.LatencyRun;
 import org.qnix.bench.LatencyTransport;
+import org.qnix.bench.MemoryCopyTransport;
+import org.qnix.bench.QnixStreamTransport;
 import org.qnix.bench.QnixTransport;
+import org.qnix.bench.TcpStreamTransport;
 import org.qnix.bench.TcpTransport;
 import org.qnix.daemon.ClusterState;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code qnix bench}: quick measurements with HdrHistogram percentiles, QNIX beside the baselines
- * measured in the same run (DESIGN.md 7).
+ * {@code qnix bench}: quick measurements, QNIX beside the baselines measured in the same run
+ * (DESIGN.md 7).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = {
         "Measure QNIX beside the baselines a Java user has, in the same run: the floor (two JVMs",
-        "ping-ponging through one shared mapping), TCP over loopback and Aeron IPC." },
-    subcommands = { Bench.Latency.class })
+        "ping-ponging through one shared mapping; a memory copy for bandwidth), TCP over loopback and",
+        "Aeron IPC." },
+    subcommands = { Bench.Latency.class, Bench.Bandwidth.class })
 final class Bench implements Runnable
 {
     @picocli.CommandLine.Spec
@@ -46,29 +55,14 @@ final class Bench implements Runnable
         spec.commandLine().usage(System.out);
     }
 
-    @Command(name = "latency", mixinStandardHelpOptions = true,
-        description = {
-            "One-way latency per message size, QNIX and (with --baselines) the baselines.",
-            "Half the round trip: p50, p99, p99.9 and max, and each p50 as a multiple of the floor's.",
-            "Without --cluster, brings up a 2x1 cluster for the run and tears it down after. QNIX runs",
-            "between the first two nodes; every measurement is a pair of JVMs." })
-    static final class Latency implements Callable<Integer>
+    /** The options latency and bandwidth share: what to measure, where, and where to write it. */
+    static final class Common
     {
         @Option(names = "--api", defaultValue = "qnix", description = "What to measure: qnix (default).")
         String api;
 
-        @Option(names = "--sizes", defaultValue = "0,8,64,512,1024,4096,65536",
-            description = "Message sizes in bytes (default: ${DEFAULT-VALUE}).")
-        String sizes;
-
         @Option(names = "--baselines", description = "Also measure the floor, TCP and Aeron IPC in the same run.")
         boolean baselines;
-
-        @Option(names = "--iterations", defaultValue = "2000", description = "Measured round trips per size.")
-        int iterations;
-
-        @Option(names = "--warmup", defaultValue = "500", description = "Round trips before measuring, per size.")
-        int warmup;
 
         @Option(names = "--wait", defaultValue = "sleep",
             description = "How QNIX programs wait for a doorbell: sleep (futex, default) or spin.")
@@ -92,10 +86,10 @@ final class Bench implements Runnable
         @Option(names = "--json", description = "Also write the results as JSON to this file.")
         Path json;
 
-        @Option(names = "--chart", description = "Also draw p50 versus size as an SVG chart in this file.")
+        @Option(names = "--chart", description = "Also draw the results versus size as an SVG chart in this file.")
         Path chart;
 
-        public Integer call() throws Exception
+        void check()
         {
             if (!"qnix".equals(api))
             {
@@ -105,60 +99,144 @@ final class Bench implements Runnable
             {
                 throw new IllegalArgumentException("--wait " + waitMode + ": use sleep or spin");
             }
-            if (iterations < 1 || warmup < 0)
-            {
-                throw new IllegalArgumentException("--iterations must be at least 1 and --warmup at least 0");
-            }
-            final int[] sizeList = parseSizes(sizes);
-            final int maxSize = Arrays.stream(sizeList).max().orElse(0);
-            final PrintStream out = System.out;
+        }
 
-            final boolean ownCluster = null == cluster;
-            final ClusterDirectory dir;
-            if (ownCluster)
+        boolean sleep()
+        {
+            return "sleep".equals(waitMode);
+        }
+
+        String setup(final RunCluster run)
+        {
+            return String.format(Locale.ROOT, "QNIX: firmware %s, programs %s", run.describe(this),
+                sleep() ? "sleep on doorbells" : "spin");
+        }
+    }
+
+    /** The cluster QNIX is measured on: the user's, or one brought up for the run and torn down after. */
+    static final class RunCluster implements AutoCloseable
+    {
+        final ClusterDirectory dir;
+        final String peerNode;
+        private final boolean own;
+        private final Thread teardown;
+
+        RunCluster(final Common options, final PrintStream out) throws InterruptedException
+        {
+            own = null == options.cluster;
+            if (own)
             {
-                out.println("== bringing up cluster '" + name + "': 2x1 torus, firmware as " + firmware + ", idle " + idle);
-                dir = ClusterControl.up(new ClusterControl.Settings(name,
-                    ClusterParameters.builder().torus(2, 1).build()).firmware(firmware).idle(idle),
+                out.println("== bringing up cluster '" + options.name + "': 2x1 torus, firmware as " + options.firmware +
+                    ", idle " + options.idle);
+                dir = ClusterControl.up(new ClusterControl.Settings(options.name,
+                    ClusterParameters.builder().torus(2, 1).build()).firmware(options.firmware).idle(options.idle),
                     new PrintStream(new ByteArrayOutputStream()));
             }
             else
             {
-                dir = ClusterDirectory.of(cluster);
+                dir = ClusterDirectory.of(options.cluster);
                 if (!ClusterState.inspect(dir).isLive())
                 {
-                    throw new IllegalArgumentException("cluster '" + cluster + "' is not up");
-                }
-                final ClusterParameters params = ClusterState.inspect(dir).properties().orElseThrow().parameters();
-                if (params.nodeCount() < 2)
-                {
-                    throw new IllegalArgumentException("cluster '" + cluster + "' has one node: QNIX is measured " +
-                        "between two nodes");
+                    throw new IllegalArgumentException("cluster '" + options.cluster + "' is not up");
                 }
             }
-            final String peerNode = NicCoordinates.ofIndex(1,
-                ClusterState.inspect(dir).properties().orElseThrow().parameters().torusWidth()).toString();
-            final Thread teardown = new Thread(() -> down(dir), "bench-cluster-down");
-            if (ownCluster)
+            final ClusterParameters params = ClusterState.inspect(dir).properties().orElseThrow().parameters();
+            if (params.nodeCount() < 2)
+            {
+                close();
+                throw new IllegalArgumentException("cluster '" + dir.name() + "' has one node: QNIX is measured " +
+                    "between two nodes");
+            }
+            peerNode = NicCoordinates.ofIndex(1, params.torusWidth()).toString();
+            teardown = new Thread(this::down, "bench-cluster-down");
+            if (own)
             {
                 Runtime.getRuntime().addShutdownHook(teardown);
             }
+        }
+
+        String describe(final Common options)
+        {
+            return own ? options.firmware + ", idle " + options.idle : "of cluster '" + dir.name() + "'";
+        }
+
+        private void down()
+        {
             try
             {
+                ClusterControl.down(dir, new PrintStream(new ByteArrayOutputStream()));
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        public void close()
+        {
+            if (!own)
+            {
+                return;
+            }
+            down();
+            if (null != teardown)
+            {
+                try
+                {
+                    Runtime.getRuntime().removeShutdownHook(teardown);
+                }
+                catch (final IllegalStateException ignore)
+                {
+                    // Already shutting down: the hook is running.
+                }
+            }
+        }
+    }
+
+    @Command(name = "latency", mixinStandardHelpOptions = true,
+        description = {
+            "One-way latency per message size, QNIX and (with --baselines) the baselines.",
+            "Half the round trip: p50, p99, p99.9 and max, and each p50 as a multiple of the floor's.",
+            "Without --cluster, brings up a 2x1 cluster for the run and tears it down after. QNIX runs",
+            "between the first two nodes; every measurement is a pair of JVMs." })
+    static final class Latency implements Callable<Integer>
+    {
+        @Mixin
+        Common common;
+
+        @Option(names = "--sizes", defaultValue = "0,8,64,512,1024,4096,65536",
+            description = "Message sizes in bytes (default: ${DEFAULT-VALUE}).")
+        String sizes;
+
+        @Option(names = "--iterations", defaultValue = "2000", description = "Measured round trips per size.")
+        int iterations;
+
+        @Option(names = "--warmup", defaultValue = "500", description = "Round trips before measuring, per size.")
+        int warmup;
+
+        public Integer call() throws Exception
+        {
+            common.check();
+            if (iterations < 1 || warmup < 0)
+            {
+                throw new IllegalArgumentException("--iterations must be at least 1 and --warmup at least 0");
+            }
+            final int[] sizeList = parseSizes(sizes, 0);
+            final int maxSize = Arrays.stream(sizeList).max().orElse(0);
+            final PrintStream out = System.out;
+            try (RunCluster run = new RunCluster(common, out))
+            {
                 final List<IntFunction<LatencyTransport>> transports = new ArrayList<>();
-                if (baselines)
+                if (common.baselines)
                 {
                     transports.add(FloorTransport::start);
                     transports.add(TcpTransport::start);
                     transports.add(AeronIpcTransport::start);
                 }
-                final boolean sleep = "sleep".equals(waitMode);
-                transports.add(max -> QnixTransport.start(dir.name(), "0-0", peerNode, sleep, max));
+                transports.add(max -> QnixTransport.start(run.dir.name(), "0-0", run.peerNode, common.sleep(), max));
 
                 final LatencyReport report = new LatencyReport(String.format(Locale.ROOT,
-                    "%d round trips after %d of warm-up per size; QNIX: firmware %s, idle %s, programs %s",
-                    iterations, warmup, ownCluster ? firmware : "of cluster '" + cluster + "'",
-                    ownCluster ? idle : "as set at its cluster up", sleep ? "sleep on doorbells" : "spin"));
+                    "%d round trips after %d of warm-up per size; %s", iterations, warmup, common.setup(run)));
                 for (final IntFunction<LatencyTransport> start : transports)
                 {
                     try (LatencyTransport transport = start.apply(maxSize))
@@ -172,58 +250,108 @@ final class Bench implements Runnable
                     }
                 }
                 report.print(out);
-                if (null != json)
+                if (null != common.json)
                 {
-                    report.writeJson(json);
-                    out.println("== results written to " + json);
+                    report.writeJson(common.json);
+                    out.println("== results written to " + common.json);
                 }
-                if (null != chart)
+                if (null != common.chart)
                 {
-                    report.writeChart(chart);
-                    out.println("== chart written to " + chart);
+                    report.writeChart(common.chart);
+                    out.println("== chart written to " + common.chart);
                 }
                 return QnixCommand.OK;
             }
-            finally
+        }
+    }
+
+    @Command(name = "bandwidth", mixinStandardHelpOptions = true,
+        description = {
+            "Bandwidth per message size, QNIX and (with --baselines) the baselines.",
+            "Payload MB/s streaming about --bytes per repeat with --window messages in flight (QNIX; TCP and",
+            "Aeron pace themselves), median, min and max over --repeats, and each median as a fraction of",
+            "the floor's, a single-thread memory copy. Without --cluster, brings up a 2x1 cluster for the",
+            "run and tears it down after." })
+    static final class Bandwidth implements Callable<Integer>
+    {
+        @Mixin
+        Common common;
+
+        @Option(names = "--sizes", defaultValue = "4096,16384,65536,262144,1048576,2097152",
+            description = "Message sizes in bytes (default: ${DEFAULT-VALUE}).")
+        String sizes;
+
+        @Option(names = "--bytes", defaultValue = "33554432", description = "Bytes per timed stream (default 32 MiB).")
+        long bytes;
+
+        @Option(names = "--window", defaultValue = "8", description = "QNIX sends in flight (default 8).")
+        int window;
+
+        @Option(names = "--repeats", defaultValue = "5", description = "Timed streams per size (default 5).")
+        int repeats;
+
+        public Integer call() throws Exception
+        {
+            common.check();
+            if (bytes < 1 || repeats < 1 || window < 1)
             {
-                if (ownCluster)
+                throw new IllegalArgumentException("--bytes, --repeats and --window must be at least 1");
+            }
+            final int[] sizeList = parseSizes(sizes, 1);
+            final int maxSize = Arrays.stream(sizeList).max().orElse(1);
+            final PrintStream out = System.out;
+            try (RunCluster run = new RunCluster(common, out))
+            {
+                final List<IntFunction<BandwidthTransport>> transports = new ArrayList<>();
+                if (common.baselines)
                 {
-                    down(dir);
-                    try
+                    transports.add(MemoryCopyTransport::start);
+                    transports.add(TcpStreamTransport::start);
+                    transports.add(AeronStreamTransport::start);
+                }
+                transports.add(max ->
+                    QnixStreamTransport.start(run.dir.name(), "0-0", run.peerNode, common.sleep(), max, window));
+
+                final BandwidthReport report = new BandwidthReport(String.format(Locale.ROOT,
+                    "about %d bytes per stream, median of %d; QNIX window %d; %s", bytes, repeats, window,
+                    common.setup(run)));
+                for (final IntFunction<BandwidthTransport> start : transports)
+                {
+                    try (BandwidthTransport transport = start.apply(maxSize))
                     {
-                        Runtime.getRuntime().removeShutdownHook(teardown);
-                    }
-                    catch (final IllegalStateException ignore)
-                    {
-                        // Already shutting down: the hook is running.
+                        out.println("== measuring " + transport.name());
+                        for (final int size : sizeList)
+                        {
+                            report.add(BandwidthRun.measure(transport, size, bytes, window, repeats));
+                        }
                     }
                 }
+                report.print(out);
+                if (null != common.json)
+                {
+                    report.writeJson(common.json);
+                    out.println("== results written to " + common.json);
+                }
+                if (null != common.chart)
+                {
+                    report.writeChart(common.chart);
+                    out.println("== chart written to " + common.chart);
+                }
+                return QnixCommand.OK;
             }
         }
     }
 
-    private static void down(final ClusterDirectory dir)
-    {
-        try
-        {
-            ClusterControl.down(dir, new PrintStream(new ByteArrayOutputStream()));
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    static int[] parseSizes(final String sizes)
+    static int[] parseSizes(final String sizes, final int smallest)
     {
         try
         {
             final int[] parsed = Arrays.stream(sizes.split(",")).map(String::trim).mapToInt(Integer::parseInt).toArray();
             for (final int size : parsed)
             {
-                if (size < 0 || size > 2 * 1024 * 1024)
+                if (size < smallest || size > 2 * 1024 * 1024)
                 {
-                    throw new IllegalArgumentException("--sizes: " + size + " is outside [0, 2 MiB]");
+                    throw new IllegalArgumentException("--sizes: " + size + " is outside [" + smallest + ", 2 MiB]");
                 }
             }
             if (0 == parsed.length)

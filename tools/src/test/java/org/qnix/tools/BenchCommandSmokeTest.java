@@ -12,8 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.ClusterDirectory;
 
 /**
- * {@code qnix bench latency --baselines} starts, measures QNIX and the three baselines, writes its JSON
- * and chart, and tears its cluster down. A smoke run: few iterations, no time asserted.
+ * {@code qnix bench latency|bandwidth --baselines} start, measure QNIX and the three baselines, write
+ * their JSON and chart, and tear their cluster down. Smoke runs: few iterations, no time asserted.
  */
 class BenchCommandSmokeTest
 {
@@ -40,6 +40,33 @@ class BenchCommandSmokeTest
             assertTrue(result.out.contains("x_floor=1.00"), result.out);
             final String text = Files.readString(json);
             assertEquals(12, text.lines().filter(l -> l.contains("\"api\"")).count(), text);
+            assertTrue(Files.readString(chart).startsWith("<svg"), "an SVG document");
+            assertFalse(Files.exists(ClusterDirectory.of(name).path()), "the run's cluster is down");
+        }
+        finally
+        {
+            TestClusters.down(ClusterDirectory.of(name));
+        }
+    }
+
+    @Test
+    void bandwidthWithBaselinesPrintsEveryApiAndWritesJsonAndChart() throws Exception
+    {
+        final String name = TestClusters.uniqueName("bb");
+        final Path json = out.resolve("bandwidth.json");
+        final Path chart = out.resolve("bandwidth.svg");
+        try
+        {
+            final CliResult result = CliResult.run("bench", "bandwidth", "--baselines", "--name", name,
+                "--sizes", "4096,65536", "--bytes", "262144", "--repeats", "1", "--window", "4", "--json",
+                json.toString(), "--chart", chart.toString());
+            assertEquals(0, result.exit, result.out + result.err);
+            for (final String api : new String[] {"floor", "tcp", "aeron-ipc", "qnix"})
+            {
+                assertEquals(2, result.out.lines().filter(l -> l.startsWith("BENCH kind=bandwidth api=" + api + " "))
+                    .count(), api + " in:\n" + result.out);
+            }
+            assertEquals(8, Files.readString(json).lines().filter(l -> l.contains("\"api\"")).count());
             assertTrue(Files.readString(chart).startsWith("<svg"), "an SVG document");
             assertFalse(Files.exists(ClusterDirectory.of(name).path()), "the run's cluster is down");
         }

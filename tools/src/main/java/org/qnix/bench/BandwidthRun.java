@@ -1,0 +1,40 @@
+package org.qnix.bench;
+
+import java.util.Arrays;
+
+/**
+ * One bandwidth measurement of one transport at one size: a warm-up stream, then {@code repeats}
+ * timed streams of about {@code bytes} bytes each. Payload bytes per second, as DESIGN.md 7 says.
+ *
+ * <pre>{@code
+ * BandwidthResult r = BandwidthRun.measure(tcp, 65536, 64L << 20, 8, 5);
+ * }</pre>
+ */
+public final class BandwidthRun
+{
+    private BandwidthRun()
+    {
+    }
+
+    public static BandwidthResult measure(final BandwidthTransport transport, final int size, final long bytes,
+        final int window, final int repeats)
+    {
+        if (size < 1 || size > transport.maxSize())
+        {
+            throw new IllegalArgumentException(size + " bytes: " + transport.name() + " takes 1.." + transport.maxSize());
+        }
+        final int messages = (int)Math.max(2L * window, Math.min(Integer.MAX_VALUE, bytes / size));
+        transport.stream(size, Math.max(window, messages / 4), window);
+        final double[] mbPerS = new double[Math.max(1, repeats)];
+        for (int r = 0; r < mbPerS.length; r++)
+        {
+            final long start = System.nanoTime();
+            transport.stream(size, messages, window);
+            final long elapsed = Math.max(1, System.nanoTime() - start);
+            mbPerS[r] = (double)size * messages / elapsed * 1e3;
+        }
+        Arrays.sort(mbPerS);
+        return new BandwidthResult(transport.name(), size, messages, window, mbPerS[mbPerS.length / 2], mbPerS[0],
+            mbPerS[mbPerS.length - 1]);
+    }
+}
