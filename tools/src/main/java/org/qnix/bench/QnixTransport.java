@@ -14,7 +14,8 @@ import org.qnix.lib.ReceiveStatus;
 /**
  * QNIX point-to-point between this JVM, registered as (AI, 0) on one node of a running cluster, and a
  * peer JVM registered as (AI, 1) on another: a Receive posted first, then Send_Short up to the short
- * threshold and Send above it, zero-copy from and into locked buffers; the peer echoes. The programs
+ * threshold and Send above it (or Send for every size), zero-copy from and into locked buffers; the
+ * peer echoes. The programs
  * either spin on their doorbells or sleep on them (futex) until the NIC wakes them.
  */
 public final class QnixTransport implements LatencyTransport
@@ -29,12 +30,14 @@ public final class QnixTransport implements LatencyTransport
     private final ProcessName peerName;
     private final PeerProcess peer;
     private final boolean sleep;
+    private final boolean useShort;
     private final int maxSize;
     private final ReceiveStatus status = new ReceiveStatus();
 
     private QnixTransport(final Qnix qnix, final QnixBuffer out, final QnixBuffer in, final PeerProcess peer,
-        final boolean sleep, final int maxSize)
+        final boolean sleep, final boolean useShort, final int maxSize)
     {
+        this.useShort = useShort;
         this.qnix = qnix;
         this.out = out;
         this.in = in;
@@ -49,15 +52,17 @@ public final class QnixTransport implements LatencyTransport
      * @param node     this JVM's node, e.g. {@code 0-0}.
      * @param peerNode the peer's node.
      * @param sleep    true to sleep on doorbells (futex), false to spin and yield.
+     * @param useShort true to send messages up to the short threshold with Send_Short, false to use Send
+     *                 for every size.
      */
     public static QnixTransport start(final String cluster, final String node, final String peerNode,
-        final boolean sleep, final int maxSize)
+        final boolean sleep, final boolean useShort, final int maxSize)
     {
         // A name of its own per transport: a previous one's peer may still be de-registering.
         final int ai = 0x4000_0000 | (int)(ProcessHandle.current().pid() & 0xF_FFFF) << 8 |
             INSTANCES.incrementAndGet() & 0xFF;
         final PeerProcess peer = PeerProcess.launch(Map.of(), "qnix", cluster, peerNode, Integer.toString(ai),
-            sleep ? "sleep" : "spin", Integer.toString(maxSize));
+            sleep ? "sleep" : "spin", Integer.toString(maxSize), useShort ? "short" : "send");
         Qnix qnix = null;
         QnixBuffer out = null;
         QnixBuffer in = null;
@@ -70,7 +75,7 @@ public final class QnixTransport implements LatencyTransport
             out.lock();
             in.lock();
             peer.awaitReady();
-            return new QnixTransport(qnix, out, in, peer, sleep, maxSize);
+            return new QnixTransport(qnix, out, in, peer, sleep, useShort, maxSize);
         }
         catch (final RuntimeException ex)
         {
@@ -81,7 +86,7 @@ public final class QnixTransport implements LatencyTransport
 
     public String name()
     {
-        return sleep ? "qnix" : "qnix-spin";
+        return (useShort ? "qnix" : "qnix-send") + (sleep ? "" : "-spin");
     }
 
     public int maxSize()
@@ -93,7 +98,7 @@ public final class QnixTransport implements LatencyTransport
     {
         final int rx = qnix.recvContext(peerName, TAG, true, in, 0, size);
         qnix.receive(rx);
-        final int tx = send(qnix, peerName, out, size);
+        final int tx = send(qnix, peerName, out, size, useShort);
         if (sleep)
         {
             qnix.waitForSend(tx, TIMEOUT_S, TimeUnit.SECONDS);
@@ -106,9 +111,10 @@ public final class QnixTransport implements LatencyTransport
         }
     }
 
-    private static int send(final Qnix qnix, final ProcessName to, final QnixBuffer out, final int size)
+    private static int send(final Qnix qnix, final ProcessName to, final QnixBuffer out, final int size,
+        final boolean useShort)
     {
-        if (size <= qnix.parameters().shortThreshold())
+        if (useShort && size <= qnix.parameters().shortThreshold())
         {
             final int tx = qnix.sendContextShort(to, TAG, true, out.buffer(), 0, size);
             qnix.sendShort(tx);
@@ -127,7 +133,8 @@ public final class QnixTransport implements LatencyTransport
     }
 
     /** The echo side, in the peer JVM, registered as (ai, 1). */
-    static void echo(final String cluster, final String node, final int ai, final boolean sleep, final int maxSize)
+    static void echo(final String cluster, final String node, final int ai, final boolean sleep, final int maxSize,
+        final boolean useShort)
     {
         try (Qnix qnix = Qnix.options().name(new ProcessName(ai, 1)).group(ai, 2).cluster(cluster).node(node).init();
              QnixBuffer buffer = qnix.allocateBuffer(Math.max(1, maxSize)))
@@ -155,7 +162,7 @@ public final class QnixTransport implements LatencyTransport
                 {
                     return;
                 }
-                final int tx = send(qnix, pinger, buffer, (int)status.length());
+                final int tx = send(qnix, pinger, buffer, (int)status.length(), useShort);
                 if (sleep)
                 {
                     qnix.waitForSend(tx, TIMEOUT_S, TimeUnit.SECONDS);

@@ -44,7 +44,7 @@ import picocli.CommandLine.Option;
         "Measure QNIX beside the baselines a Java user has, in the same run: the floor (two JVMs",
         "ping-ponging through one shared mapping; a memory copy for bandwidth), TCP over loopback and",
         "Aeron IPC." },
-    subcommands = { Bench.Latency.class, Bench.Bandwidth.class })
+    subcommands = { Bench.Latency.class, Bench.Bandwidth.class, Bench.Jmh.class })
 final class Bench implements Runnable
 {
     @picocli.CommandLine.Spec
@@ -233,7 +233,8 @@ final class Bench implements Runnable
                     transports.add(TcpTransport::start);
                     transports.add(AeronIpcTransport::start);
                 }
-                transports.add(max -> QnixTransport.start(run.dir.name(), "0-0", run.peerNode, common.sleep(), max));
+                transports.add(max ->
+                    QnixTransport.start(run.dir.name(), "0-0", run.peerNode, common.sleep(), true, max));
 
                 final LatencyReport report = new LatencyReport(String.format(Locale.ROOT,
                     "%d round trips after %d of warm-up per size; %s", iterations, warmup, common.setup(run)));
@@ -339,6 +340,48 @@ final class Bench implements Runnable
                 }
                 return QnixCommand.OK;
             }
+        }
+    }
+
+    @Command(name = "jmh", mixinStandardHelpOptions = true,
+        description = {
+            "Run the JMH benchmarks: latency, bandwidth and barrier, QNIX beside the baselines.",
+            "LatencyBenchmark (one-way, QNIX Send_Short and Send, floor, TCP, Aeron IPC), BandwidthBenchmark",
+            "(payload bytes/s with a window), BarrierBenchmark (2 and 4 processes). Each trial starts its own",
+            "cluster and peer JVMs and stops them. Arguments after -- go to JMH, for example:",
+            "  qnix bench jmh -- LatencyBenchmark -p size=64 -p api=floor,qnix -rf json -rff lat.json",
+            "Everything takes about an hour; JMH's own -h lists its options." })
+    static final class Jmh implements Callable<Integer>
+    {
+        @picocli.CommandLine.Parameters(arity = "0..*", paramLabel = "JMH-ARGS", description = "Passed to JMH.")
+        List<String> jmhArgs = new ArrayList<>();
+
+        public Integer call() throws Exception
+        {
+            final org.openjdk.jmh.runner.options.CommandLineOptions cli;
+            try
+            {
+                cli = new org.openjdk.jmh.runner.options.CommandLineOptions(jmhArgs.toArray(new String[0]));
+            }
+            catch (final org.openjdk.jmh.runner.options.CommandLineOptionException ex)
+            {
+                throw new IllegalArgumentException("JMH: " + ex.getMessage());
+            }
+            if (cli.shouldHelp())
+            {
+                cli.showHelp();
+                return QnixCommand.OK;
+            }
+            final org.openjdk.jmh.runner.options.ChainedOptionsBuilder options =
+                new org.openjdk.jmh.runner.options.OptionsBuilder().parent(cli)
+                    // The forks need the JDK flags of every QNIX JVM, and the full JIT.
+                    .jvmArgs(org.qnix.abi.JvmFlags.flags().toArray(new String[0]));
+            if (cli.getIncludes().isEmpty())
+            {
+                options.include("org\\.qnix\\.bench\\.jmh\\..*");
+            }
+            new org.openjdk.jmh.runner.Runner(options.build()).run();
+            return QnixCommand.OK;
         }
     }
 

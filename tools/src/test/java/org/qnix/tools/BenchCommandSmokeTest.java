@@ -13,7 +13,8 @@ import org.qnix.abi.ClusterDirectory;
 
 /**
  * {@code qnix bench latency|bandwidth --baselines} start, measure QNIX and the three baselines, write
- * their JSON and chart, and tear their cluster down. Smoke runs: few iterations, no time asserted.
+ * their JSON and chart, and tear their cluster down; {@code qnix bench jmh} runs a benchmark in a JMH
+ * fork. Smoke runs: few iterations, no time asserted.
  */
 class BenchCommandSmokeTest
 {
@@ -74,5 +75,17 @@ class BenchCommandSmokeTest
         {
             TestClusters.down(ClusterDirectory.of(name));
         }
+    }
+
+    @Test
+    void theJmhBenchmarksStartInAForkAndProduceNumbers() throws Exception
+    {
+        final Path results = out.resolve("jmh.json");
+        final CliResult result = CliResult.run("bench", "jmh", "--", "LatencyBenchmark", "-p", "api=floor", "-p",
+            "size=8", "-wi", "0", "-i", "1", "-r", "200ms", "-f", "1", "-rf", "json", "-rff", results.toString());
+        assertEquals(0, result.exit, result.out + result.err);
+        final String json = Files.readString(results);
+        assertTrue(json.contains("org.qnix.bench.jmh.LatencyBenchmark.oneWay"), json);
+        assertTrue(json.contains("\"score\""), json);
     }
 }

@@ -22,7 +22,7 @@ class QnixTransportSmokeTest
         {
             for (final boolean sleep : new boolean[] {true, false})
             {
-                try (QnixTransport qnix = QnixTransport.start(dir.name(), "0-0", "1-0", sleep, 65536))
+                try (QnixTransport qnix = QnixTransport.start(dir.name(), "0-0", "1-0", sleep, true, 65536))
                 {
                     for (final int size : new int[] {0, 1024, 1025, 65536})
                     {

@@ -1,0 +1,109 @@
+package org.qnix.bench.jmh;
+
+import java.util.concurrent.TimeUnit;
+
+import org.openjdk.jmh.annotations.AuxCounters;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.qnix.bench.AeronStreamTransport;
+import org.qnix.bench.BandwidthTransport;
+import org.qnix.bench.MemoryCopyTransport;
+import org.qnix.bench.QnixStreamTransport;
+import org.qnix.bench.TcpStreamTransport;
+
+/**
+ * Bandwidth of QNIX Send with a window of sends in flight between two nodes, and of the baselines: one
+ * operation is a stream of about 4 MiB acknowledged by the peer; the {@code bytes} counter is the
+ * payload moved, so JMH reports payload bytes per second beside the streams per second. Run with
+ * {@code ./qnix bench jmh}.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 2, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class BandwidthBenchmark
+{
+    private static final long STREAM_BYTES = 4L << 20;
+
+    @Param({"floor", "tcp", "aeron-ipc", "qnix"})
+    public String api;
+
+    @Param({"4096", "65536", "1048576", "2097152"})
+    public int size;
+
+    @Param({"8"})
+    public int window;
+
+    @Param({"sleep"})
+    public String wait;
+
+    @Param({"processes"})
+    public String firmware;
+
+    @Param({"backoff"})
+    public String idle;
+
+    private TrialCluster cluster;
+    private BandwidthTransport transport;
+    private int messages;
+
+    /** The payload bytes moved, reported by JMH per second. */
+    @State(Scope.Thread)
+    @AuxCounters(AuxCounters.Type.OPERATIONS)
+    public static class Payload
+    {
+        public long bytes;
+    }
+
+    @Setup(Level.Trial)
+    public void setUp()
+    {
+        final int max = 2 * 1024 * 1024;
+        switch (api)
+        {
+            case "floor" -> transport = MemoryCopyTransport.start(max);
+            case "tcp" -> transport = TcpStreamTransport.start(max);
+            case "aeron-ipc" -> transport = AeronStreamTransport.start(max);
+            case "qnix" ->
+            {
+                cluster = TrialCluster.up(firmware, idle);
+                transport = QnixStreamTransport.start(cluster.name(), "0-0", "1-0", "sleep".equals(wait), max, window);
+            }
+            default -> throw new IllegalArgumentException("api " + api);
+        }
+        messages = (int)Math.max(window, STREAM_BYTES / size);
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown()
+    {
+        if (null != transport)
+        {
+            transport.close();
+        }
+        if (null != cluster)
+        {
+            cluster.close();
+        }
+    }
+
+    @Benchmark
+    public void stream(final Payload payload)
+    {
+        transport.stream(size, messages, window);
+        payload.bytes += (long)size * messages;
+    }
+}

@@ -1,0 +1,98 @@
+package org.qnix.bench.jmh;
+
+import java.util.concurrent.TimeUnit;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.qnix.bench.AeronIpcTransport;
+import org.qnix.bench.FloorTransport;
+import org.qnix.bench.LatencyTransport;
+import org.qnix.bench.QnixTransport;
+import org.qnix.bench.TcpTransport;
+
+/**
+ * One-way latency (a round trip counts as two operations, so JMH reports half of it) of QNIX Send_Short
+ * and Send between two nodes, and of the baselines, each against its peer JVM started in the trial's
+ * setup. Run with {@code ./qnix bench jmh}.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class LatencyBenchmark
+{
+    /** qnix: Send_Short up to 1024 bytes, Send above; qnix-send: Send for every size. */
+    @Param({"floor", "tcp", "aeron-ipc", "qnix", "qnix-send"})
+    public String api;
+
+    @Param({"0", "8", "64", "512", "1024", "4096", "65536"})
+    public int size;
+
+    /** How QNIX programs wait for a doorbell: sleep (futex) or spin. */
+    @Param({"sleep"})
+    public String wait;
+
+    /** QNIX firmware: processes or threads. */
+    @Param({"processes"})
+    public String firmware;
+
+    /** QNIX firmware idle strategy: backoff, yield or busy. */
+    @Param({"backoff"})
+    public String idle;
+
+    private TrialCluster cluster;
+    private LatencyTransport transport;
+
+    @Setup(Level.Trial)
+    public void setUp()
+    {
+        final int max = 65536;
+        switch (api)
+        {
+            case "floor" -> transport = FloorTransport.start(max);
+            case "tcp" -> transport = TcpTransport.start(max);
+            case "aeron-ipc" -> transport = AeronIpcTransport.start(max);
+            case "qnix", "qnix-send" ->
+            {
+                cluster = TrialCluster.up(firmware, idle);
+                transport = QnixTransport.start(cluster.name(), "0-0", "1-0", "sleep".equals(wait), "qnix".equals(api),
+                    max);
+            }
+            default -> throw new IllegalArgumentException("api " + api);
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown()
+    {
+        if (null != transport)
+        {
+            transport.close();
+        }
+        if (null != cluster)
+        {
+            cluster.close();
+        }
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(2)
+    public void oneWay()
+    {
+        transport.roundTrip(size);
+    }
+}
