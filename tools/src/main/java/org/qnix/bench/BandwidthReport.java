@@ -64,8 +64,8 @@ public final class BandwidthReport
         for (final BandwidthResult r : results)
         {
             out.printf(Locale.ROOT, "BENCH kind=bandwidth api=%s size=%d window=%d median_MB_per_s=%.1f " +
-                "min_MB_per_s=%.1f max_MB_per_s=%.1f of_floor=%.4f%n", r.api(), r.size(), r.window(), r.median(),
-                r.min(), r.max(), ratioToFloor(r));
+                "min_MB_per_s=%.1f max_MB_per_s=%.1f of_floor=%s%n", r.api(), r.size(), r.window(), r.median(),
+                r.min(), r.max(), LatencyReport.formatRatio(ratioToFloor(r), "%.4f"));
         }
     }
 

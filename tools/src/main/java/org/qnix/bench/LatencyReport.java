@@ -67,9 +67,15 @@ public final class LatencyReport
         for (final LatencyResult r : results)
         {
             out.printf(Locale.ROOT, "BENCH kind=latency api=%s size=%d p50_us=%.3f p99_us=%.3f p999_us=%.3f " +
-                "max_us=%.3f x_floor=%.2f%n", r.api(), r.size(), r.p50() / 1e3, r.p99() / 1e3, r.p999() / 1e3,
-                r.max() / 1e3, ratioToFloor(r));
+                "max_us=%.3f x_floor=%s%n", r.api(), r.size(), r.p50() / 1e3, r.p99() / 1e3, r.p999() / 1e3,
+                r.max() / 1e3, formatRatio(ratioToFloor(r), "%.2f"));
         }
+    }
+
+    /** @return the ratio, or {@code na} when there is no floor to compare with. */
+    static String formatRatio(final double ratio, final String format)
+    {
+        return Double.isNaN(ratio) ? "na" : String.format(Locale.ROOT, format, ratio);
     }
 
     public void writeJson(final Path file) throws IOException
