@@ -19,6 +19,7 @@ import org.qnix.bench.AeronStreamTransport;
 import org.qnix.bench.BandwidthReport;
 import org.qnix.bench.BandwidthRun;
 import org.qnix.bench.BandwidthTransport;
+import org.qnix.bench.BenchReport;
 import org.qnix.bench.FloorTransport;
 import org.qnix.bench.LatencyReport;
 import org.qnix.bench.LatencyResult;
@@ -250,18 +251,7 @@ final class Bench implements Runnable
                         }
                     }
                 }
-                report.print(out);
-                if (null != common.json)
-                {
-                    report.writeJson(common.json);
-                    out.println("== results written to " + common.json);
-                }
-                if (null != common.chart)
-                {
-                    report.writeChart(common.chart);
-                    out.println("== chart written to " + common.chart);
-                }
-                return QnixCommand.OK;
+                return finish(report, common, out);
             }
         }
     }
@@ -327,18 +317,7 @@ final class Bench implements Runnable
                         }
                     }
                 }
-                report.print(out);
-                if (null != common.json)
-                {
-                    report.writeJson(common.json);
-                    out.println("== results written to " + common.json);
-                }
-                if (null != common.chart)
-                {
-                    report.writeChart(common.chart);
-                    out.println("== chart written to " + common.chart);
-                }
-                return QnixCommand.OK;
+                return finish(report, common, out);
             }
         }
     }
@@ -383,6 +362,23 @@ final class Bench implements Runnable
             new org.openjdk.jmh.runner.Runner(options.build()).run();
             return QnixCommand.OK;
         }
+    }
+
+    private static int finish(final BenchReport report, final Common common, final PrintStream out)
+        throws java.io.IOException
+    {
+        report.print(out);
+        if (null != common.json)
+        {
+            report.writeJson(common.json);
+            out.println("== results written to " + common.json);
+        }
+        if (null != common.chart)
+        {
+            report.writeChart(common.chart);
+            out.println("== chart written to " + common.chart);
+        }
+        return QnixCommand.OK;
     }
 
     static int[] parseSizes(final String sizes, final int smallest)
