@@ -11,19 +11,11 @@ package org.qnix.bench;
  * }
  * }</pre>
  */
-public interface BandwidthTransport extends AutoCloseable
+public interface BandwidthTransport extends Transport
 {
-    /** @return the name printed in the tables, e.g. {@code tcp}. */
-    String name();
-
-    /** @return the largest message {@link #stream} takes. */
-    int maxSize();
-
     /**
      * Sends {@code messages} messages of {@code size} bytes, with at most {@code window} outstanding
      * where the API has a window, and returns when the peer has received the last one.
      */
     void stream(int size, int messages, int window);
-
-    void close();
 }

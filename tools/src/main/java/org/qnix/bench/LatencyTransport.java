@@ -12,17 +12,8 @@ package org.qnix.bench;
  * }
  * }</pre>
  */
-public interface LatencyTransport extends AutoCloseable
+public interface LatencyTransport extends Transport
 {
-    /** @return the name printed in the tables, e.g. {@code floor}. */
-    String name();
-
-    /** @return the largest message {@link #roundTrip} takes. */
-    int maxSize();
-
     /** Sends {@code size} bytes to the peer and returns when the peer's echo has arrived. */
     void roundTrip(int size);
-
-    /** Stops the peer JVM and frees every file and socket. */
-    void close();
 }

@@ -2,56 +2,31 @@ package org.qnix.bench;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 
 /**
- * Bandwidth over loopback TCP between two JVMs: a header (size, messages), then the messages back to
- * back; the peer reads them all and answers one byte. The socket buffers are the window.
+ * Bandwidth over loopback TCP between two JVMs ({@link TcpLink}): a header (size, messages), then the
+ * messages back to back; the peer reads them all and answers one byte. The socket buffers are the
+ * window.
  */
 public final class TcpStreamTransport implements BandwidthTransport
 {
-    private final SocketChannel channel;
-    private final PeerProcess peer;
+    private final TcpLink link;
     private final ByteBuffer message;
     private final ByteBuffer control = ByteBuffer.allocateDirect(2 * Integer.BYTES);
     private final int maxSize;
 
-    private TcpStreamTransport(final SocketChannel channel, final PeerProcess peer, final int maxSize)
+    private TcpStreamTransport(final TcpLink link, final int maxSize)
     {
-        this.channel = channel;
-        this.peer = peer;
+        this.link = link;
         this.maxSize = maxSize;
         this.message = ByteBuffer.allocateDirect(Math.max(1, maxSize));
     }
 
     public static TcpStreamTransport start(final int maxSize)
     {
-        try (ServerSocketChannel server = ServerSocketChannel.open())
-        {
-            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1);
-            final int port = ((InetSocketAddress)server.getLocalAddress()).getPort();
-            final PeerProcess peer = PeerProcess.start("tcp-sink", Integer.toString(port), Integer.toString(maxSize));
-            try
-            {
-                final SocketChannel channel = server.accept();
-                channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                return new TcpStreamTransport(channel, peer, maxSize);
-            }
-            catch (final IOException | RuntimeException ex)
-            {
-                peer.close();
-                throw ex;
-            }
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot set up the TCP baseline", ex);
-        }
+        return new TcpStreamTransport(TcpLink.start("tcp-sink", maxSize), maxSize);
     }
 
     public String name()
@@ -70,14 +45,17 @@ public final class TcpStreamTransport implements BandwidthTransport
         {
             control.clear();
             control.putInt(size).putInt(messages).flip();
-            writeFully(channel, control);
+            TcpLink.writeFully(link.channel, control);
             for (int m = 0; m < messages; m++)
             {
                 message.clear().limit(size);
-                writeFully(channel, message);
+                TcpLink.writeFully(link.channel, message);
             }
             control.clear().limit(1);
-            readFully(channel, control);
+            if (!TcpLink.readFully(link.channel, control))
+            {
+                throw new IllegalStateException("the TCP peer closed the connection");
+            }
         }
         catch (final IOException ex)
         {
@@ -87,51 +65,21 @@ public final class TcpStreamTransport implements BandwidthTransport
 
     public void close()
     {
-        try
-        {
-            channel.close();
-        }
-        catch (final IOException ignore)
-        {
-            // Closing anyway.
-        }
-        peer.close();
-    }
-
-    private static void writeFully(final SocketChannel channel, final ByteBuffer buffer) throws IOException
-    {
-        while (buffer.hasRemaining())
-        {
-            channel.write(buffer);
-        }
-    }
-
-    /** @return false if the connection closed first. */
-    private static boolean readFully(final SocketChannel channel, final ByteBuffer buffer) throws IOException
-    {
-        while (buffer.hasRemaining())
-        {
-            if (channel.read(buffer) < 0)
-            {
-                return false;
-            }
-        }
-        return true;
+        link.close();
     }
 
     /** The receiving side, in the peer JVM. */
     static void sink(final int port, final int maxSize) throws IOException
     {
-        try (SocketChannel channel = SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(), port)))
+        try (SocketChannel channel = TcpLink.connect(port))
         {
-            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
             final ByteBuffer control = ByteBuffer.allocateDirect(2 * Integer.BYTES);
             final ByteBuffer chunk = ByteBuffer.allocateDirect(1 << 20);
             BenchPeer.ready();
             while (true)
             {
                 control.clear();
-                if (!readFully(channel, control))
+                if (!TcpLink.readFully(channel, control))
                 {
                     return;
                 }
@@ -145,14 +93,14 @@ public final class TcpStreamTransport implements BandwidthTransport
                 while (remaining > 0)
                 {
                     chunk.clear().limit((int)Math.min(chunk.capacity(), remaining));
-                    if (!readFully(channel, chunk))
+                    if (!TcpLink.readFully(channel, chunk))
                     {
                         return;
                     }
                     remaining -= chunk.limit();
                 }
                 control.clear().limit(1);
-                writeFully(channel, control);
+                TcpLink.writeFully(channel, control);
             }
         }
     }

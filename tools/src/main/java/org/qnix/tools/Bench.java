@@ -10,7 +10,6 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.function.IntFunction;
 
-import org.HdrHistogram.Histogram;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.NicCoordinates;
@@ -30,6 +29,7 @@ import org.qnix.bench.QnixStreamTransport;
 import org.qnix.bench.QnixTransport;
 import org.qnix.bench.TcpStreamTransport;
 import org.qnix.bench.TcpTransport;
+import org.qnix.bench.Transport;
 import org.qnix.daemon.ClusterState;
 
 import picocli.CommandLine.Command;
@@ -239,18 +239,9 @@ final class Bench implements Runnable
 
                 final LatencyReport report = new LatencyReport(String.format(Locale.ROOT,
                     "%d round trips after %d of warm-up per size; %s", iterations, warmup, common.setup(run)));
-                for (final IntFunction<LatencyTransport> start : transports)
-                {
-                    try (LatencyTransport transport = start.apply(maxSize))
-                    {
-                        out.println("== measuring " + transport.name());
-                        for (final int size : sizeList)
-                        {
-                            final Histogram oneWay = LatencyRun.measure(transport, size, warmup, iterations);
-                            report.add(LatencyResult.of(transport.name(), size, oneWay));
-                        }
-                    }
-                }
+                measureEach(transports, maxSize, sizeList, out, (transport, size) ->
+                    report.add(LatencyResult.of(transport.name(), size,
+                        LatencyRun.measure(transport, size, warmup, iterations))));
                 return finish(report, common, out);
             }
         }
@@ -306,17 +297,8 @@ final class Bench implements Runnable
                 final BandwidthReport report = new BandwidthReport(String.format(Locale.ROOT,
                     "about %d bytes per stream, median of %d; QNIX window %d; %s", bytes, repeats, window,
                     common.setup(run)));
-                for (final IntFunction<BandwidthTransport> start : transports)
-                {
-                    try (BandwidthTransport transport = start.apply(maxSize))
-                    {
-                        out.println("== measuring " + transport.name());
-                        for (final int size : sizeList)
-                        {
-                            report.add(BandwidthRun.measure(transport, size, bytes, window, repeats));
-                        }
-                    }
-                }
+                measureEach(transports, maxSize, sizeList, out, (transport, size) ->
+                    report.add(BandwidthRun.measure(transport, size, bytes, window, repeats)));
                 return finish(report, common, out);
             }
         }
@@ -361,6 +343,29 @@ final class Bench implements Runnable
             }
             new org.openjdk.jmh.runner.Runner(options.build()).run();
             return QnixCommand.OK;
+        }
+    }
+
+    /** Measures one size with one transport. */
+    private interface SizeMeasurement<T extends Transport>
+    {
+        void measure(T transport, int size);
+    }
+
+    /** Starts each transport in turn, measures every size with it, and closes it before the next. */
+    private static <T extends Transport> void measureEach(final List<IntFunction<T>> transports, final int maxSize,
+        final int[] sizes, final PrintStream out, final SizeMeasurement<T> measurement)
+    {
+        for (final IntFunction<T> start : transports)
+        {
+            try (T transport = start.apply(maxSize))
+            {
+                out.println("== measuring " + transport.name());
+                for (final int size : sizes)
+                {
+                    measurement.measure(transport, size);
+                }
+            }
         }
     }
 

@@ -2,6 +2,7 @@ package org.qnix.bench.jmh;
 
 import java.util.concurrent.TimeUnit;
 
+import org.agrona.CloseHelper;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -90,14 +91,7 @@ public class BandwidthBenchmark
     @TearDown(Level.Trial)
     public void tearDown()
     {
-        if (null != transport)
-        {
-            transport.close();
-        }
-        if (null != cluster)
-        {
-            cluster.close();
-        }
+        CloseHelper.closeAll(transport, cluster);
     }
 
     @Benchmark

@@ -3,6 +3,7 @@ package org.qnix.bench.jmh;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.agrona.CloseHelper;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -56,14 +57,7 @@ public class BarrierBenchmark
     @TearDown(Level.Trial)
     public void tearDown()
     {
-        if (null != group)
-        {
-            group.close();
-        }
-        if (null != cluster)
-        {
-            cluster.close();
-        }
+        CloseHelper.closeAll(group, cluster);
     }
 
     @Benchmark
