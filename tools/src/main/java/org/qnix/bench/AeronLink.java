@@ -2,6 +2,7 @@ package org.qnix.bench;
 
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 import io.aeron.Aeron;
@@ -102,7 +103,7 @@ final class AeronLink implements AutoCloseable
     }
 
     /** Polls the peer's stream into {@code assembler} until one whole message has been handed to it. */
-    void pollOne(final FragmentAssembler assembler, final java.util.function.BooleanSupplier received)
+    void pollOne(final FragmentAssembler assembler, final BooleanSupplier received)
     {
         long spins = 0;
         while (!received.getAsBoolean())

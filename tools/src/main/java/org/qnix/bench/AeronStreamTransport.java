@@ -1,5 +1,6 @@
 package org.qnix.bench;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 
 import io.aeron.FragmentAssembler;
@@ -23,7 +24,7 @@ public final class AeronStreamTransport implements BandwidthTransport
     {
         this.link = link;
         this.maxSize = maxSize;
-        this.message = new UnsafeBuffer(java.nio.ByteBuffer.allocateDirect(Math.max(1, maxSize)));
+        this.message = new UnsafeBuffer(ByteBuffer.allocateDirect(Math.max(1, maxSize)));
         this.assembler = new FragmentAssembler((buffer, offset, length, h) -> acknowledged = true);
     }
 

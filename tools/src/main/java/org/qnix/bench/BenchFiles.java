@@ -3,6 +3,8 @@ package org.qnix.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
 
 /** Scratch files and directories of the benchmarks: in {@code /dev/shm} when there is one, removed after. */
 final class BenchFiles
@@ -30,9 +32,9 @@ final class BenchFiles
         {
             return;
         }
-        try (java.util.stream.Stream<Path> walk = Files.walk(path))
+        try (Stream<Path> walk = Files.walk(path))
         {
-            for (final Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList())
+            for (final Path p : walk.sorted(Comparator.reverseOrder()).toList())
             {
                 Files.deleteIfExists(p);
             }

@@ -1,5 +1,7 @@
 package org.qnix.bench;
 
+import java.nio.ByteBuffer;
+
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -15,8 +17,8 @@ public final class MemoryCopyTransport implements BandwidthTransport
     private MemoryCopyTransport(final int maxSize)
     {
         this.maxSize = maxSize;
-        this.from = new UnsafeBuffer(java.nio.ByteBuffer.allocateDirect(Math.max(1, maxSize)));
-        this.to = new UnsafeBuffer(java.nio.ByteBuffer.allocateDirect(Math.max(1, maxSize)));
+        this.from = new UnsafeBuffer(ByteBuffer.allocateDirect(Math.max(1, maxSize)));
+        this.to = new UnsafeBuffer(ByteBuffer.allocateDirect(Math.max(1, maxSize)));
     }
 
     public static MemoryCopyTransport start(final int maxSize)

@@ -10,8 +10,14 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.function.IntFunction;
 
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.CommandLineOptionException;
+import org.openjdk.jmh.runner.options.CommandLineOptions;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.JvmFlags;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.bench.AeronIpcTransport;
 import org.qnix.bench.AeronStreamTransport;
@@ -319,12 +325,12 @@ final class Bench implements Runnable
 
         public Integer call() throws Exception
         {
-            final org.openjdk.jmh.runner.options.CommandLineOptions cli;
+            final CommandLineOptions cli;
             try
             {
-                cli = new org.openjdk.jmh.runner.options.CommandLineOptions(jmhArgs.toArray(new String[0]));
+                cli = new CommandLineOptions(jmhArgs.toArray(new String[0]));
             }
-            catch (final org.openjdk.jmh.runner.options.CommandLineOptionException ex)
+            catch (final CommandLineOptionException ex)
             {
                 throw new IllegalArgumentException("JMH: " + ex.getMessage());
             }
@@ -333,15 +339,15 @@ final class Bench implements Runnable
                 cli.showHelp();
                 return QnixCommand.OK;
             }
-            final org.openjdk.jmh.runner.options.ChainedOptionsBuilder options =
-                new org.openjdk.jmh.runner.options.OptionsBuilder().parent(cli)
+            final ChainedOptionsBuilder options =
+                new OptionsBuilder().parent(cli)
                     // The forks need the JDK flags of every QNIX JVM, and the full JIT.
-                    .jvmArgs(org.qnix.abi.JvmFlags.flags().toArray(new String[0]));
+                    .jvmArgs(JvmFlags.flags().toArray(new String[0]));
             if (cli.getIncludes().isEmpty())
             {
                 options.include("org\\.qnix\\.bench\\.jmh\\..*");
             }
-            new org.openjdk.jmh.runner.Runner(options.build()).run();
+            new Runner(options.build()).run();
             return QnixCommand.OK;
         }
     }
