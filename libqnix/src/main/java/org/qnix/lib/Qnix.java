@@ -877,11 +877,10 @@ public final class Qnix implements AutoCloseable
         return completeSend(sendContext, vnic.peek(sendContext, true));
     }
 
-    /** {@code qx_poll_for_send}, spinning then yielding until it completes or the timeout passes. */
+    /** {@code qx_poll_for_send}, backing off (spin, yield, park) until it completes or the timeout passes. */
     public void pollForSend(final int sendContext, final long timeout, final TimeUnit unit)
     {
-        checkContext(sendContext);
-        completeSend(sendContext, vnic.await(sendContext, true, unit.toNanos(timeout), false));
+        awaitSend(sendContext, DoorbellWait.BACKOFF, timeout, unit);
     }
 
     /**
@@ -890,8 +889,25 @@ public final class Qnix implements AutoCloseable
      */
     public void waitForSend(final int sendContext, final long timeout, final TimeUnit unit)
     {
+        awaitSend(sendContext, DoorbellWait.SLEEP, timeout, unit);
+    }
+
+    /**
+     * {@code qx_poll_for_send}, waiting the way {@code wait} says until the send completes.
+     *
+     * <pre>{@code
+     * qnix.send(tx);
+     * qnix.awaitSend(tx, DoorbellWait.BUSY, 5, TimeUnit.SECONDS);   // a core spins on the doorbell
+     * }</pre>
+     *
+     * @throws QnixTimeoutException    if it did not complete in time (the send stays posted).
+     * @throws QnixNicDeadException    if the NIC's control program stopped.
+     * @throws QnixCompletionException if it completed with an error.
+     */
+    public void awaitSend(final int sendContext, final DoorbellWait wait, final long timeout, final TimeUnit unit)
+    {
         checkContext(sendContext);
-        completeSend(sendContext, vnic.await(sendContext, true, unit.toNanos(timeout), true));
+        completeSend(sendContext, vnic.await(sendContext, true, unit.toNanos(timeout), wait));
     }
 
     /**
@@ -908,20 +924,37 @@ public final class Qnix implements AutoCloseable
         return completeReceive(receiveContext, vnic.peek(receiveContext, false), status);
     }
 
-    /** {@code qx_poll_for_receive}, spinning then yielding until it completes or the timeout passes. */
+    /** {@code qx_poll_for_receive}, backing off (spin, yield, park) until it completes or the timeout passes. */
     public void pollForReceive(final int receiveContext, final ReceiveStatus status, final long timeout,
         final TimeUnit unit)
     {
-        checkContext(receiveContext);
-        completeReceive(receiveContext, vnic.await(receiveContext, false, unit.toNanos(timeout), false), status);
+        awaitReceive(receiveContext, status, DoorbellWait.BACKOFF, timeout, unit);
     }
 
     /** {@code qx_poll_for_receive}, spinning then sleeping on the doorbell (futex) until woken. */
     public void waitForReceive(final int receiveContext, final ReceiveStatus status, final long timeout,
         final TimeUnit unit)
     {
+        awaitReceive(receiveContext, status, DoorbellWait.SLEEP, timeout, unit);
+    }
+
+    /**
+     * {@code qx_poll_for_receive}, waiting the way {@code wait} says; on completion fills {@code status}.
+     *
+     * <pre>{@code
+     * qnix.receive(rx);
+     * qnix.awaitReceive(rx, status, DoorbellWait.YIELD, 5, TimeUnit.SECONDS);
+     * }</pre>
+     *
+     * @throws QnixTimeoutException    if nothing arrived in time (the receive stays posted).
+     * @throws QnixTruncatedException  if the message was longer than the buffer (its prefix arrived).
+     * @throws QnixCompletionException if it completed with another error.
+     */
+    public void awaitReceive(final int receiveContext, final ReceiveStatus status, final DoorbellWait wait,
+        final long timeout, final TimeUnit unit)
+    {
         checkContext(receiveContext);
-        completeReceive(receiveContext, vnic.await(receiveContext, false, unit.toNanos(timeout), true), status);
+        completeReceive(receiveContext, vnic.await(receiveContext, false, unit.toNanos(timeout), wait), status);
     }
 
     private boolean completeSend(final int context, final int value)

@@ -1,6 +1,7 @@
 package org.qnix.lib;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -27,6 +28,12 @@ final class VirtualNetworkInterface
 {
     /** Spins before a blocking wait starts to yield or sleep. */
     private static final int SPINS = 10_000;
+    /** A back-off spins this many times, then yields this many, then parks {@link #BACKOFF_PARK_NS}. */
+    private static final int BACKOFF_SPINS = 100;
+    private static final int BACKOFF_YIELDS = 100;
+    private static final long BACKOFF_PARK_NS = TimeUnit.MICROSECONDS.toNanos(50);
+    /** A busy wait checks its deadline and the NIC's heartbeat once per this many + 1 looks. */
+    private static final int BUSY_CHECK_MASK = 0x3FF;
     /** Longest single futex sleep, so that liveness and timeouts are checked regularly. */
     private static final long SLEEP_SLICE_NS = TimeUnit.MILLISECONDS.toNanos(10);
     /** How long a full Command Queue or a busy Context List is waited for. */
@@ -297,31 +304,34 @@ final class VirtualNetworkInterface
     }
 
     /**
-     * Waits for a doorbell to complete. With {@code sleep} it spins, then sleeps on the doorbell word
-     * with futex until the NIC wakes it; without, it spins, then yields.
+     * Waits for a doorbell to complete, the way {@code wait} says: busy (spin only), yield, backoff (spin,
+     * yield, park) or sleep (spin, then futex until the NIC wakes this process).
      *
      * @return the completed doorbell value.
      */
-    int await(final int context, final boolean send, final long timeoutNs, final boolean sleep)
+    int await(final int context, final boolean send, final long timeoutNs, final DoorbellWait wait)
     {
         final int address = doorbellAddress(context, send);
-        for (int i = 0; i < SPINS; i++)
+        if (DoorbellWait.YIELD != wait)
         {
-            final int value = hps.getIntVolatile(address);
-            if (Doorbell.isComplete(value))
+            for (int i = 0; i < SPINS; i++)
             {
-                return value;
+                final int value = hps.getIntVolatile(address);
+                if (Doorbell.isComplete(value))
+                {
+                    return value;
+                }
+                Thread.onSpinWait();
             }
-            Thread.onSpinWait();
         }
-        final long start = System.nanoTime();
-        final long deadline = start + timeoutNs;
+        final boolean sleep = DoorbellWait.SLEEP == wait && Futex.available();
+        final long deadline = System.nanoTime() + timeoutNs;
         final int waiters = address - HostProcessStructuresLayout.DOORBELL_VALUE_OFFSET +
             HostProcessStructuresLayout.DOORBELL_WAITERS_OFFSET;
-        int idle = 0;
+        int looks = 0;
         try
         {
-            if (sleep && Futex.available())
+            if (sleep)
             {
                 // Dekker with the NIC's doorbell write: announce, then look again before sleeping.
                 hps.putIntVolatile(waiters, 1);
@@ -333,26 +343,40 @@ final class VirtualNetworkInterface
                 {
                     return value;
                 }
-                final long now = System.nanoTime();
-                if (now - deadline > 0)
+                // A busy wait looks at the clock and the NIC only now and then, to stay a pure spin.
+                if (DoorbellWait.BUSY != wait || (looks & BUSY_CHECK_MASK) == 0)
                 {
-                    throw new QnixTimeoutException((send ? "send" : "receive") + " on context " + context +
-                        " did not complete in " + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
+                    final long now = System.nanoTime();
+                    if (now - deadline > 0)
+                    {
+                        throw new QnixTimeoutException((send ? "send" : "receive") + " on context " + context +
+                            " did not complete in " + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
+                    }
+                    checkNicAlive();
+                    if (sleep)
+                    {
+                        Futex.await(hps.addressOffset() + address, value, Math.min(SLEEP_SLICE_NS, deadline - now));
+                    }
                 }
-                checkNicAlive();
-                if (sleep && Futex.available())
+                switch (wait)
                 {
-                    Futex.await(hps.addressOffset() + address, value, Math.min(SLEEP_SLICE_NS, deadline - now));
+                    case BUSY -> Thread.onSpinWait();
+                    case YIELD -> Thread.yield();
+                    case BACKOFF -> backOff(looks);
+                    case SLEEP ->
+                    {
+                        if (!sleep)
+                        {
+                            backOff(looks);
+                        }
+                    }
                 }
-                else
-                {
-                    idle = idle(idle);
-                }
+                looks++;
             }
         }
         finally
         {
-            if (sleep && Futex.available())
+            if (sleep)
             {
                 hps.putIntRelease(waiters, 0);
             }
@@ -398,25 +422,31 @@ final class VirtualNetworkInterface
         }
     }
 
-    /** Spin, then yield, then park briefly: cheap on a 2-core machine shared with the NICs. */
+    /** Waits out a full queue or busy contexts, looking at the NIC now and then. */
     private int idle(final int idle)
     {
-        if (idle < 100)
+        if (idle >= BACKOFF_SPINS + BACKOFF_YIELDS && (idle & 0xFF) == 0)
+        {
+            checkNicAlive();
+        }
+        backOff(idle);
+        return idle + 1;
+    }
+
+    /** Spin, then yield, then park briefly: cheap on a 2-core machine shared with the NICs. */
+    private static void backOff(final int looks)
+    {
+        if (looks < BACKOFF_SPINS)
         {
             Thread.onSpinWait();
         }
-        else if (idle < 200)
+        else if (looks < BACKOFF_SPINS + BACKOFF_YIELDS)
         {
             Thread.yield();
         }
         else
         {
-            if ((idle & 0xFF) == 0)
-            {
-                checkNicAlive();
-            }
-            java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+            LockSupport.parkNanos(BACKOFF_PARK_NS);
         }
-        return idle + 1;
     }
 }

@@ -94,7 +94,7 @@ public final class BandwidthReport implements BenchReport
         {
             series.computeIfAbsent(r.api(), k -> new ArrayList<>()).add(new double[] {r.size(), r.median()});
         }
-        Files.writeString(file, SvgChart.render("Bandwidth (median) versus message size, same run",
-            "message size (bytes)", "payload MB/s", series), StandardCharsets.UTF_8);
+        LogLogChart.write(file, "Bandwidth (median) versus message size, same run",
+            "message size (bytes)", "payload MB/s", series);
     }
 }

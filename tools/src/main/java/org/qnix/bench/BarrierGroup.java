@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.agrona.CloseHelper;
 import org.qnix.abi.ProcessName;
+import org.qnix.lib.DoorbellWait;
 import org.qnix.lib.Qnix;
 import org.qnix.lib.QnixPeerGoneException;
 
@@ -17,7 +18,7 @@ import org.qnix.lib.QnixPeerGoneException;
  * process leaves. {@link #barrier()} is one barrier of the whole group.
  *
  * <pre>{@code
- * try (BarrierGroup group = BarrierGroup.start("bench", List.of("0-0", "1-0", "0-1", "1-1"), true))
+ * try (BarrierGroup group = BarrierGroup.start("bench", List.of("0-0", "1-0", "0-1", "1-1"), DoorbellWait.SLEEP))
  * {
  *     group.barrier();
  * }
@@ -31,18 +32,18 @@ public final class BarrierGroup implements AutoCloseable
     private final Qnix qnix;
     private final List<PeerProcess> peers;
     private final int size;
-    private final boolean sleep;
+    private final DoorbellWait wait;
 
-    private BarrierGroup(final Qnix qnix, final List<PeerProcess> peers, final boolean sleep)
+    private BarrierGroup(final Qnix qnix, final List<PeerProcess> peers, final DoorbellWait wait)
     {
         this.qnix = qnix;
         this.peers = peers;
         this.size = peers.size() + 1;
-        this.sleep = sleep;
+        this.wait = wait;
     }
 
     /** @param nodes one node per member, this JVM's first. */
-    public static BarrierGroup start(final String cluster, final List<String> nodes, final boolean sleep)
+    public static BarrierGroup start(final String cluster, final List<String> nodes, final DoorbellWait wait)
     {
         final int ai = 0x6000_0000 | (int)(ProcessHandle.current().pid() & 0xF_FFFF) << 8 |
             INSTANCES.incrementAndGet() & 0xFF;
@@ -53,7 +54,7 @@ public final class BarrierGroup implements AutoCloseable
             for (int pi = 1; pi < nodes.size(); pi++)
             {
                 peers.add(PeerProcess.launch(Map.of(), "qnix-barrier", cluster, nodes.get(pi), Integer.toString(ai),
-                    Integer.toString(pi), Integer.toString(nodes.size()), sleep ? "sleep" : "spin"));
+                    Integer.toString(pi), Integer.toString(nodes.size()), wait.label()));
             }
             qnix = Qnix.options().name(new ProcessName(ai, 0)).group(ai, nodes.size()).cluster(cluster)
                 .node(nodes.get(0)).init();
@@ -61,7 +62,7 @@ public final class BarrierGroup implements AutoCloseable
             {
                 peer.awaitReady();
             }
-            return new BarrierGroup(qnix, peers, sleep);
+            return new BarrierGroup(qnix, peers, wait);
         }
         catch (final RuntimeException ex)
         {
@@ -76,14 +77,7 @@ public final class BarrierGroup implements AutoCloseable
     {
         final int context = qnix.groupContext();
         qnix.barrier(context, qnix.name().ai(), size);
-        if (sleep)
-        {
-            qnix.waitForSend(context, TIMEOUT_S, TimeUnit.SECONDS);
-        }
-        else
-        {
-            qnix.pollForSend(context, TIMEOUT_S, TimeUnit.SECONDS);
-        }
+        qnix.awaitSend(context, wait, TIMEOUT_S, TimeUnit.SECONDS);
     }
 
     public int size()
@@ -100,7 +94,7 @@ public final class BarrierGroup implements AutoCloseable
 
     /** A member in a peer JVM: barriers until the group breaks. */
     static void member(final String cluster, final String node, final int ai, final int pi, final int size,
-        final boolean sleep)
+        final DoorbellWait wait)
     {
         try (Qnix qnix = Qnix.options().name(new ProcessName(ai, pi)).group(ai, size).cluster(cluster).node(node)
             .init())
@@ -112,14 +106,7 @@ public final class BarrierGroup implements AutoCloseable
                 qnix.barrier(context, ai, size);
                 try
                 {
-                    if (sleep)
-                    {
-                        qnix.waitForSend(context, TimeUnit.DAYS.toSeconds(1), TimeUnit.SECONDS);
-                    }
-                    else
-                    {
-                        qnix.pollForSend(context, TimeUnit.DAYS.toSeconds(1), TimeUnit.SECONDS);
-                    }
+                    qnix.awaitSend(context, wait, TimeUnit.DAYS.toSeconds(1), TimeUnit.SECONDS);
                 }
                 catch (final QnixPeerGoneException ex)
                 {

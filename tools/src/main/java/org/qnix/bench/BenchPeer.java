@@ -3,13 +3,15 @@ package org.qnix.bench;
 import java.nio.file.Path;
 import java.util.Optional;
 
+import org.qnix.lib.DoorbellWait;
+
 /**
  * The peer JVM of every benchmark transport. Started by {@link PeerProcess} as
  * {@code BenchPeer floor FILE MAX_SIZE}, {@code BenchPeer tcp PORT MAX_SIZE},
- * {@code BenchPeer aeron DIRECTORY} or {@code BenchPeer qnix CLUSTER NODE AI sleep|spin MAX_SIZE short|send} for
+ * {@code BenchPeer aeron DIRECTORY} or {@code BenchPeer qnix CLUSTER NODE AI busy|yield|backoff|sleep MAX_SIZE short|send} for
  * latency (it echoes), and {@code tcp-sink PORT MAX_SIZE}, {@code aeron-sink DIRECTORY} or
- * {@code qnix-sink CLUSTER NODE AI sleep|spin MAX_SIZE WINDOW} for bandwidth (it receives and
- * acknowledges each stream's last message), and {@code qnix-barrier CLUSTER NODE AI PI SIZE sleep|spin}
+ * {@code qnix-sink CLUSTER NODE AI busy|yield|backoff|sleep MAX_SIZE WINDOW} for bandwidth (it receives and
+ * acknowledges each stream's last message), and {@code qnix-barrier CLUSTER NODE AI PI SIZE busy|yield|backoff|sleep}
  * (it does barriers); it exits when its benchmark closes the transport or dies.
  */
 public final class BenchPeer
@@ -26,8 +28,8 @@ public final class BenchPeer
         if (args.length < 2)
         {
             System.err.println("usage: BenchPeer floor FILE MAX_SIZE | tcp PORT MAX_SIZE | aeron DIRECTORY | " +
-                "qnix CLUSTER NODE AI sleep|spin MAX_SIZE short|send | tcp-sink PORT MAX_SIZE | aeron-sink DIRECTORY | " +
-                "qnix-sink CLUSTER NODE AI sleep|spin MAX_SIZE WINDOW | qnix-barrier CLUSTER NODE AI PI SIZE sleep|spin");
+                "qnix CLUSTER NODE AI busy|yield|backoff|sleep MAX_SIZE short|send | tcp-sink PORT MAX_SIZE | aeron-sink DIRECTORY | " +
+                "qnix-sink CLUSTER NODE AI busy|yield|backoff|sleep MAX_SIZE WINDOW | qnix-barrier CLUSTER NODE AI PI SIZE busy|yield|backoff|sleep");
             System.exit(2);
         }
         switch (args[0])
@@ -35,14 +37,14 @@ public final class BenchPeer
             case "floor" -> FloorTransport.echo(Path.of(args[1]), Integer.parseInt(args[2]));
             case "tcp" -> TcpTransport.echo(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             case "aeron" -> AeronIpcTransport.echo(Path.of(args[1]));
-            case "qnix" -> QnixTransport.echo(args[1], args[2], Integer.parseInt(args[3]), "sleep".equals(args[4]),
+            case "qnix" -> QnixTransport.echo(args[1], args[2], Integer.parseInt(args[3]), DoorbellWait.parse(args[4]),
                 Integer.parseInt(args[5]), "short".equals(args[6]));
             case "tcp-sink" -> TcpStreamTransport.sink(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             case "aeron-sink" -> AeronStreamTransport.sink(Path.of(args[1]));
             case "qnix-sink" -> QnixStreamTransport.sink(args[1], args[2], Integer.parseInt(args[3]),
-                "sleep".equals(args[4]), Integer.parseInt(args[5]), Integer.parseInt(args[6]));
+                DoorbellWait.parse(args[4]), Integer.parseInt(args[5]), Integer.parseInt(args[6]));
             case "qnix-barrier" -> BarrierGroup.member(args[1], args[2], Integer.parseInt(args[3]),
-                Integer.parseInt(args[4]), Integer.parseInt(args[5]), "sleep".equals(args[6]));
+                Integer.parseInt(args[4]), Integer.parseInt(args[5]), DoorbellWait.parse(args[6]));
             default ->
             {
                 System.err.println("unknown baseline " + args[0]);

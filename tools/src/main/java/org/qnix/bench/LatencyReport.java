@@ -103,7 +103,7 @@ public final class LatencyReport implements BenchReport
         {
             series.computeIfAbsent(r.api(), k -> new ArrayList<>()).add(new double[] {r.size(), r.p50() / 1e3});
         }
-        Files.writeString(file, SvgChart.render("One-way latency (p50) versus message size, same run",
-            "message size (bytes)", "one-way latency (us)", series), StandardCharsets.UTF_8);
+        LogLogChart.write(file, "One-way latency (p50) versus message size, same run",
+            "message size (bytes)", "one-way latency (us)", series);
     }
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.qnix.abi.ProcessName;
+import org.qnix.lib.DoorbellWait;
 import org.qnix.lib.Qnix;
 import org.qnix.lib.QnixBuffer;
 import org.qnix.lib.QnixPeerGoneException;
@@ -32,7 +33,7 @@ public final class QnixStreamTransport implements BandwidthTransport
     private final QnixBuffer small;
     private final ProcessName peerName;
     private final PeerProcess peer;
-    private final boolean sleep;
+    private final DoorbellWait wait;
     private final int maxSize;
     private final int maxWindow;
     private final ReceiveStatus status = new ReceiveStatus();
@@ -40,14 +41,14 @@ public final class QnixStreamTransport implements BandwidthTransport
     private final int[] inFlight;
 
     private QnixStreamTransport(final Qnix qnix, final QnixBuffer out, final QnixBuffer small, final PeerProcess peer,
-        final boolean sleep, final int maxSize, final int maxWindow)
+        final DoorbellWait wait, final int maxSize, final int maxWindow)
     {
         this.qnix = qnix;
         this.out = out;
         this.small = small;
         this.peerName = new ProcessName(qnix.name().ai(), 1);
         this.peer = peer;
-        this.sleep = sleep;
+        this.wait = wait;
         this.maxSize = maxSize;
         this.maxWindow = maxWindow;
         this.inFlight = new int[maxWindow];
@@ -58,12 +59,12 @@ public final class QnixStreamTransport implements BandwidthTransport
      *                  {@code maxSize} bytes, and it must leave a Send and a Receive Context free.
      */
     public static QnixStreamTransport start(final String cluster, final String node, final String peerNode,
-        final boolean sleep, final int maxSize, final int maxWindow)
+        final DoorbellWait wait, final int maxSize, final int maxWindow)
     {
         final int ai = 0x5000_0000 | (int)(ProcessHandle.current().pid() & 0xF_FFFF) << 8 |
             INSTANCES.incrementAndGet() & 0xFF;
         final PeerProcess peer = PeerProcess.launch(Map.of(), "qnix-sink", cluster, peerNode, Integer.toString(ai),
-            sleep ? "sleep" : "spin", Integer.toString(maxSize), Integer.toString(maxWindow));
+            wait.label(), Integer.toString(maxSize), Integer.toString(maxWindow));
         Qnix qnix = null;
         QnixBuffer out = null;
         QnixBuffer small = null;
@@ -80,7 +81,7 @@ public final class QnixStreamTransport implements BandwidthTransport
             out.lock();
             small.lock();
             peer.awaitReady();
-            return new QnixStreamTransport(qnix, out, small, peer, sleep, maxSize, maxWindow);
+            return new QnixStreamTransport(qnix, out, small, peer, wait, maxSize, maxWindow);
         }
         catch (final RuntimeException ex)
         {
@@ -91,7 +92,7 @@ public final class QnixStreamTransport implements BandwidthTransport
 
     public String name()
     {
-        return sleep ? "qnix" : "qnix-spin";
+        return DoorbellWait.SLEEP == wait ? "qnix" : "qnix-" + wait.label();
     }
 
     public int maxSize()
@@ -134,26 +135,12 @@ public final class QnixStreamTransport implements BandwidthTransport
 
     private void complete(final int sendContext)
     {
-        if (sleep)
-        {
-            qnix.waitForSend(sendContext, TIMEOUT_S, TimeUnit.SECONDS);
-        }
-        else
-        {
-            qnix.pollForSend(sendContext, TIMEOUT_S, TimeUnit.SECONDS);
-        }
+        qnix.awaitSend(sendContext, wait, TIMEOUT_S, TimeUnit.SECONDS);
     }
 
     private void await(final int receiveContext)
     {
-        if (sleep)
-        {
-            qnix.waitForReceive(receiveContext, status, TIMEOUT_S, TimeUnit.SECONDS);
-        }
-        else
-        {
-            qnix.pollForReceive(receiveContext, status, TIMEOUT_S, TimeUnit.SECONDS);
-        }
+        qnix.awaitReceive(receiveContext, status, wait, TIMEOUT_S, TimeUnit.SECONDS);
     }
 
     private static int sendShort(final Qnix qnix, final ProcessName to, final int tag, final UnsafeBuffer data,
@@ -171,7 +158,7 @@ public final class QnixStreamTransport implements BandwidthTransport
     }
 
     /** The receiving side, in the peer JVM, registered as (ai, 1). */
-    static void sink(final String cluster, final String node, final int ai, final boolean sleep, final int maxSize,
+    static void sink(final String cluster, final String node, final int ai, final DoorbellWait wait, final int maxSize,
         final int maxWindow)
     {
         final QnixBuffer[] in = new QnixBuffer[maxWindow];
@@ -195,7 +182,7 @@ public final class QnixStreamTransport implements BandwidthTransport
                 qnix.receive(control);
                 try
                 {
-                    waitReceive(qnix, control, status, sleep, TimeUnit.DAYS.toSeconds(1));
+                    qnix.awaitReceive(control, status, wait, TimeUnit.DAYS.toSeconds(1), TimeUnit.SECONDS);
                 }
                 catch (final QnixPeerGoneException ex)
                 {
@@ -213,48 +200,23 @@ public final class QnixStreamTransport implements BandwidthTransport
                     posted[m] = qnix.recvContext(sender, DATA, true, in[m], 0, size);
                     qnix.receive(posted[m]);
                 }
-                waitSend(qnix, sendShort(qnix, sender, CONTROL, empty, 0), sleep);
+                qnix.awaitSend(sendShort(qnix, sender, CONTROL, empty, 0), wait, TIMEOUT_S, TimeUnit.SECONDS);
                 for (int m = 0; m < messages; m++)
                 {
                     final int slot = m % window;
-                    waitReceive(qnix, posted[slot], status, sleep, TIMEOUT_S);
+                    qnix.awaitReceive(posted[slot], status, wait, TIMEOUT_S, TimeUnit.SECONDS);
                     if (m + window < messages)
                     {
                         posted[slot] = qnix.recvContext(sender, DATA, true, in[slot], 0, size);
                         qnix.receive(posted[slot]);
                     }
                 }
-                waitSend(qnix, sendShort(qnix, sender, ACK, empty, 0), sleep);
+                qnix.awaitSend(sendShort(qnix, sender, ACK, empty, 0), wait, TIMEOUT_S, TimeUnit.SECONDS);
             }
         }
         finally
         {
             CloseHelper.quietCloseAll(in);
-        }
-    }
-
-    private static void waitReceive(final Qnix qnix, final int context, final ReceiveStatus status, final boolean sleep,
-        final long timeoutS)
-    {
-        if (sleep)
-        {
-            qnix.waitForReceive(context, status, timeoutS, TimeUnit.SECONDS);
-        }
-        else
-        {
-            qnix.pollForReceive(context, status, timeoutS, TimeUnit.SECONDS);
-        }
-    }
-
-    private static void waitSend(final Qnix qnix, final int context, final boolean sleep)
-    {
-        if (sleep)
-        {
-            qnix.waitForSend(context, TIMEOUT_S, TimeUnit.SECONDS);
-        }
-        else
-        {
-            qnix.pollForSend(context, TIMEOUT_S, TimeUnit.SECONDS);
         }
     }
 }

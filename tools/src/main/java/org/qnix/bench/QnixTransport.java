@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.agrona.CloseHelper;
 import org.qnix.abi.ProcessName;
+import org.qnix.lib.DoorbellWait;
 import org.qnix.lib.Qnix;
 import org.qnix.lib.QnixBuffer;
 import org.qnix.lib.QnixPeerGoneException;
@@ -15,8 +16,8 @@ import org.qnix.lib.ReceiveStatus;
  * QNIX point-to-point between this JVM, registered as (AI, 0) on one node of a running cluster, and a
  * peer JVM registered as (AI, 1) on another: a Receive posted first, then Send_Short up to the short
  * threshold and Send above it (or Send for every size), zero-copy from and into locked buffers; the
- * peer echoes. The programs
- * either spin on their doorbells or sleep on them (futex) until the NIC wakes them.
+ * peer echoes. Both programs wait on their doorbells the same way: busy, yield, backoff or sleep
+ * ({@link DoorbellWait}).
  */
 public final class QnixTransport implements LatencyTransport
 {
@@ -29,13 +30,13 @@ public final class QnixTransport implements LatencyTransport
     private final QnixBuffer in;
     private final ProcessName peerName;
     private final PeerProcess peer;
-    private final boolean sleep;
+    private final DoorbellWait wait;
     private final boolean useShort;
     private final int maxSize;
     private final ReceiveStatus status = new ReceiveStatus();
 
     private QnixTransport(final Qnix qnix, final QnixBuffer out, final QnixBuffer in, final PeerProcess peer,
-        final boolean sleep, final boolean useShort, final int maxSize)
+        final DoorbellWait wait, final boolean useShort, final int maxSize)
     {
         this.useShort = useShort;
         this.qnix = qnix;
@@ -43,7 +44,7 @@ public final class QnixTransport implements LatencyTransport
         this.in = in;
         this.peerName = new ProcessName(qnix.name().ai(), 1);
         this.peer = peer;
-        this.sleep = sleep;
+        this.wait = wait;
         this.maxSize = maxSize;
     }
 
@@ -51,18 +52,18 @@ public final class QnixTransport implements LatencyTransport
      * @param cluster  a cluster that is up.
      * @param node     this JVM's node, e.g. {@code 0-0}.
      * @param peerNode the peer's node.
-     * @param sleep    true to sleep on doorbells (futex), false to spin and yield.
+     * @param wait     how both programs wait on their doorbells.
      * @param useShort true to send messages up to the short threshold with Send_Short, false to use Send
      *                 for every size.
      */
     public static QnixTransport start(final String cluster, final String node, final String peerNode,
-        final boolean sleep, final boolean useShort, final int maxSize)
+        final DoorbellWait wait, final boolean useShort, final int maxSize)
     {
         // A name of its own per transport: a previous one's peer may still be de-registering.
         final int ai = 0x4000_0000 | (int)(ProcessHandle.current().pid() & 0xF_FFFF) << 8 |
             INSTANCES.incrementAndGet() & 0xFF;
         final PeerProcess peer = PeerProcess.launch(Map.of(), "qnix", cluster, peerNode, Integer.toString(ai),
-            sleep ? "sleep" : "spin", Integer.toString(maxSize), useShort ? "short" : "send");
+            wait.label(), Integer.toString(maxSize), useShort ? "short" : "send");
         Qnix qnix = null;
         QnixBuffer out = null;
         QnixBuffer in = null;
@@ -75,7 +76,7 @@ public final class QnixTransport implements LatencyTransport
             out.lock();
             in.lock();
             peer.awaitReady();
-            return new QnixTransport(qnix, out, in, peer, sleep, useShort, maxSize);
+            return new QnixTransport(qnix, out, in, peer, wait, useShort, maxSize);
         }
         catch (final RuntimeException ex)
         {
@@ -86,7 +87,7 @@ public final class QnixTransport implements LatencyTransport
 
     public String name()
     {
-        return (useShort ? "qnix" : "qnix-send") + (sleep ? "" : "-spin");
+        return (useShort ? "qnix" : "qnix-send") + (DoorbellWait.SLEEP == wait ? "" : "-" + wait.label());
     }
 
     public int maxSize()
@@ -99,16 +100,8 @@ public final class QnixTransport implements LatencyTransport
         final int rx = qnix.recvContext(peerName, TAG, true, in, 0, size);
         qnix.receive(rx);
         final int tx = send(qnix, peerName, out, size, useShort);
-        if (sleep)
-        {
-            qnix.waitForSend(tx, TIMEOUT_S, TimeUnit.SECONDS);
-            qnix.waitForReceive(rx, status, TIMEOUT_S, TimeUnit.SECONDS);
-        }
-        else
-        {
-            qnix.pollForSend(tx, TIMEOUT_S, TimeUnit.SECONDS);
-            qnix.pollForReceive(rx, status, TIMEOUT_S, TimeUnit.SECONDS);
-        }
+        qnix.awaitSend(tx, wait, TIMEOUT_S, TimeUnit.SECONDS);
+        qnix.awaitReceive(rx, status, wait, TIMEOUT_S, TimeUnit.SECONDS);
     }
 
     private static int send(final Qnix qnix, final ProcessName to, final QnixBuffer out, final int size,
@@ -133,7 +126,7 @@ public final class QnixTransport implements LatencyTransport
     }
 
     /** The echo side, in the peer JVM, registered as (ai, 1). */
-    static void echo(final String cluster, final String node, final int ai, final boolean sleep, final int maxSize,
+    static void echo(final String cluster, final String node, final int ai, final DoorbellWait wait, final int maxSize,
         final boolean useShort)
     {
         try (Qnix qnix = Qnix.options().name(new ProcessName(ai, 1)).group(ai, 2).cluster(cluster).node(node).init();
@@ -149,28 +142,14 @@ public final class QnixTransport implements LatencyTransport
                 qnix.receive(rx);
                 try
                 {
-                    if (sleep)
-                    {
-                        qnix.waitForReceive(rx, status, TimeUnit.DAYS.toSeconds(1), TimeUnit.SECONDS);
-                    }
-                    else
-                    {
-                        qnix.pollForReceive(rx, status, TimeUnit.DAYS.toSeconds(1), TimeUnit.SECONDS);
-                    }
+                    qnix.awaitReceive(rx, status, wait, TimeUnit.DAYS.toSeconds(1), TimeUnit.SECONDS);
                 }
                 catch (final QnixPeerGoneException ex)
                 {
                     return;
                 }
                 final int tx = send(qnix, pinger, buffer, (int)status.length(), useShort);
-                if (sleep)
-                {
-                    qnix.waitForSend(tx, TIMEOUT_S, TimeUnit.SECONDS);
-                }
-                else
-                {
-                    qnix.pollForSend(tx, TIMEOUT_S, TimeUnit.SECONDS);
-                }
+                qnix.awaitSend(tx, wait, TIMEOUT_S, TimeUnit.SECONDS);
             }
         }
     }

@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.agrona.MutableDirectBuffer;
 import org.qnix.abi.ProcessName;
+import org.qnix.lib.DoorbellWait;
 import org.qnix.lib.Qnix;
 import org.qnix.lib.QnixBuffer;
 import org.qnix.lib.ReceiveStatus;
@@ -16,7 +17,8 @@ import org.qnix.lib.ReceiveStatus;
  * locked buffer, as the thesis does (3.2, Data Transfer). Run with {@code ./qnix run -n 2 -- PingPong}.
  *
  * <p>Options: {@code --sizes 0,8,1024,65536}, {@code --iterations N} (per size, after a warm-up of
- * N/10), {@code --wait sleep|spin} (spin-then-futex, the default, or spin-then-yield). Rank 0 prints
+ * N/10), {@code --wait busy|yield|backoff|sleep} (how both wait on doorbells, see {@link DoorbellWait}; the
+ * default is sleep: spin, then futex). Rank 0 prints
  * one line per size, {@code PINGPONG size=... mode=... min_us=... median_us=... p99_us=...}, after
  * checking every byte of every reply.
  */
@@ -33,7 +35,7 @@ public final class PingPong
     {
         int[] sizes = {0, 8, 64, 512, 1024, 4096, 65536};
         int iterations = 2000;
-        boolean sleep = true;
+        DoorbellWait wait = DoorbellWait.SLEEP;
         for (int i = 0; i < args.length; i++)
         {
             switch (args[i])
@@ -45,10 +47,10 @@ public final class PingPong
                     iterations = Integer.parseInt(args[++i]);
                     break;
                 case "--wait":
-                    sleep = "sleep".equals(args[++i]);
+                    wait = DoorbellWait.parse(args[++i]);
                     break;
                 default:
-                    System.err.println("usage: PingPong [--sizes 0,8,1024] [--iterations N] [--wait sleep|spin]");
+                    System.err.println("usage: PingPong [--sizes 0,8,1024] [--iterations N] [--wait busy|yield|backoff|sleep]");
                     System.exit(2);
             }
         }
@@ -67,13 +69,13 @@ public final class PingPong
             }
             for (final int size : sizes)
             {
-                run(qnix, peer, me, size, iterations, sleep);
+                run(qnix, peer, me, size, iterations, wait);
             }
         }
     }
 
     private static void run(final Qnix qnix, final ProcessName peer, final int me, final int size, final int iterations,
-        final boolean sleep)
+        final DoorbellWait wait)
     {
         final boolean isShort = size <= qnix.parameters().shortThreshold();
         final int warmup = Math.max(10, iterations / 10);
@@ -96,8 +98,8 @@ public final class PingPong
                 {
                     final int rx = qnix.recvContext(peer, TAG, true, in, 0, size);
                     qnix.receive(rx);
-                    send(qnix, peer, out, size, isShort, sleep);
-                    await(qnix, rx, status, sleep);
+                    send(qnix, peer, out, size, isShort, wait);
+                    qnix.awaitReceive(rx, status, wait, TIMEOUT_S, TimeUnit.SECONDS);
                     if (round >= warmup)
                     {
                         halfRoundTrips[round - warmup] = (System.nanoTime() - start) / 2;
@@ -108,8 +110,8 @@ public final class PingPong
                 {
                     final int rx = qnix.recvContext(peer, TAG, true, in, 0, size);
                     qnix.receive(rx);
-                    await(qnix, rx, status, sleep);
-                    send(qnix, peer, out, size, isShort, sleep);
+                    qnix.awaitReceive(rx, status, wait, TIMEOUT_S, TimeUnit.SECONDS);
+                    send(qnix, peer, out, size, isShort, wait);
                 }
             }
         }
@@ -126,7 +128,7 @@ public final class PingPong
     }
 
     private static void send(final Qnix qnix, final ProcessName peer, final QnixBuffer out, final int size,
-        final boolean isShort, final boolean sleep)
+        final boolean isShort, final DoorbellWait wait)
     {
         final int tx;
         if (isShort)
@@ -139,26 +141,7 @@ public final class PingPong
             tx = qnix.sendContext(peer, TAG, true, out, 0, size);
             qnix.send(tx);
         }
-        if (sleep)
-        {
-            qnix.waitForSend(tx, TIMEOUT_S, TimeUnit.SECONDS);
-        }
-        else
-        {
-            qnix.pollForSend(tx, TIMEOUT_S, TimeUnit.SECONDS);
-        }
-    }
-
-    private static void await(final Qnix qnix, final int rx, final ReceiveStatus status, final boolean sleep)
-    {
-        if (sleep)
-        {
-            qnix.waitForReceive(rx, status, TIMEOUT_S, TimeUnit.SECONDS);
-        }
-        else
-        {
-            qnix.pollForReceive(rx, status, TIMEOUT_S, TimeUnit.SECONDS);
-        }
+        qnix.awaitSend(tx, wait, TIMEOUT_S, TimeUnit.SECONDS);
     }
 
     private static void check(final MutableDirectBuffer in, final int size, final int from)

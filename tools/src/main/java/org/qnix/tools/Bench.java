@@ -1,6 +1,5 @@
 package org.qnix.tools;
 
-import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,10 +14,7 @@ import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.CommandLineOptionException;
 import org.openjdk.jmh.runner.options.CommandLineOptions;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
-import org.qnix.abi.ClusterDirectory;
-import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.JvmFlags;
-import org.qnix.abi.NicCoordinates;
 import org.qnix.bench.AeronIpcTransport;
 import org.qnix.bench.AeronStreamTransport;
 import org.qnix.bench.BandwidthReport;
@@ -30,17 +26,20 @@ import org.qnix.bench.LatencyReport;
 import org.qnix.bench.LatencyResult;
 import org.qnix.bench.LatencyRun;
 import org.qnix.bench.LatencyTransport;
+import org.qnix.bench.LogLogChart;
 import org.qnix.bench.MemoryCopyTransport;
 import org.qnix.bench.QnixStreamTransport;
 import org.qnix.bench.QnixTransport;
 import org.qnix.bench.TcpStreamTransport;
 import org.qnix.bench.TcpTransport;
 import org.qnix.bench.Transport;
-import org.qnix.daemon.ClusterState;
+import org.qnix.lib.DoorbellWait;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code qnix bench}: quick measurements, QNIX beside the baselines measured in the same run
@@ -51,7 +50,7 @@ import picocli.CommandLine.Option;
         "Measure QNIX beside the baselines a Java user has, in the same run: the floor (two JVMs",
         "ping-ponging through one shared mapping; a memory copy for bandwidth), TCP over loopback and",
         "Aeron IPC." },
-    subcommands = { Bench.Latency.class, Bench.Bandwidth.class, Bench.Jmh.class })
+    subcommands = { Bench.Latency.class, Bench.Bandwidth.class, BenchStrategies.class, Bench.Jmh.class })
 final class Bench implements Runnable
 {
     @picocli.CommandLine.Spec
@@ -71,9 +70,10 @@ final class Bench implements Runnable
         @Option(names = "--baselines", description = "Also measure the floor, TCP and Aeron IPC in the same run.")
         boolean baselines;
 
-        @Option(names = "--wait", defaultValue = "sleep",
-            description = "How QNIX programs wait for a doorbell: sleep (futex, default) or spin.")
-        String waitMode;
+        @Option(names = "--wait", defaultValue = "sleep", converter = DoorbellWaitConverter.class,
+            description = "How QNIX programs wait for a doorbell: busy (spin), yield, backoff (spin, yield, park) " +
+                "or sleep (spin, then futex; default).")
+        DoorbellWait wait;
 
         @Option(names = "--cluster", description = "Use this running cluster (2 nodes at least).")
         String cluster;
@@ -93,109 +93,45 @@ final class Bench implements Runnable
         @Option(names = "--json", description = "Also write the results as JSON to this file.")
         Path json;
 
-        @Option(names = "--chart", description = "Also draw the results versus size as an SVG chart in this file.")
+        @Option(names = "--chart", description = "Also draw the results versus size in this file: a PNG image (.png) or SVG (.svg).")
         Path chart;
 
         void check()
         {
+            if (null != chart)
+            {
+                LogLogChart.checkFileName(chart);
+            }
             if (!"qnix".equals(api))
             {
                 throw new IllegalArgumentException("--api " + api + ": only qnix can be measured (the VIPL is not built)");
             }
-            if (!"sleep".equals(waitMode) && !"spin".equals(waitMode))
-            {
-                throw new IllegalArgumentException("--wait " + waitMode + ": use sleep or spin");
-            }
         }
 
-        boolean sleep()
+        BenchCluster cluster(final PrintStream out) throws InterruptedException
         {
-            return "sleep".equals(waitMode);
+            return new BenchCluster(cluster, name, firmware, idle, out);
         }
 
-        String setup(final RunCluster run)
+        String setup(final BenchCluster run)
         {
-            return String.format(Locale.ROOT, "QNIX: firmware %s, programs %s", run.describe(this),
-                sleep() ? "sleep on doorbells" : "spin");
+            return String.format(Locale.ROOT, "QNIX: firmware %s, programs %s", run.describe(),
+                wait.label() + " on doorbells");
         }
     }
 
-    /** The cluster QNIX is measured on: the user's, or one brought up for the run and torn down after. */
-    static final class RunCluster implements AutoCloseable
+    /** {@code --wait busy|yield|backoff|sleep}, refused with the choices otherwise. */
+    static final class DoorbellWaitConverter implements ITypeConverter<DoorbellWait>
     {
-        final ClusterDirectory dir;
-        final String peerNode;
-        private final boolean own;
-        private final Thread teardown;
-
-        RunCluster(final Common options, final PrintStream out) throws InterruptedException
-        {
-            own = null == options.cluster;
-            if (own)
-            {
-                out.println("== bringing up cluster '" + options.name + "': 2x1 torus, firmware as " + options.firmware +
-                    ", idle " + options.idle);
-                dir = ClusterControl.up(new ClusterControl.Settings(options.name,
-                    ClusterParameters.builder().torus(2, 1).build()).firmware(options.firmware).idle(options.idle),
-                    new PrintStream(new ByteArrayOutputStream()));
-            }
-            else
-            {
-                dir = ClusterDirectory.of(options.cluster);
-                if (!ClusterState.inspect(dir).isLive())
-                {
-                    throw new IllegalArgumentException("cluster '" + options.cluster + "' is not up");
-                }
-            }
-            final ClusterParameters params = ClusterState.inspect(dir).properties().orElseThrow().parameters();
-            if (params.nodeCount() < 2)
-            {
-                close();
-                throw new IllegalArgumentException("cluster '" + dir.name() + "' has one node: QNIX is measured " +
-                    "between two nodes");
-            }
-            peerNode = NicCoordinates.ofIndex(1, params.torusWidth()).toString();
-            teardown = new Thread(this::down, "bench-cluster-down");
-            if (own)
-            {
-                Runtime.getRuntime().addShutdownHook(teardown);
-            }
-        }
-
-        String describe(final Common options)
-        {
-            return own ? options.firmware + ", idle " + options.idle : "of cluster '" + dir.name() + "'";
-        }
-
-        private void down()
+        public DoorbellWait convert(final String value)
         {
             try
             {
-                ClusterControl.down(dir, new PrintStream(new ByteArrayOutputStream()));
+                return DoorbellWait.parse(value);
             }
-            catch (final InterruptedException ex)
+            catch (final IllegalArgumentException ex)
             {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        public void close()
-        {
-            if (!own)
-            {
-                return;
-            }
-            down();
-            if (null != teardown)
-            {
-                try
-                {
-                    Runtime.getRuntime().removeShutdownHook(teardown);
-                }
-                catch (final IllegalStateException ignore)
-                {
-                    // Already shutting down: the hook is running.
-                }
+                throw new TypeConversionException(ex.getMessage());
             }
         }
     }
@@ -231,7 +167,7 @@ final class Bench implements Runnable
             final int[] sizeList = parseSizes(sizes, 0);
             final int maxSize = Arrays.stream(sizeList).max().orElse(0);
             final PrintStream out = System.out;
-            try (RunCluster run = new RunCluster(common, out))
+            try (BenchCluster run = common.cluster(out))
             {
                 final List<IntFunction<LatencyTransport>> transports = new ArrayList<>();
                 if (common.baselines)
@@ -241,7 +177,7 @@ final class Bench implements Runnable
                     transports.add(AeronIpcTransport::start);
                 }
                 transports.add(max ->
-                    QnixTransport.start(run.dir.name(), "0-0", run.peerNode, common.sleep(), true, max));
+                    QnixTransport.start(run.name(), "0-0", run.peerNode(), common.wait, true, max));
 
                 final LatencyReport report = new LatencyReport(String.format(Locale.ROOT,
                     "%d round trips after %d of warm-up per size; %s", iterations, warmup, common.setup(run)));
@@ -288,7 +224,7 @@ final class Bench implements Runnable
             final int[] sizeList = parseSizes(sizes, 1);
             final int maxSize = Arrays.stream(sizeList).max().orElse(1);
             final PrintStream out = System.out;
-            try (RunCluster run = new RunCluster(common, out))
+            try (BenchCluster run = common.cluster(out))
             {
                 final List<IntFunction<BandwidthTransport>> transports = new ArrayList<>();
                 if (common.baselines)
@@ -298,7 +234,7 @@ final class Bench implements Runnable
                     transports.add(AeronStreamTransport::start);
                 }
                 transports.add(max ->
-                    QnixStreamTransport.start(run.dir.name(), "0-0", run.peerNode, common.sleep(), max, window));
+                    QnixStreamTransport.start(run.name(), "0-0", run.peerNode(), common.wait, max, window));
 
                 final BandwidthReport report = new BandwidthReport(String.format(Locale.ROOT,
                     "about %d bytes per stream, median of %d; QNIX window %d; %s", bytes, repeats, window,

@@ -4,8 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.awt.image.BufferedImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
+
+import javax.imageio.ImageIO;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -13,8 +16,8 @@ import org.qnix.abi.ClusterDirectory;
 
 /**
  * {@code qnix bench latency|bandwidth --baselines} start, measure QNIX and the three baselines, write
- * their JSON and chart, and tear their cluster down; {@code qnix bench jmh} runs a benchmark in a JMH
- * fork. Smoke runs: few iterations, no time asserted.
+ * their JSON and chart (SVG and PNG), and tear their cluster down; {@code qnix bench strategies}
+ * measures each combination it is given; {@code qnix bench jmh} runs a benchmark in a JMH fork. Smoke runs: few iterations, no time asserted.
  */
 class BenchCommandSmokeTest
 {
@@ -55,7 +58,7 @@ class BenchCommandSmokeTest
     {
         final String name = TestClusters.uniqueName("bb");
         final Path json = out.resolve("bandwidth.json");
-        final Path chart = out.resolve("bandwidth.svg");
+        final Path chart = out.resolve("bandwidth.png");
         try
         {
             final CliResult result = CliResult.run("bench", "bandwidth", "--baselines", "--name", name,
@@ -68,13 +71,59 @@ class BenchCommandSmokeTest
                     .count(), api + " in:\n" + result.out);
             }
             assertEquals(8, Files.readString(json).lines().filter(l -> l.contains("\"api\"")).count());
-            assertTrue(Files.readString(chart).startsWith("<svg"), "an SVG document");
+            final BufferedImage image = ImageIO.read(chart.toFile());
+            assertEquals(800, image.getWidth(), "a PNG image");
+            assertEquals(500, image.getHeight(), "a PNG image");
             assertFalse(Files.exists(ClusterDirectory.of(name).path()), "the run's cluster is down");
         }
         finally
         {
             TestClusters.down(ClusterDirectory.of(name));
         }
+    }
+
+    @Test
+    void strategiesMeasuresEveryCombinationBesideTheFloorAndCountsCores() throws Exception
+    {
+        final String name = TestClusters.uniqueName("bs");
+        final Path json = out.resolve("strategies.json");
+        try
+        {
+            final CliResult result = CliResult.run("bench", "strategies", "--name", name, "--firmware", "threads",
+                "--idle", "backoff,yield", "--wait", "sleep,busy", "--sizes", "0,64", "--iterations", "20", "--warmup",
+                "5", "--idle-seconds", "1", "--json", json.toString());
+            assertEquals(0, result.exit, result.out + result.err);
+            assertEquals(2, result.out.lines().filter(l -> l.startsWith("BENCH kind=strategy api=floor ")).count(),
+                result.out);
+            for (final String idle : new String[] {"backoff", "yield"})
+            {
+                for (final String wait : new String[] {"sleep", "busy"})
+                {
+                    assertEquals(2, result.out.lines().filter(l -> l.startsWith("BENCH kind=strategy api=qnix") &&
+                        l.contains(" firmware=threads fw_idle=" + idle + " wait=" + wait + " ") &&
+                        l.contains(" busy_cores=") && !l.contains("idle_cores=na")).count(),
+                        idle + "/" + wait + " in:\n" + result.out);
+                }
+            }
+            assertEquals(10, Files.readString(json).lines().filter(l -> l.contains("\"api\"")).count());
+            assertFalse(Files.exists(ClusterDirectory.of(name).path()), "the run's clusters are down");
+        }
+        finally
+        {
+            TestClusters.down(ClusterDirectory.of(name));
+        }
+    }
+
+    @Test
+    void badStrategiesAreRefusedBeforeAnythingStarts() throws Exception
+    {
+        final CliResult wait = CliResult.run("bench", "strategies", "--wait", "nap");
+        assertEquals(2, wait.exit, wait.out + wait.err);
+        assertTrue(wait.err.contains("busy, yield, backoff or sleep"), wait.err);
+        final CliResult idle = CliResult.run("bench", "strategies", "--idle", "nap");
+        assertTrue(0 != idle.exit && idle.err.contains("nap"), idle.out + idle.err);
+        final CliResult chart = CliResult.run("bench", "latency", "--chart", "latency.jpg");
+        assertTrue(0 != chart.exit && chart.err.contains(".png or .svg"), chart.out + chart.err);
     }
 
     @Test

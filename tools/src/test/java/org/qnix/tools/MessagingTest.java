@@ -13,10 +13,12 @@ import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
 import org.qnix.firmware.NicCounters;
+import org.qnix.lib.DoorbellWait;
 import org.qnix.lib.Qnix;
 import org.qnix.lib.QnixBuffer;
 import org.qnix.lib.QnixNicDeadException;
 import org.qnix.lib.QnixPeerGoneException;
+import org.qnix.lib.QnixTimeoutException;
 import org.qnix.lib.ReceiveStatus;
 
 /**
@@ -86,7 +88,7 @@ class MessagingTest
     }
 
     @Test
-    void aWaitEndsWithNicDeadWhenTheFirmwareStopsAndPeerGoneWhenThePeerLeaves() throws Exception
+    void everyWaitTimesOutEndsWithNicDeadWhenTheFirmwareStopsAndPeerGoneWhenThePeerLeaves() throws Exception
     {
         final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("d"), 2, 1, "processes");
         try (Qnix waiter = Qnix.options().name(new ProcessName(401, 0)).group(401, 1).cluster(dir.name())
@@ -110,12 +112,21 @@ class MessagingTest
 
             final int rx = waiter.recvContext(Qnix.ANY_PROC, Qnix.ANY_TAG, true, buffer, 0, 64);
             waiter.receive(rx);
+            for (final DoorbellWait wait : DoorbellWait.values())
+            {
+                // Nothing is coming: every way of waiting gives up at its deadline, the receive stays posted.
+                assertThrows(QnixTimeoutException.class,
+                    () -> waiter.awaitReceive(rx, status, wait, 200, TimeUnit.MILLISECONDS), wait.label());
+            }
             final long firmware = ClusterStatus.read(dir).nodes().stream()
                 .filter(n -> n.node().equals(NicCoordinates.parse("0-0"))).findFirst().orElseThrow().firmwarePid();
             ProcessHandle.of(firmware).orElseThrow().destroyForcibly();
-            final QnixNicDeadException dead = assertThrows(QnixNicDeadException.class,
-                () -> waiter.waitForReceive(rx, status, 60, TimeUnit.SECONDS));
-            assertTrue(dead.getMessage().contains("node 0-0"), dead.getMessage());
+            for (final DoorbellWait wait : DoorbellWait.values())
+            {
+                final QnixNicDeadException dead = assertThrows(QnixNicDeadException.class,
+                    () -> waiter.awaitReceive(rx, status, wait, 60, TimeUnit.SECONDS), wait.label());
+                assertTrue(dead.getMessage().contains("node 0-0"), dead.getMessage());
+            }
         }
         finally
         {

@@ -7,22 +7,23 @@ import org.junit.jupiter.api.Test;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.bench.LatencyRun;
 import org.qnix.bench.QnixTransport;
+import org.qnix.lib.DoorbellWait;
 
 /**
  * The QNIX transport of the benchmarks starts its peer JVM on another node, measures Send_Short and
- * Send sizes with both ways of waiting, and leaves nothing registered. No time is asserted.
+ * Send sizes with every way of waiting, and leaves nothing registered. No time is asserted.
  */
 class QnixTransportSmokeTest
 {
     @Test
-    void measuresEverySizeSleepingAndSpinningAndLeavesNothingBehind() throws Exception
+    void measuresEverySizeWithEveryDoorbellWaitAndLeavesNothingBehind() throws Exception
     {
         final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("q"), 2, 1, "processes");
         try
         {
-            for (final boolean sleep : new boolean[] {true, false})
+            for (final DoorbellWait wait : DoorbellWait.values())
             {
-                try (QnixTransport qnix = QnixTransport.start(dir.name(), "0-0", "1-0", sleep, true, 65536))
+                try (QnixTransport qnix = QnixTransport.start(dir.name(), "0-0", "1-0", wait, true, 65536))
                 {
                     for (final int size : new int[] {0, 1024, 1025, 65536})
                     {

@@ -22,6 +22,7 @@ import org.qnix.bench.BandwidthTransport;
 import org.qnix.bench.MemoryCopyTransport;
 import org.qnix.bench.QnixStreamTransport;
 import org.qnix.bench.TcpStreamTransport;
+import org.qnix.lib.DoorbellWait;
 
 /**
  * Bandwidth of QNIX Send with a window of sends in flight between two nodes, and of the baselines: one
@@ -81,7 +82,7 @@ public class BandwidthBenchmark
             case "qnix" ->
             {
                 cluster = TrialCluster.up(firmware, idle);
-                transport = QnixStreamTransport.start(cluster.name(), "0-0", "1-0", "sleep".equals(wait), max, window);
+                transport = QnixStreamTransport.start(cluster.name(), "0-0", "1-0", DoorbellWait.parse(wait), max, window);
             }
             default -> throw new IllegalArgumentException("api " + api);
         }

@@ -18,6 +18,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.qnix.bench.BarrierGroup;
+import org.qnix.lib.DoorbellWait;
 
 /**
  * QNIX barrier latency on 2 and 4 processes, one per node of a 2x2 cluster, the other members in peer
@@ -51,7 +52,7 @@ public class BarrierBenchmark
     {
         cluster = TrialCluster.up(firmware, idle);
         group = BarrierGroup.start(cluster.name(), List.of("0-0", "1-0", "0-1", "1-1").subList(0, processes),
-            "sleep".equals(wait));
+            DoorbellWait.parse(wait));
     }
 
     @TearDown(Level.Trial)

@@ -22,6 +22,7 @@ import org.qnix.bench.FloorTransport;
 import org.qnix.bench.LatencyTransport;
 import org.qnix.bench.QnixTransport;
 import org.qnix.bench.TcpTransport;
+import org.qnix.lib.DoorbellWait;
 
 /**
  * One-way latency (a round trip counts as two operations, so JMH reports half of it) of QNIX Send_Short
@@ -43,7 +44,7 @@ public class LatencyBenchmark
     @Param({"0", "8", "64", "512", "1024", "4096", "65536"})
     public int size;
 
-    /** How QNIX programs wait for a doorbell: sleep (futex) or spin. */
+    /** How QNIX programs wait for a doorbell: busy, yield, backoff or sleep (futex). */
     @Param({"sleep"})
     public String wait;
 
@@ -70,7 +71,7 @@ public class LatencyBenchmark
             case "qnix", "qnix-send" ->
             {
                 cluster = TrialCluster.up(firmware, idle);
-                transport = QnixTransport.start(cluster.name(), "0-0", "1-0", "sleep".equals(wait), "qnix".equals(api),
+                transport = QnixTransport.start(cluster.name(), "0-0", "1-0", DoorbellWait.parse(wait), "qnix".equals(api),
                     max);
             }
             default -> throw new IllegalArgumentException("api " + api);
