@@ -1,8 +1,12 @@
 package org.qnix.abi;
 
+import java.nio.ByteBuffer;
+
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 import com.sun.jna.Platform;
+
+import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * The emulated interrupt line (DESIGN.md 5): a process that has polled its doorbell for a while
@@ -27,6 +31,9 @@ public final class Futex
     private static final int FUTEX_WAKE = 1;
     private static final boolean AVAILABLE;
     private static final long SYS_FUTEX;
+    /** One struct timespec per thread, so that a wait on the data path allocates nothing. */
+    private static final ThreadLocal<UnsafeBuffer> TIMESPEC =
+        ThreadLocal.withInitial(() -> new UnsafeBuffer(ByteBuffer.allocateDirect(2 * Long.BYTES)));
 
     static
     {
@@ -71,12 +78,10 @@ public final class Futex
         {
             return;
         }
-        try (com.sun.jna.Memory timespec = new com.sun.jna.Memory(16))
-        {
-            timespec.setLong(0, timeoutNs / 1_000_000_000L);
-            timespec.setLong(8, timeoutNs % 1_000_000_000L);
-            syscall(SYS_FUTEX, address, FUTEX_WAIT, expected, com.sun.jna.Pointer.nativeValue(timespec), 0, 0);
-        }
+        final UnsafeBuffer timespec = TIMESPEC.get();
+        timespec.putLong(0, timeoutNs / 1_000_000_000L);
+        timespec.putLong(Long.BYTES, timeoutNs % 1_000_000_000L);
+        syscall(SYS_FUTEX, address, FUTEX_WAIT, expected, timespec.addressOffset(), 0, 0);
     }
 
     /** Wakes every process sleeping on the word at {@code address}. @return how many were woken. */
