@@ -3,11 +3,12 @@ package org.qnix.bench;
 import java.util.Arrays;
 
 /**
- * One bandwidth measurement of one transport at one size: a warm-up stream, then {@code repeats}
- * timed streams of about {@code bytes} bytes each. Payload bytes per second, as DESIGN.md 7 says.
+ * One bandwidth measurement of one transport at one size: warm-up streams for at least {@code warmupNs}
+ * (a quarter stream at least), then {@code repeats} timed streams of about {@code bytes} bytes each.
+ * Payload bytes per second, as DESIGN.md 7 says.
  *
  * <pre>{@code
- * BandwidthResult r = BandwidthRun.measure(tcp, 65536, 64L << 20, 8, 5);
+ * BandwidthResult r = BandwidthRun.measure(tcp, 65536, 64L << 20, 8, 5, 1_000_000_000L);
  * }</pre>
  */
 public final class BandwidthRun
@@ -17,14 +18,19 @@ public final class BandwidthRun
     }
 
     public static BandwidthResult measure(final BandwidthTransport transport, final int size, final long bytes,
-        final int window, final int repeats)
+        final int window, final int repeats, final long warmupNs)
     {
         if (size < 1 || size > transport.maxSize())
         {
             throw new IllegalArgumentException(size + " bytes: " + transport.name() + " takes 1.." + transport.maxSize());
         }
         final int messages = (int)Math.max(2L * window, Math.min(Integer.MAX_VALUE, bytes / size));
-        transport.stream(size, Math.max(window, messages / 4), window);
+        final long warmupEnd = System.nanoTime() + warmupNs;
+        do
+        {
+            transport.stream(size, Math.max(window, messages / 4), window);
+        }
+        while (System.nanoTime() - warmupEnd < 0);
         final double[] mbPerS = new double[Math.max(1, repeats)];
         for (int r = 0; r < mbPerS.length; r++)
         {

@@ -55,12 +55,13 @@ public final class LatencyReport implements BenchReport
     public void print(final PrintStream out)
     {
         out.println("== latency, one way (half the round trip), microseconds; " + setup);
-        out.printf(Locale.ROOT, "   %-10s %9s %10s %10s %10s %10s %12s%n", "api", "bytes", "p50", "p99", "p99.9",
-            "max", "p50 / floor");
+        out.printf(Locale.ROOT, "   %-10s %9s %10s %21s %10s %10s %10s %12s%n", "api", "bytes", "p50", "p50 of fifths",
+            "p99", "p99.9", "max", "p50 / floor");
         for (final LatencyResult r : results)
         {
             final double ratio = ratioToFloor(r);
-            out.printf(Locale.ROOT, "   %-10s %9d %10.2f %10.2f %10.2f %10.2f %12s%n", r.api(), r.size(), r.p50() / 1e3,
+            out.printf(Locale.ROOT, "   %-10s %9d %10.2f %21s %10.2f %10.2f %10.2f %12s%n", r.api(), r.size(),
+                r.p50() / 1e3, String.format(Locale.ROOT, "%.2f-%.2f", r.p50Low() / 1e3, r.p50High() / 1e3),
                 r.p99() / 1e3, r.p999() / 1e3, r.max() / 1e3, Double.isNaN(ratio) ? "" : String.format(Locale.ROOT,
                 "%.1f", ratio));
         }
@@ -86,10 +87,12 @@ public final class LatencyReport implements BenchReport
         for (int i = 0; i < results.size(); i++)
         {
             final LatencyResult r = results.get(i);
+            final double ratio = ratioToFloor(r);
             json.append(String.format(Locale.ROOT, "    {\"api\": \"%s\", \"size\": %d, \"count\": %d, \"p50\": %d, " +
-                "\"p99\": %d, \"p999\": %d, \"max\": %d, \"p50_over_floor\": %s}%s%n", r.api(), r.size(), r.count(),
-                r.p50(), r.p99(), r.p999(), r.max(), Double.isNaN(ratioToFloor(r)) ? "null" :
-                String.format(Locale.ROOT, "%.3f", ratioToFloor(r)), i + 1 < results.size() ? "," : ""));
+                "\"p99\": %d, \"p999\": %d, \"max\": %d, \"p50_low\": %d, \"p50_high\": %d, " +
+                "\"p50_over_floor\": %s}%s%n", r.api(), r.size(), r.count(), r.p50(), r.p99(), r.p999(), r.max(),
+                r.p50Low(), r.p50High(), Double.isNaN(ratio) ? "null" : String.format(Locale.ROOT, "%.3f", ratio),
+                i + 1 < results.size() ? "," : ""));
         }
         json.append("  ]\n}\n");
         Files.writeString(file, json, StandardCharsets.UTF_8);

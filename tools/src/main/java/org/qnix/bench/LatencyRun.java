@@ -5,6 +5,9 @@ import org.HdrHistogram.Histogram;
 /**
  * One latency measurement of one transport at one size: warm-up round trips, then measured ones, each
  * recorded as its one-way time (half the round trip) in nanoseconds, the convention of DESIGN.md 7.
+ * The warm-up is a number of round trips and a minimum time: some paths only reach their steady state
+ * after the JIT has compiled both sides (TCP over loopback here: about 9 us one way for its first
+ * half second, about 30 us after, once the faster echo loop sleeps in {@code poll} more often).
  *
  * <pre>{@code
  * try (LatencyTransport tcp = TcpTransport.start(4096))
@@ -16,6 +19,8 @@ import org.HdrHistogram.Histogram;
  */
 public final class LatencyRun
 {
+    /** The measured round trips are cut into this many parts, whose medians show the noise. */
+    public static final int CHUNKS = 5;
     /** Up to an hour, 3 significant digits. */
     private static final long HIGHEST_NS = 3_600_000_000_000L;
 
@@ -26,14 +31,46 @@ public final class LatencyRun
     public static Histogram measure(final LatencyTransport transport, final int size, final int warmup,
         final int iterations)
     {
-        if (size < 0 || size > transport.maxSize())
+        warmUp(transport, size, warmup, 0);
+        return record(transport, size, iterations);
+    }
+
+    /**
+     * The measurement as a report row, with its noise: the lowest and highest median of the
+     * {@link #CHUNKS} consecutive parts of the measured round trips (JMH's iterations, in effect).
+     *
+     * @param warmupNs the warm-up goes on until both {@code warmup} round trips and this time are done.
+     */
+    public static LatencyResult measure(final LatencyTransport transport, final int size, final int warmup,
+        final long warmupNs, final int iterations)
+    {
+        warmUp(transport, size, warmup, warmupNs);
+        final Histogram oneWay = new Histogram(HIGHEST_NS, 3);
+        final Histogram chunk = new Histogram(HIGHEST_NS, 3);
+        final int chunkLength = Math.max(1, iterations / CHUNKS);
+        long lowP50 = Long.MAX_VALUE;
+        long highP50 = 0;
+        for (int i = 0; i < iterations; i++)
         {
-            throw new IllegalArgumentException(size + " bytes: " + transport.name() + " takes 0.." + transport.maxSize());
-        }
-        for (int i = 0; i < warmup; i++)
-        {
+            final long start = System.nanoTime();
             transport.roundTrip(size);
+            final long value = Math.max(1, (System.nanoTime() - start) / 2);
+            oneWay.recordValue(value);
+            chunk.recordValue(value);
+            if (chunk.getTotalCount() == chunkLength || i + 1 == iterations)
+            {
+                lowP50 = Math.min(lowP50, chunk.getValueAtPercentile(50));
+                highP50 = Math.max(highP50, chunk.getValueAtPercentile(50));
+                chunk.reset();
+            }
         }
+        final LatencyResult all = LatencyResult.of(transport.name(), size, oneWay);
+        return new LatencyResult(all.api(), size, all.count(), all.p50(), all.p99(), all.p999(), all.max(),
+            Math.min(lowP50, all.p50()), Math.max(highP50, all.p50()));
+    }
+
+    private static Histogram record(final LatencyTransport transport, final int size, final int iterations)
+    {
         final Histogram oneWay = new Histogram(HIGHEST_NS, 3);
         for (int i = 0; i < iterations; i++)
         {
@@ -42,5 +79,19 @@ public final class LatencyRun
             oneWay.recordValue(Math.max(1, (System.nanoTime() - start) / 2));
         }
         return oneWay;
+    }
+
+    /** Round trips, unmeasured, until both {@code rounds} and {@code minNs} are done. */
+    public static void warmUp(final LatencyTransport transport, final int size, final int rounds, final long minNs)
+    {
+        if (size < 0 || size > transport.maxSize())
+        {
+            throw new IllegalArgumentException(size + " bytes: " + transport.name() + " takes 0.." + transport.maxSize());
+        }
+        final long end = System.nanoTime() + minNs;
+        for (int i = 0; i < rounds || System.nanoTime() - end < 0; i++)
+        {
+            transport.roundTrip(size);
+        }
     }
 }

@@ -1,27 +1,34 @@
 package org.qnix.tools;
 
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 
+import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.CommandLineOptionException;
 import org.openjdk.jmh.runner.options.CommandLineOptions;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.JvmFlags;
 import org.qnix.bench.AeronIpcTransport;
 import org.qnix.bench.AeronStreamTransport;
 import org.qnix.bench.BandwidthReport;
+import org.qnix.bench.BandwidthResult;
 import org.qnix.bench.BandwidthRun;
 import org.qnix.bench.BandwidthTransport;
 import org.qnix.bench.BenchReport;
 import org.qnix.bench.FloorTransport;
+import org.qnix.bench.JmhComparison;
 import org.qnix.bench.LatencyReport;
 import org.qnix.bench.LatencyResult;
 import org.qnix.bench.LatencyRun;
@@ -33,6 +40,7 @@ import org.qnix.bench.QnixTransport;
 import org.qnix.bench.TcpStreamTransport;
 import org.qnix.bench.TcpTransport;
 import org.qnix.bench.Transport;
+import org.qnix.firmware.IdleStrategies;
 import org.qnix.lib.DoorbellWait;
 
 import picocli.CommandLine.Command;
@@ -64,8 +72,10 @@ final class Bench implements Runnable
     /** The options latency and bandwidth share: what to measure, where, and where to write it. */
     static final class Common
     {
-        @Option(names = "--api", defaultValue = "qnix", description = "What to measure: qnix (default).")
-        String api;
+        @Option(names = "--api", defaultValue = "qnix", split = ",",
+            description = "QNIX interfaces to measure: qnix (default: Send_Short up to the short threshold, Send " +
+                "above) and, for latency, qnix-send (Send for every size).")
+        List<String> api;
 
         @Option(names = "--baselines", description = "Also measure the floor, TCP and Aeron IPC in the same run.")
         boolean baselines;
@@ -90,6 +100,11 @@ final class Bench implements Runnable
             description = "For the cluster of the run: firmware idle strategy backoff (default), yield or busy.")
         String idle;
 
+        @Option(names = "--warmup-ms", defaultValue = "1000",
+            description = "Warm up each size for at least this long (default ${DEFAULT-VALUE} ms): TCP, for one, " +
+                "only reaches its steady state after about half a second.")
+        long warmupMs;
+
         @Option(names = "--json", description = "Also write the results as JSON to this file.")
         Path json;
 
@@ -98,13 +113,23 @@ final class Bench implements Runnable
 
         void check()
         {
+            if (warmupMs < 0)
+            {
+                throw new IllegalArgumentException("--warmup-ms must be at least 0");
+            }
             if (null != chart)
             {
                 LogLogChart.checkFileName(chart);
             }
-            if (!"qnix".equals(api))
+            // Refused now rather than after the baselines, which run before the cluster is up.
+            new ClusterControl.Settings(name, ClusterParameters.builder().build()).firmware(firmware);
+            IdleStrategies.parse(idle);
+            for (final String one : api)
             {
-                throw new IllegalArgumentException("--api " + api + ": only qnix can be measured (the VIPL is not built)");
+                if (!"qnix".equals(one) && !"qnix-send".equals(one))
+                {
+                    throw new IllegalArgumentException("--api " + one + ": use qnix or qnix-send (the VIPL is not built)");
+                }
             }
         }
 
@@ -140,8 +165,8 @@ final class Bench implements Runnable
         description = {
             "One-way latency per message size, QNIX and (with --baselines) the baselines.",
             "Half the round trip: p50, p99, p99.9 and max, and each p50 as a multiple of the floor's.",
-            "Without --cluster, brings up a 2x1 cluster for the run and tears it down after. QNIX runs",
-            "between the first two nodes; every measurement is a pair of JVMs." })
+            "The baselines run first; then, without --cluster, a 2x1 cluster is brought up for QNIX and torn",
+            "down after. QNIX runs between the first two nodes; every measurement is a pair of JVMs." })
     static final class Latency implements Callable<Integer>
     {
         @Mixin
@@ -167,23 +192,27 @@ final class Bench implements Runnable
             final int[] sizeList = parseSizes(sizes, 0);
             final int maxSize = Arrays.stream(sizeList).max().orElse(0);
             final PrintStream out = System.out;
+            final List<LatencyResult> results = new ArrayList<>();
+            final SizeMeasurement<LatencyTransport> measurement = (transport, size) -> results.add(
+                LatencyRun.measure(transport, size, warmup, TimeUnit.MILLISECONDS.toNanos(common.warmupMs), iterations));
+            if (common.baselines)
+            {
+                measureEach(List.<IntFunction<LatencyTransport>>of(FloorTransport::start, TcpTransport::start,
+                    AeronIpcTransport::start), maxSize, sizeList, out, measurement);
+            }
             try (BenchCluster run = common.cluster(out))
             {
-                final List<IntFunction<LatencyTransport>> transports = new ArrayList<>();
-                if (common.baselines)
+                final List<IntFunction<LatencyTransport>> qnix = new ArrayList<>();
+                for (final String api : common.api)
                 {
-                    transports.add(FloorTransport::start);
-                    transports.add(TcpTransport::start);
-                    transports.add(AeronIpcTransport::start);
+                    qnix.add(max ->
+                        QnixTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "qnix".equals(api), max));
                 }
-                transports.add(max ->
-                    QnixTransport.start(run.name(), "0-0", run.peerNode(), common.wait, true, max));
-
+                measureEach(qnix, maxSize, sizeList, out, measurement);
                 final LatencyReport report = new LatencyReport(String.format(Locale.ROOT,
-                    "%d round trips after %d of warm-up per size; %s", iterations, warmup, common.setup(run)));
-                measureEach(transports, maxSize, sizeList, out, (transport, size) ->
-                    report.add(LatencyResult.of(transport.name(), size,
-                        LatencyRun.measure(transport, size, warmup, iterations))));
+                    "%d round trips after %d and %d ms of warm-up per size; %s", iterations, warmup, common.warmupMs,
+                    common.setup(run)));
+                results.forEach(report::add);
                 return finish(report, common, out);
             }
         }
@@ -194,8 +223,8 @@ final class Bench implements Runnable
             "Bandwidth per message size, QNIX and (with --baselines) the baselines.",
             "Payload MB/s streaming about --bytes per repeat with --window messages in flight (QNIX; TCP and",
             "Aeron pace themselves), median, min and max over --repeats, and each median as a fraction of",
-            "the floor's, a single-thread memory copy. Without --cluster, brings up a 2x1 cluster for the",
-            "run and tears it down after." })
+            "the floor's, a single-thread memory copy. The baselines run first; then, without --cluster, a",
+            "2x1 cluster is brought up for QNIX and torn down after." })
     static final class Bandwidth implements Callable<Integer>
     {
         @Mixin
@@ -217,6 +246,10 @@ final class Bench implements Runnable
         public Integer call() throws Exception
         {
             common.check();
+            if (!List.of("qnix").equals(common.api))
+            {
+                throw new IllegalArgumentException("--api: bandwidth measures qnix (Send) only");
+            }
             if (bytes < 1 || repeats < 1 || window < 1)
             {
                 throw new IllegalArgumentException("--bytes, --repeats and --window must be at least 1");
@@ -224,23 +257,25 @@ final class Bench implements Runnable
             final int[] sizeList = parseSizes(sizes, 1);
             final int maxSize = Arrays.stream(sizeList).max().orElse(1);
             final PrintStream out = System.out;
+            final List<BandwidthResult> results = new ArrayList<>();
+            final SizeMeasurement<BandwidthTransport> measurement = (transport, size) ->
+                results.add(BandwidthRun.measure(transport, size, bytes, window, repeats,
+                    TimeUnit.MILLISECONDS.toNanos(common.warmupMs)));
+            if (common.baselines)
+            {
+                measureEach(List.<IntFunction<BandwidthTransport>>of(MemoryCopyTransport::start,
+                    TcpStreamTransport::start, AeronStreamTransport::start), maxSize, sizeList, out, measurement);
+            }
             try (BenchCluster run = common.cluster(out))
             {
-                final List<IntFunction<BandwidthTransport>> transports = new ArrayList<>();
-                if (common.baselines)
-                {
-                    transports.add(MemoryCopyTransport::start);
-                    transports.add(TcpStreamTransport::start);
-                    transports.add(AeronStreamTransport::start);
-                }
-                transports.add(max ->
-                    QnixStreamTransport.start(run.name(), "0-0", run.peerNode(), common.wait, max, window));
-
+                measureEach(List.<IntFunction<BandwidthTransport>>of(max ->
+                    QnixStreamTransport.start(run.name(), "0-0", run.peerNode(), common.wait, max, window)),
+                    maxSize, sizeList, out, measurement);
                 final BandwidthReport report = new BandwidthReport(String.format(Locale.ROOT,
-                    "about %d bytes per stream, median of %d; QNIX window %d; %s", bytes, repeats, window,
+                    "about %d bytes per stream, median of %d after %d ms of warm-up; QNIX window %d; %s", bytes, repeats,
+                    common.warmupMs, window,
                     common.setup(run)));
-                measureEach(transports, maxSize, sizeList, out, (transport, size) ->
-                    report.add(BandwidthRun.measure(transport, size, bytes, window, repeats)));
+                results.forEach(report::add);
                 return finish(report, common, out);
             }
         }
@@ -253,9 +288,14 @@ final class Bench implements Runnable
             "(payload bytes/s with a window), BarrierBenchmark (2 and 4 processes). Each trial starts its own",
             "cluster and peer JVMs and stops them. Arguments after -- go to JMH, for example:",
             "  qnix bench jmh -- LatencyBenchmark -p size=64 -p api=floor,qnix -rf json -rff lat.json",
-            "Everything takes about an hour; JMH's own -h lists its options." })
+            "Everything takes about 20 minutes; JMH's own -h lists its options. With --compare, the results",
+            "are then set beside those of qnix bench latency|bandwidth --json files." })
     static final class Jmh implements Callable<Integer>
     {
+        @Option(names = "--compare", split = ",", paramLabel = "FILE",
+            description = "JSON files of qnix bench latency|bandwidth to compare the results with.")
+        List<Path> compare = new ArrayList<>();
+
         @picocli.CommandLine.Parameters(arity = "0..*", paramLabel = "JMH-ARGS", description = "Passed to JMH.")
         List<String> jmhArgs = new ArrayList<>();
 
@@ -275,6 +315,13 @@ final class Bench implements Runnable
                 cli.showHelp();
                 return QnixCommand.OK;
             }
+            for (final Path file : compare)
+            {
+                if (!Files.isReadable(file))
+                {
+                    throw new IllegalArgumentException("--compare " + file + ": no such file");
+                }
+            }
             final ChainedOptionsBuilder options =
                 new OptionsBuilder().parent(cli)
                     // The forks need the JDK flags of every QNIX JVM, and the full JIT.
@@ -283,7 +330,11 @@ final class Bench implements Runnable
             {
                 options.include("org\\.qnix\\.bench\\.jmh\\..*");
             }
-            new Runner(options.build()).run();
+            final Collection<RunResult> results = new Runner(options.build()).run();
+            if (!compare.isEmpty())
+            {
+                JmhComparison.of(results, compare).print(System.out);
+            }
             return QnixCommand.OK;
         }
     }

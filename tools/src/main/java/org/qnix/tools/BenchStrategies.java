@@ -60,6 +60,10 @@ final class BenchStrategies implements Callable<Integer>
     @Option(names = "--warmup", defaultValue = "200", description = "Round trips before measuring (default 200).")
     int warmup;
 
+    @Option(names = "--warmup-ms", defaultValue = "500",
+        description = "and for at least this long (default ${DEFAULT-VALUE} ms).")
+    long warmupMs;
+
     @Option(names = "--idle-seconds", defaultValue = "2",
         description = "How long the CPU of each idle cluster is sampled (default 2; 0 skips it).")
     int idleSeconds;
@@ -73,9 +77,10 @@ final class BenchStrategies implements Callable<Integer>
 
     public Integer call() throws Exception
     {
-        if (iterations < 1 || warmup < 0 || idleSeconds < 0)
+        if (iterations < 1 || warmup < 0 || warmupMs < 0 || idleSeconds < 0)
         {
-            throw new IllegalArgumentException("--iterations must be at least 1, --warmup and --idle-seconds at least 0");
+            throw new IllegalArgumentException(
+                "--iterations must be at least 1, --warmup, --warmup-ms and --idle-seconds at least 0");
         }
         final ClusterControl.Settings settings = new ClusterControl.Settings(name, ClusterParameters.builder().build());
         firmware.forEach(settings::firmware);
@@ -85,8 +90,8 @@ final class BenchStrategies implements Callable<Integer>
         final PrintStream out = System.out;
 
         final StrategyReport report = new StrategyReport(String.format(Locale.ROOT,
-            "%d round trips after %d of warm-up per size; idle cores sampled over %d s", iterations, warmup,
-            idleSeconds));
+            "%d round trips after %d and %d ms of warm-up per size; idle cores sampled over %d s", iterations,
+            warmup, warmupMs, idleSeconds));
         try (LatencyTransport floor = FloorTransport.start(maxSize))
         {
             out.println("== measuring " + floor.name());
@@ -129,7 +134,7 @@ final class BenchStrategies implements Callable<Integer>
     private void measure(final StrategyReport report, final LatencyTransport transport, final String placement,
         final String strategy, final String wait, final int size, final double idleCores)
     {
-        LatencyRun.measure(transport, size, warmup, 0);
+        LatencyRun.warmUp(transport, size, warmup, TimeUnit.MILLISECONDS.toNanos(warmupMs));
         final CpuSample before = CpuSample.now();
         final Histogram oneWay = LatencyRun.measure(transport, size, 0, iterations);
         final double busyCores = CpuSample.now().busyCoresSince(before);

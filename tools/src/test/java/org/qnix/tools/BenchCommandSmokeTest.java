@@ -13,6 +13,8 @@ import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.ClusterDirectory;
+import org.qnix.bench.LatencyReport;
+import org.qnix.bench.LatencyResult;
 
 /**
  * {@code qnix bench latency|bandwidth --baselines} start, measure QNIX and the three baselines, write
@@ -33,7 +35,7 @@ class BenchCommandSmokeTest
         try
         {
             final CliResult result = CliResult.run("bench", "latency", "--baselines", "--name", name,
-                "--sizes", "0,1024,4096", "--iterations", "20", "--warmup", "5", "--json", json.toString(),
+                "--sizes", "0,1024,4096", "--iterations", "20", "--warmup", "5", "--warmup-ms", "0", "--json", json.toString(),
                 "--chart", chart.toString());
             assertEquals(0, result.exit, result.out + result.err);
             for (final String api : new String[] {"floor", "tcp", "aeron-ipc", "qnix"})
@@ -62,7 +64,7 @@ class BenchCommandSmokeTest
         try
         {
             final CliResult result = CliResult.run("bench", "bandwidth", "--baselines", "--name", name,
-                "--sizes", "4096,65536", "--bytes", "262144", "--repeats", "1", "--window", "4", "--json",
+                "--sizes", "4096,65536", "--bytes", "262144", "--repeats", "1", "--window", "4", "--warmup-ms", "0", "--json",
                 json.toString(), "--chart", chart.toString());
             assertEquals(0, result.exit, result.out + result.err);
             for (final String api : new String[] {"floor", "tcp", "aeron-ipc", "qnix"})
@@ -91,7 +93,7 @@ class BenchCommandSmokeTest
         {
             final CliResult result = CliResult.run("bench", "strategies", "--name", name, "--firmware", "threads",
                 "--idle", "backoff,yield", "--wait", "sleep,busy", "--sizes", "0,64", "--iterations", "20", "--warmup",
-                "5", "--idle-seconds", "1", "--json", json.toString());
+                "5", "--warmup-ms", "0", "--idle-seconds", "1", "--json", json.toString());
             assertEquals(0, result.exit, result.out + result.err);
             assertEquals(2, result.out.lines().filter(l -> l.startsWith("BENCH kind=strategy api=floor ")).count(),
                 result.out);
@@ -127,14 +129,23 @@ class BenchCommandSmokeTest
     }
 
     @Test
-    void theJmhBenchmarksStartInAForkAndProduceNumbers() throws Exception
+    void theJmhBenchmarksStartInAForkProduceNumbersAndAreComparedWithTheBench() throws Exception
     {
         final Path results = out.resolve("jmh.json");
-        final CliResult result = CliResult.run("bench", "jmh", "--", "LatencyBenchmark", "-p", "api=floor", "-p",
-            "size=8", "-wi", "0", "-i", "1", "-r", "200ms", "-f", "1", "-rf", "json", "-rff", results.toString());
+        // A bench result for the same transport and size, as qnix bench latency --json writes it.
+        final Path bench = out.resolve("latency.json");
+        final LatencyReport report = new LatencyReport("by hand");
+        report.add(new LatencyResult("floor", 8, 1000, 250, 400, 900, 5000, 200, 300));
+        report.writeJson(bench);
+        final CliResult result = CliResult.run("bench", "jmh", "--compare", bench.toString(), "--", "LatencyBenchmark",
+            "-p", "api=floor", "-p", "size=8", "-wi", "0", "-i", "1", "-r", "200ms", "-f", "1", "-rf", "json", "-rff",
+            results.toString());
         assertEquals(0, result.exit, result.out + result.err);
         final String json = Files.readString(results);
         assertTrue(json.contains("org.qnix.bench.jmh.LatencyBenchmark.oneWay"), json);
         assertTrue(json.contains("\"score\""), json);
+        assertTrue(result.out.lines().anyMatch(l -> l.startsWith("COMPARE kind=latency api=floor size=8 unit=us jmh=") &&
+            l.contains(" bench=0.250 bench_low=0.200 bench_high=0.300 match=")), result.out);
+        assertTrue(result.out.contains("of 1 comparisons match within the noise"), result.out);
     }
 }

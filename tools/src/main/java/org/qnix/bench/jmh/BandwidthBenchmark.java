@@ -38,8 +38,6 @@ import org.qnix.lib.DoorbellWait;
 @Fork(1)
 public class BandwidthBenchmark
 {
-    private static final long STREAM_BYTES = 4L << 20;
-
     @Param({"floor", "tcp", "aeron-ipc", "qnix"})
     public String api;
 
@@ -48,6 +46,10 @@ public class BandwidthBenchmark
 
     @Param({"8"})
     public int window;
+
+    /** Payload per operation, as {@code qnix bench bandwidth --bytes} (32 MiB): one stream, one ack. */
+    @Param({"33554432"})
+    public long streamBytes;
 
     @Param({"sleep"})
     public String wait;
@@ -86,7 +88,7 @@ public class BandwidthBenchmark
             }
             default -> throw new IllegalArgumentException("api " + api);
         }
-        messages = (int)Math.max(window, STREAM_BYTES / size);
+        messages = (int)Math.max(window, streamBytes / size);
     }
 
     @TearDown(Level.Trial)

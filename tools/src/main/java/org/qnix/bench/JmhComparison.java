@@ -1,0 +1,206 @@
+package org.qnix.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.results.BenchmarkResult;
+import org.openjdk.jmh.results.IterationResult;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+
+/**
+ * JMH's results beside {@code qnix bench}'s for the same transport and size, each with the noise JMH
+ * reports and the noise the bench reports; they match when the two noise intervals overlap. Latency:
+ * JMH's median one-way time over all samples with the lowest and highest median of its iterations,
+ * beside the bench's p50 with the lowest and highest median of the fifths of its run. Bandwidth: JMH's
+ * payload bytes per second with its 99.9% error, beside the bench's median with its min and max over
+ * repeats.
+ *
+ * <pre>{@code
+ * Collection<RunResult> jmh = new Runner(options).run();
+ * JmhComparison.of(jmh, List.of(Path.of("latency.json"), Path.of("bandwidth.json"))).print(System.out);
+ * }</pre>
+ */
+public final class JmhComparison
+{
+    private static final Pattern KIND = Pattern.compile("\"kind\": \"(\\w+)\"");
+    private static final Pattern API = Pattern.compile("\"api\": \"([^\"]+)\"");
+    private static final Pattern SIZE = Pattern.compile("\"size\": (\\d+)");
+
+    /**
+     * One comparison: JMH's figure and its noise interval, the bench's figure and its interval.
+     *
+     * @param unit us one way, or MB/s.
+     */
+    public record Row(String kind, String api, int size, String unit, double jmh, double jmhLow, double jmhHigh,
+        double bench, double benchLow, double benchHigh)
+    {
+        public boolean matches()
+        {
+            return benchLow <= jmhHigh && jmhLow <= benchHigh;
+        }
+    }
+
+    private final List<Row> rows;
+    private final List<String> unmatched;
+
+    private JmhComparison(final List<Row> rows, final List<String> unmatched)
+    {
+        this.rows = rows;
+        this.unmatched = unmatched;
+    }
+
+    public List<Row> rows()
+    {
+        return List.copyOf(rows);
+    }
+
+    /** @param benchJson files written by {@code qnix bench latency|bandwidth --json}. */
+    public static JmhComparison of(final Collection<RunResult> jmh, final List<Path> benchJson) throws IOException
+    {
+        final Map<String, double[]> bench = new HashMap<>();
+        for (final Path file : benchJson)
+        {
+            readBench(file, bench);
+        }
+        final List<Row> rows = new ArrayList<>();
+        final List<String> unmatched = new ArrayList<>();
+        for (final RunResult run : jmh)
+        {
+            final BenchmarkParams params = run.getParams();
+            final String benchmark = params.getBenchmark();
+            final String kind = benchmark.endsWith("LatencyBenchmark.oneWay") ? "latency" :
+                benchmark.endsWith("BandwidthBenchmark.stream") ? "bandwidth" : null;
+            if (null == kind)
+            {
+                continue;
+            }
+            final String wait = params.getParam("wait");
+            final String api = params.getParam("api") +
+                (params.getParam("api").startsWith("qnix") && !"sleep".equals(wait) ? "-" + wait : "");
+            final int size = Integer.parseInt(params.getParam("size"));
+            final double[] figures = bench.get(key(kind, api, size));
+            if (null == figures)
+            {
+                unmatched.add(kind + " " + api + " " + size);
+                continue;
+            }
+            rows.add("latency".equals(kind) ? latencyRow(run, api, size, figures) : bandwidthRow(run, api, size, figures));
+        }
+        return new JmhComparison(rows, unmatched);
+    }
+
+    /** The median over all samples, and the lowest and highest per-iteration median (us). */
+    private static Row latencyRow(final RunResult run, final String api, final int size, final double[] bench)
+    {
+        double low = Double.MAX_VALUE;
+        double high = 0;
+        for (final BenchmarkResult fork : run.getBenchmarkResults())
+        {
+            for (final IterationResult iteration : fork.getIterationResults())
+            {
+                final double p50 = iteration.getPrimaryResult().getStatistics().getPercentile(50);
+                low = Math.min(low, p50);
+                high = Math.max(high, p50);
+            }
+        }
+        final double p50 = run.getPrimaryResult().getStatistics().getPercentile(50);
+        return new Row("latency", api, size, "us", p50, low, high, bench[0], bench[1], bench[2]);
+    }
+
+    /** Payload MB/s with JMH's 99.9% confidence interval. */
+    private static Row bandwidthRow(final RunResult run, final String api, final int size, final double[] bench)
+    {
+        final Result<?> bytes = run.getSecondaryResults().get("bytes");
+        final double score = bytes.getScore() / 1e6;
+        final double error = Double.isNaN(bytes.getScoreError()) ? 0 : bytes.getScoreError() / 1e6;
+        return new Row("bandwidth", api, size, "MB/s", score, score - error, score + error, bench[0], bench[1], bench[2]);
+    }
+
+    private static String key(final String kind, final String api, final int size)
+    {
+        return kind + " " + api + " " + size;
+    }
+
+    /** Reads our own JSON, one result per line: p50 and its noise in ns for latency, median, min and max for bandwidth. */
+    private static void readBench(final Path file, final Map<String, double[]> into) throws IOException
+    {
+        final String text = Files.readString(file);
+        final Matcher kindMatcher = KIND.matcher(text);
+        if (!kindMatcher.find())
+        {
+            throw new IllegalArgumentException(file + " is not a file written by qnix bench --json");
+        }
+        final String kind = kindMatcher.group(1);
+        for (final String line : text.lines().toList())
+        {
+            final Matcher api = API.matcher(line);
+            final Matcher size = SIZE.matcher(line);
+            if (!api.find() || !size.find())
+            {
+                continue;
+            }
+            final String key = key(kind, api.group(1), Integer.parseInt(size.group(1)));
+            if ("latency".equals(kind))
+            {
+                into.put(key, new double[] {number(line, "p50") / 1e3, number(line, "p50_low") / 1e3,
+                    number(line, "p50_high") / 1e3});
+            }
+            else if ("bandwidth".equals(kind))
+            {
+                into.put(key, new double[] {number(line, "median"), number(line, "min"), number(line, "max")});
+            }
+        }
+    }
+
+    private static double number(final String line, final String field)
+    {
+        final Matcher m = Pattern.compile("\"" + field + "\": ([0-9.eE+-]+)").matcher(line);
+        if (!m.find())
+        {
+            throw new IllegalArgumentException("no " + field + " in " + line);
+        }
+        return Double.parseDouble(m.group(1));
+    }
+
+    public void print(final PrintStream out)
+    {
+        out.println("== JMH beside qnix bench, each with its noise; they match when the noise intervals overlap. " +
+            "Latency: median one way, us (JMH: over all samples, [lowest, highest] median of its iterations; bench: " +
+            "p50, [lowest, highest] median of the fifths of its run). Bandwidth: payload MB/s (JMH: score " +
+            "[+-99.9% error]; bench: median [min, max] of its repeats)");
+        out.printf(Locale.ROOT, "   %-9s %-14s %8s %10s %23s %10s %23s %6s%n", "kind", "api", "bytes", "JMH",
+            "JMH noise", "bench", "bench noise", "match");
+        for (final Row r : rows)
+        {
+            out.printf(Locale.ROOT, "   %-9s %-14s %8d %10.2f %23s %10.2f %23s %6s%n", r.kind(), r.api(), r.size(), r.jmh(),
+                interval(r.jmhLow(), r.jmhHigh()), r.bench(), interval(r.benchLow(), r.benchHigh()),
+                r.matches() ? "yes" : "no");
+        }
+        for (final Row r : rows)
+        {
+            out.printf(Locale.ROOT, "COMPARE kind=%s api=%s size=%d unit=%s jmh=%.3f jmh_low=%.3f jmh_high=%.3f " +
+                "bench=%.3f bench_low=%.3f bench_high=%.3f match=%s%n", r.kind(), r.api(), r.size(), r.unit(), r.jmh(),
+                r.jmhLow(), r.jmhHigh(), r.bench(), r.benchLow(), r.benchHigh(), r.matches() ? "yes" : "no");
+        }
+        final long matching = rows.stream().filter(Row::matches).count();
+        out.printf(Locale.ROOT, "== %d of %d comparisons match within the noise%s%n", matching, rows.size(),
+            unmatched.isEmpty() ? "" : "; no bench result for: " + String.join(", ", unmatched));
+    }
+
+    private static String interval(final double low, final double high)
+    {
+        return String.format(Locale.ROOT, "[%.2f, %.2f]", low, high);
+    }
+}
