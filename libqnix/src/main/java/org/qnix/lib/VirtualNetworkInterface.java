@@ -309,8 +309,10 @@ final class VirtualNetworkInterface
      *
      * @return the completed doorbell value.
      */
-    int await(final int context, final boolean send, final long timeoutNs, final DoorbellWait wait)
+    int await(final int context, final boolean send, final long timeoutNs, final DoorbellWait requested)
     {
+        // Without futex there is nothing to sleep on: back off instead.
+        final DoorbellWait wait = DoorbellWait.SLEEP == requested && !Futex.available() ? DoorbellWait.BACKOFF : requested;
         final int address = doorbellAddress(context, send);
         if (DoorbellWait.YIELD != wait)
         {
@@ -324,7 +326,7 @@ final class VirtualNetworkInterface
                 Thread.onSpinWait();
             }
         }
-        final boolean sleep = DoorbellWait.SLEEP == wait && Futex.available();
+        final boolean sleep = DoorbellWait.SLEEP == wait;
         final long deadline = System.nanoTime() + timeoutNs;
         final int waiters = address - HostProcessStructuresLayout.DOORBELL_VALUE_OFFSET +
             HostProcessStructuresLayout.DOORBELL_WAITERS_OFFSET;
@@ -365,10 +367,7 @@ final class VirtualNetworkInterface
                     case BACKOFF -> backOff(looks);
                     case SLEEP ->
                     {
-                        if (!sleep)
-                        {
-                            backOff(looks);
-                        }
+                        // Slept above, until woken or the slice ended.
                     }
                 }
                 looks++;

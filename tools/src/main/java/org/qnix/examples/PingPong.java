@@ -47,11 +47,17 @@ public final class PingPong
                     iterations = Integer.parseInt(args[++i]);
                     break;
                 case "--wait":
-                    wait = DoorbellWait.parse(args[++i]);
+                    try
+                    {
+                        wait = DoorbellWait.parse(args[++i]);
+                    }
+                    catch (final IllegalArgumentException ex)
+                    {
+                        usage(ex.getMessage());
+                    }
                     break;
                 default:
-                    System.err.println("usage: PingPong [--sizes 0,8,1024] [--iterations N] [--wait busy|yield|backoff|sleep]");
-                    System.exit(2);
+                    usage("unknown option " + args[i]);
             }
         }
 
@@ -72,6 +78,13 @@ public final class PingPong
                 run(qnix, peer, me, size, iterations, wait);
             }
         }
+    }
+
+    private static void usage(final String problem)
+    {
+        System.err.println("PingPong: " + problem);
+        System.err.println("usage: PingPong [--sizes 0,8,1024] [--iterations N] [--wait busy|yield|backoff|sleep]");
+        System.exit(2);
     }
 
     private static void run(final Qnix qnix, final ProcessName peer, final int me, final int size, final int iterations,
