@@ -19,9 +19,10 @@ import java.util.Map;
 public final class BandwidthReport implements BenchReport
 {
     private final List<BandwidthResult> results = new ArrayList<>();
-    private final String setup;
+    private final RunSetup setup;
 
-    public BandwidthReport(final String setup)
+    /** @param setup how it was measured, printed above the table and kept in the JSON. */
+    public BandwidthReport(final RunSetup setup)
     {
         this.setup = setup;
     }
@@ -51,7 +52,7 @@ public final class BandwidthReport implements BenchReport
 
     public void print(final PrintStream out)
     {
-        out.println("== bandwidth, payload MB/s (10^6 bytes); " + setup);
+        out.println("== bandwidth, payload MB/s (10^6 bytes); " + setup.description());
         out.printf(Locale.ROOT, "   %-10s %9s %9s %7s %10s %10s %10s %12s%n", "api", "bytes", "messages", "window",
             "median", "min", "max", "of floor");
         for (final BandwidthResult r : results)
@@ -72,8 +73,7 @@ public final class BandwidthReport implements BenchReport
     public void writeJson(final Path file) throws IOException
     {
         final StringBuilder json = new StringBuilder();
-        json.append("{\n  \"kind\": \"bandwidth\",\n  \"unit\": \"MB/s of payload, 10^6 bytes\",\n  \"setup\": \"")
-            .append(setup.replace("\\", "\\\\").replace("\"", "\\\"")).append("\",\n  \"results\": [\n");
+        json.append(setup.jsonHead("bandwidth", "MB/s of payload, 10^6 bytes"));
         for (int i = 0; i < results.size(); i++)
         {
             final BandwidthResult r = results.get(i);

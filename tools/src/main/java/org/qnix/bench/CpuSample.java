@@ -3,6 +3,7 @@ package org.qnix.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * The whole machine's CPU time so far, from the first line of {@code /proc/stat}: two samples tell how
@@ -14,20 +15,23 @@ import java.nio.file.Path;
  * double cores = CpuSample.now().busyCoresSince(before);   // 0 to the number of cores; NaN if unknown
  * }</pre>
  */
-public record CpuSample(long busyTicks, long totalTicks)
+public record CpuSample(long busyTicks, long totalTicks, int cpus)
 {
     private static final Path PROC_STAT = Path.of("/proc/stat");
-    private static final CpuSample UNKNOWN = new CpuSample(-1, -1);
+    private static final CpuSample UNKNOWN = new CpuSample(-1, -1, 0);
 
     /** @return the sample, or one that makes every difference NaN where there is no /proc/stat. */
     public static CpuSample now()
     {
         try
         {
-            final String first = Files.readAllLines(PROC_STAT).get(0);
+            final List<String> lines = Files.readAllLines(PROC_STAT);
+            final String first = lines.get(0);
+            // The host's CPUs, not the ones this JVM may use: the first line sums them all.
+            final int cpus = (int)lines.stream().filter(l -> l.startsWith("cpu") && !l.startsWith("cpu ")).count();
             // cpu user nice system idle iowait irq softirq steal [guest guest_nice, already in user and nice]
             final String[] f = first.trim().split("\\s+");
-            if (!"cpu".equals(f[0]) || f.length < 9)
+            if (!"cpu".equals(f[0]) || f.length < 9 || cpus < 1)
             {
                 return UNKNOWN;
             }
@@ -37,7 +41,7 @@ public record CpuSample(long busyTicks, long totalTicks)
                 total += Long.parseLong(f[i]);
             }
             final long idle = Long.parseLong(f[4]) + Long.parseLong(f[5]);
-            return new CpuSample(total - idle, total);
+            return new CpuSample(total - idle, total, cpus);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -53,6 +57,6 @@ public record CpuSample(long busyTicks, long totalTicks)
         {
             return Double.NaN;
         }
-        return (double)(busyTicks - earlier.busyTicks) / total * Runtime.getRuntime().availableProcessors();
+        return (double)(busyTicks - earlier.busyTicks) / total * cpus;
     }
 }

@@ -18,6 +18,7 @@ import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.IterationResult;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
+import org.qnix.lib.DoorbellWait;
 
 /**
  * JMH's results beside {@code qnix bench}'s for the same transport and size, each with the noise JMH
@@ -27,9 +28,13 @@ import org.openjdk.jmh.results.RunResult;
  * payload bytes per second with its 99.9% error, beside the bench's median with its min and max over
  * repeats.
  *
+ * <p>QNIX results are only paired when JMH's firmware placement and idle strategy are the ones the bench
+ * file records; the doorbell wait is part of the name ({@code qnix-busy}).
+ *
  * <pre>{@code
+ * BenchFigures bench = JmhComparison.read(List.of(Path.of("latency.json"), Path.of("bandwidth.json")));
  * Collection<RunResult> jmh = new Runner(options).run();
- * JmhComparison.of(jmh, List.of(Path.of("latency.json"), Path.of("bandwidth.json"))).print(System.out);
+ * JmhComparison.of(jmh, bench).print(System.out);
  * }</pre>
  */
 public final class JmhComparison
@@ -66,14 +71,33 @@ public final class JmhComparison
         return List.copyOf(rows);
     }
 
-    /** @param benchJson files written by {@code qnix bench latency|bandwidth --json}. */
-    public static JmhComparison of(final Collection<RunResult> jmh, final List<Path> benchJson) throws IOException
+    /**
+     * The figures of {@code qnix bench latency|bandwidth --json} files, read before JMH runs so that a
+     * wrong file is refused at once rather than after the run.
+     */
+    public static final class BenchFigures
     {
-        final Map<String, double[]> bench = new HashMap<>();
+        private final Map<String, double[]> figures = new HashMap<>();
+        /** Per kind: the firmware placement and idle strategy its QNIX results were measured with. */
+        private final Map<String, String> qnixSettings = new HashMap<>();
+    }
+
+    /**
+     * @param benchJson files written by {@code qnix bench latency|bandwidth --json}.
+     * @throws IllegalArgumentException naming a file that is not one of those.
+     */
+    public static BenchFigures read(final List<Path> benchJson) throws IOException
+    {
+        final BenchFigures bench = new BenchFigures();
         for (final Path file : benchJson)
         {
             readBench(file, bench);
         }
+        return bench;
+    }
+
+    public static JmhComparison of(final Collection<RunResult> jmh, final BenchFigures bench)
+    {
         final List<Row> rows = new ArrayList<>();
         final List<String> unmatched = new ArrayList<>();
         for (final RunResult run : jmh)
@@ -86,19 +110,33 @@ public final class JmhComparison
             {
                 continue;
             }
-            final String wait = params.getParam("wait");
-            final String api = params.getParam("api") +
-                (params.getParam("api").startsWith("qnix") && !"sleep".equals(wait) ? "-" + wait : "");
+            final boolean qnix = params.getParam("api").startsWith("qnix");
+            final String api = qnix ? QnixTransport.apiName(params.getParam("api"),
+                DoorbellWait.parse(params.getParam("wait"))) : params.getParam("api");
             final int size = Integer.parseInt(params.getParam("size"));
-            final double[] figures = bench.get(key(kind, api, size));
+            final double[] figures = bench.figures.get(key(kind, api, size));
+            final String settings = settings(params.getParam("firmware"), params.getParam("idle"));
             if (null == figures)
             {
                 unmatched.add(kind + " " + api + " " + size);
-                continue;
             }
-            rows.add("latency".equals(kind) ? latencyRow(run, api, size, figures) : bandwidthRow(run, api, size, figures));
+            else if (qnix && !settings.equals(bench.qnixSettings.get(kind)))
+            {
+                unmatched.add(kind + " " + api + " " + size + " (JMH: " + settings + "; bench: " +
+                    bench.qnixSettings.get(kind) + ")");
+            }
+            else
+            {
+                rows.add("latency".equals(kind) ? latencyRow(run, api, size, figures) :
+                    bandwidthRow(run, api, size, figures));
+            }
         }
         return new JmhComparison(rows, unmatched);
+    }
+
+    private static String settings(final String firmware, final String idle)
+    {
+        return "firmware " + firmware + ", idle " + idle;
     }
 
     /** The median over all samples, and the lowest and highest per-iteration median (us). */
@@ -134,15 +172,17 @@ public final class JmhComparison
     }
 
     /** Reads our own JSON, one result per line: p50 and its noise in ns for latency, median, min and max for bandwidth. */
-    private static void readBench(final Path file, final Map<String, double[]> into) throws IOException
+    private static void readBench(final Path file, final BenchFigures into) throws IOException
     {
         final String text = Files.readString(file);
         final Matcher kindMatcher = KIND.matcher(text);
-        if (!kindMatcher.find())
+        final String kind = kindMatcher.find() ? kindMatcher.group(1) : "none";
+        if (!"latency".equals(kind) && !"bandwidth".equals(kind))
         {
-            throw new IllegalArgumentException(file + " is not a file written by qnix bench --json");
+            throw new IllegalArgumentException("--compare " + file + ": not a file of qnix bench latency|bandwidth " +
+                "--json (kind " + kind + ")");
         }
-        final String kind = kindMatcher.group(1);
+        into.qnixSettings.put(kind, settings(text(text, "firmware"), text(text, "idle")));
         for (final String line : text.lines().toList())
         {
             final Matcher api = API.matcher(line);
@@ -154,22 +194,35 @@ public final class JmhComparison
             final String key = key(kind, api.group(1), Integer.parseInt(size.group(1)));
             if ("latency".equals(kind))
             {
-                into.put(key, new double[] {number(line, "p50") / 1e3, number(line, "p50_low") / 1e3,
-                    number(line, "p50_high") / 1e3});
+                final double p50 = number(line, "p50", Double.NaN) / 1e3;
+                into.figures.put(key, new double[] {p50, number(line, "p50_low", p50 * 1e3) / 1e3,
+                    number(line, "p50_high", p50 * 1e3) / 1e3});
             }
-            else if ("bandwidth".equals(kind))
+            else
             {
-                into.put(key, new double[] {number(line, "median"), number(line, "min"), number(line, "max")});
+                into.figures.put(key, new double[] {number(line, "median", Double.NaN), number(line, "min", Double.NaN),
+                    number(line, "max", Double.NaN)});
             }
         }
     }
 
-    private static double number(final String line, final String field)
+    private static String text(final String json, final String field)
+    {
+        final Matcher m = Pattern.compile("\"" + field + "\": \"([^\"]*)\"").matcher(json);
+        return m.find() ? m.group(1) : "unknown";
+    }
+
+    /** @param absent the value when the field is missing, or NaN to refuse the line. */
+    private static double number(final String line, final String field, final double absent)
     {
         final Matcher m = Pattern.compile("\"" + field + "\": ([0-9.eE+-]+)").matcher(line);
         if (!m.find())
         {
-            throw new IllegalArgumentException("no " + field + " in " + line);
+            if (Double.isNaN(absent))
+            {
+                throw new IllegalArgumentException("--compare: no " + field + " in " + line);
+            }
+            return absent;
         }
         return Double.parseDouble(m.group(1));
     }
@@ -196,7 +249,8 @@ public final class JmhComparison
         }
         final long matching = rows.stream().filter(Row::matches).count();
         out.printf(Locale.ROOT, "== %d of %d comparisons match within the noise%s%n", matching, rows.size(),
-            unmatched.isEmpty() ? "" : "; no bench result for: " + String.join(", ", unmatched));
+            unmatched.isEmpty() ? "" : "; not compared, no bench result with the same settings: " +
+            String.join(", ", unmatched));
     }
 
     private static String interval(final double low, final double high)

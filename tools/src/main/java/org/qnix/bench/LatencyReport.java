@@ -21,10 +21,10 @@ public final class LatencyReport implements BenchReport
     public static final String FLOOR = "floor";
 
     private final List<LatencyResult> results = new ArrayList<>();
-    private final String setup;
+    private final RunSetup setup;
 
     /** @param setup how it was measured, printed above the table and kept in the JSON. */
-    public LatencyReport(final String setup)
+    public LatencyReport(final RunSetup setup)
     {
         this.setup = setup;
     }
@@ -54,7 +54,7 @@ public final class LatencyReport implements BenchReport
 
     public void print(final PrintStream out)
     {
-        out.println("== latency, one way (half the round trip), microseconds; " + setup);
+        out.println("== latency, one way (half the round trip), microseconds; " + setup.description());
         out.printf(Locale.ROOT, "   %-10s %9s %10s %21s %10s %10s %10s %12s%n", "api", "bytes", "p50", "p50 of fifths",
             "p99", "p99.9", "max", "p50 / floor");
         for (final LatencyResult r : results)
@@ -82,8 +82,7 @@ public final class LatencyReport implements BenchReport
     public void writeJson(final Path file) throws IOException
     {
         final StringBuilder json = new StringBuilder();
-        json.append("{\n  \"kind\": \"latency\",\n  \"unit\": \"ns, one way\",\n  \"setup\": \"")
-            .append(setup.replace("\\", "\\\\").replace("\"", "\\\"")).append("\",\n  \"results\": [\n");
+        json.append(setup.jsonHead("latency", "ns, one way"));
         for (int i = 0; i < results.size(); i++)
         {
             final LatencyResult r = results.get(i);

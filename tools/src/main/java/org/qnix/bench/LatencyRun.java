@@ -37,7 +37,8 @@ public final class LatencyRun
 
     /**
      * The measurement as a report row, with its noise: the lowest and highest median of the
-     * {@link #CHUNKS} consecutive parts of the measured round trips (JMH's iterations, in effect).
+     * {@link #CHUNKS} consecutive parts of the measured round trips (JMH's iterations, in effect). With
+     * fewer round trips than parts, some parts are empty and the noise comes from the others.
      *
      * @param warmupNs the warm-up goes on until both {@code warmup} round trips and this time are done.
      */
@@ -47,9 +48,9 @@ public final class LatencyRun
         warmUp(transport, size, warmup, warmupNs);
         final Histogram oneWay = new Histogram(HIGHEST_NS, 3);
         final Histogram chunk = new Histogram(HIGHEST_NS, 3);
-        final int chunkLength = Math.max(1, iterations / CHUNKS);
         long lowP50 = Long.MAX_VALUE;
         long highP50 = 0;
+        int part = 0;
         for (int i = 0; i < iterations; i++)
         {
             final long start = System.nanoTime();
@@ -57,11 +58,13 @@ public final class LatencyRun
             final long value = Math.max(1, (System.nanoTime() - start) / 2);
             oneWay.recordValue(value);
             chunk.recordValue(value);
-            if (chunk.getTotalCount() == chunkLength || i + 1 == iterations)
+            // Part k ends at round trip (k + 1) * iterations / CHUNKS: parts differ by one at most.
+            if (i + 1 == (int)((part + 1L) * iterations / CHUNKS))
             {
                 lowP50 = Math.min(lowP50, chunk.getValueAtPercentile(50));
                 highP50 = Math.max(highP50, chunk.getValueAtPercentile(50));
                 chunk.reset();
+                part++;
             }
         }
         final LatencyResult all = LatencyResult.of(transport.name(), size, oneWay);

@@ -92,7 +92,7 @@ public final class QnixStreamTransport implements BandwidthTransport
 
     public String name()
     {
-        return DoorbellWait.SLEEP == wait ? "qnix" : "qnix-" + wait.label();
+        return QnixTransport.apiName("qnix", wait);
     }
 
     public int maxSize()

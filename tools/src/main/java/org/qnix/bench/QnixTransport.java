@@ -87,7 +87,17 @@ public final class QnixTransport implements LatencyTransport
 
     public String name()
     {
-        return (useShort ? "qnix" : "qnix-send") + (DoorbellWait.SLEEP == wait ? "" : "-" + wait.label());
+        return apiName(useShort ? "qnix" : "qnix-send", wait);
+    }
+
+    /**
+     * @param api qnix or qnix-send.
+     * @return how reports name QNIX measured with this doorbell wait: {@code qnix} when sleeping (the
+     * default), {@code qnix-busy} and so on otherwise.
+     */
+    public static String apiName(final String api, final DoorbellWait wait)
+    {
+        return DoorbellWait.SLEEP == wait ? api : api + "-" + wait.label();
     }
 
     public int maxSize()

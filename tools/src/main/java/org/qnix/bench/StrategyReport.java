@@ -51,7 +51,7 @@ public final class StrategyReport
     public void print(final PrintStream out)
     {
         out.println("== idle strategies and placement: one-way latency, microseconds; busy cores of " +
-            Runtime.getRuntime().availableProcessors() + " (whole machine); " + setup);
+            CpuSample.now().cpus() + " (whole machine); " + setup);
         out.printf(Locale.ROOT, "   %-10s %-8s %-8s %8s %10s %10s %10s %10s %9s %10s %10s%n", "firmware", "fw idle",
             "wait", "bytes", "p50", "p99", "p99.9", "max", "p50/floor", "cores run", "cores idle");
         for (final StrategyResult r : results)
@@ -88,10 +88,10 @@ public final class StrategyReport
             final LatencyResult l = r.latency();
             json.append(String.format(Locale.ROOT, "    {\"api\": \"%s\", \"firmware\": \"%s\", \"fw_idle\": \"%s\", " +
                 "\"wait\": \"%s\", \"size\": %d, \"count\": %d, \"p50\": %d, \"p99\": %d, \"p999\": %d, \"max\": %d, " +
-                "\"p50_over_floor\": %s, \"busy_cores\": %s, \"idle_cores\": %s}%s%n", l.api(), r.firmware(), r.idle(),
-                r.doorbellWait(), l.size(), l.count(), l.p50(), l.p99(), l.p999(), l.max(),
-                jsonNumber(ratioToFloor(r)), jsonNumber(r.busyCores()), jsonNumber(r.idleCores()),
-                i + 1 < results.size() ? "," : ""));
+                "\"p50_low\": %d, \"p50_high\": %d, \"p50_over_floor\": %s, \"busy_cores\": %s, \"idle_cores\": %s}%s%n",
+                l.api(), r.firmware(), r.idle(), r.doorbellWait(), l.size(), l.count(), l.p50(), l.p99(), l.p999(), l.max(),
+                l.p50Low(), l.p50High(), jsonNumber(ratioToFloor(r)), jsonNumber(r.busyCores()),
+                jsonNumber(r.idleCores()), i + 1 < results.size() ? "," : ""));
         }
         json.append("  ]\n}\n");
         Files.writeString(file, json, StandardCharsets.UTF_8);

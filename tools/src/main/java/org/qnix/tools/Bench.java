@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -18,7 +19,6 @@ import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.CommandLineOptionException;
 import org.openjdk.jmh.runner.options.CommandLineOptions;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
-import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.JvmFlags;
 import org.qnix.bench.AeronIpcTransport;
 import org.qnix.bench.AeronStreamTransport;
@@ -37,10 +37,10 @@ import org.qnix.bench.LogLogChart;
 import org.qnix.bench.MemoryCopyTransport;
 import org.qnix.bench.QnixStreamTransport;
 import org.qnix.bench.QnixTransport;
+import org.qnix.bench.RunSetup;
 import org.qnix.bench.TcpStreamTransport;
 import org.qnix.bench.TcpTransport;
 import org.qnix.bench.Transport;
-import org.qnix.firmware.IdleStrategies;
 import org.qnix.lib.DoorbellWait;
 
 import picocli.CommandLine.Command;
@@ -93,11 +93,12 @@ final class Bench implements Runnable
         String name;
 
         @Option(names = "--firmware", defaultValue = "processes",
-            description = "For the cluster of the run: processes (default) or threads.")
+            description = "For the cluster of the run (not with --cluster): processes (default) or threads.")
         String firmware;
 
         @Option(names = "--idle", defaultValue = "backoff",
-            description = "For the cluster of the run: firmware idle strategy backoff (default), yield or busy.")
+            description = "For the cluster of the run (not with --cluster): firmware idle strategy backoff " +
+                "(default), yield or busy.")
         String idle;
 
         @Option(names = "--warmup-ms", defaultValue = "1000",
@@ -108,7 +109,8 @@ final class Bench implements Runnable
         @Option(names = "--json", description = "Also write the results as JSON to this file.")
         Path json;
 
-        @Option(names = "--chart", description = "Also draw the results versus size in this file: a PNG image (.png) or SVG (.svg).")
+        @Option(names = "--chart",
+            description = "Also draw the results versus size in this file: a PNG image (.png) or SVG (.svg).")
         Path chart;
 
         void check()
@@ -122,14 +124,24 @@ final class Bench implements Runnable
                 LogLogChart.checkFileName(chart);
             }
             // Refused now rather than after the baselines, which run before the cluster is up.
-            new ClusterControl.Settings(name, ClusterParameters.builder().build()).firmware(firmware);
-            IdleStrategies.parse(idle);
+            if (null == cluster)
+            {
+                BenchCluster.checkSettings(firmware, idle);
+            }
+            else
+            {
+                BenchCluster.checkExisting(cluster);
+            }
             for (final String one : api)
             {
                 if (!"qnix".equals(one) && !"qnix-send".equals(one))
                 {
                     throw new IllegalArgumentException("--api " + one + ": use qnix or qnix-send (the VIPL is not built)");
                 }
+            }
+            if (api.size() != new HashSet<>(api).size())
+            {
+                throw new IllegalArgumentException("--api " + String.join(",", api) + ": each at most once");
             }
         }
 
@@ -138,10 +150,11 @@ final class Bench implements Runnable
             return new BenchCluster(cluster, name, firmware, idle, out);
         }
 
-        String setup(final BenchCluster run)
+        /** @param how how the run measured, the start of the sentence above its table. */
+        RunSetup setup(final BenchCluster run, final String how)
         {
-            return String.format(Locale.ROOT, "QNIX: firmware %s, programs %s", run.describe(),
-                wait.label() + " on doorbells");
+            return new RunSetup(run.firmware(), run.idle(), String.format(Locale.ROOT,
+                "%s; QNIX: firmware %s, programs %s on doorbells", how, run.describe(), wait.label()));
         }
     }
 
@@ -209,9 +222,8 @@ final class Bench implements Runnable
                         QnixTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "qnix".equals(api), max));
                 }
                 measureEach(qnix, maxSize, sizeList, out, measurement);
-                final LatencyReport report = new LatencyReport(String.format(Locale.ROOT,
-                    "%d round trips after %d and %d ms of warm-up per size; %s", iterations, warmup, common.warmupMs,
-                    common.setup(run)));
+                final LatencyReport report = new LatencyReport(common.setup(run, String.format(Locale.ROOT,
+                    "%d round trips after %d and %d ms of warm-up per size", iterations, warmup, common.warmupMs)));
                 results.forEach(report::add);
                 return finish(report, common, out);
             }
@@ -271,10 +283,9 @@ final class Bench implements Runnable
                 measureEach(List.<IntFunction<BandwidthTransport>>of(max ->
                     QnixStreamTransport.start(run.name(), "0-0", run.peerNode(), common.wait, max, window)),
                     maxSize, sizeList, out, measurement);
-                final BandwidthReport report = new BandwidthReport(String.format(Locale.ROOT,
-                    "about %d bytes per stream, median of %d after %d ms of warm-up; QNIX window %d; %s", bytes, repeats,
-                    common.warmupMs, window,
-                    common.setup(run)));
+                final BandwidthReport report = new BandwidthReport(common.setup(run, String.format(Locale.ROOT,
+                    "about %d bytes per stream, median of %d after %d ms of warm-up; QNIX window %d", bytes, repeats,
+                    common.warmupMs, window)));
                 results.forEach(report::add);
                 return finish(report, common, out);
             }
@@ -288,7 +299,7 @@ final class Bench implements Runnable
             "(payload bytes/s with a window), BarrierBenchmark (2 and 4 processes). Each trial starts its own",
             "cluster and peer JVMs and stops them. Arguments after -- go to JMH, for example:",
             "  qnix bench jmh -- LatencyBenchmark -p size=64 -p api=floor,qnix -rf json -rff lat.json",
-            "Everything takes about 20 minutes; JMH's own -h lists its options. With --compare, the results",
+            "Everything takes about 15 minutes; JMH's own -h lists its options. With --compare, the results",
             "are then set beside those of qnix bench latency|bandwidth --json files." })
     static final class Jmh implements Callable<Integer>
     {
@@ -322,10 +333,14 @@ final class Bench implements Runnable
                     throw new IllegalArgumentException("--compare " + file + ": no such file");
                 }
             }
+            // Read now: a wrong file is refused before the run, not a quarter of an hour later.
+            final JmhComparison.BenchFigures bench = JmhComparison.read(compare);
+            // The forks need the JDK flags of every QNIX JVM, its collector and the full JIT. The collector
+            // matters: under G1 the floor took 35 us one way at 64 KiB, under the serial collector 8 us.
+            final List<String> forkFlags = JvmFlags.flags();
+            forkFlags.add("-XX:+UseSerialGC");
             final ChainedOptionsBuilder options =
-                new OptionsBuilder().parent(cli)
-                    // The forks need the JDK flags of every QNIX JVM, and the full JIT.
-                    .jvmArgs(JvmFlags.flags().toArray(new String[0]));
+                new OptionsBuilder().parent(cli).jvmArgs(forkFlags.toArray(new String[0]));
             if (cli.getIncludes().isEmpty())
             {
                 options.include("org\\.qnix\\.bench\\.jmh\\..*");
@@ -333,7 +348,7 @@ final class Bench implements Runnable
             final Collection<RunResult> results = new Runner(options.build()).run();
             if (!compare.isEmpty())
             {
-                JmhComparison.of(results, compare).print(System.out);
+                JmhComparison.of(results, bench).print(System.out);
             }
             return QnixCommand.OK;
         }

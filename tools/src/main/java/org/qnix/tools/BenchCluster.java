@@ -7,6 +7,7 @@ import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.daemon.ClusterState;
+import org.qnix.firmware.IdleStrategies;
 
 /**
  * The cluster QNIX is measured on by {@code qnix bench}: the user's, or a 2x1 cluster brought up for
@@ -17,8 +18,13 @@ final class BenchCluster implements AutoCloseable
     private final ClusterDirectory dir;
     private final String peerNode;
     private final String description;
+    /** The idle strategy of a cluster this run did not bring up: the cluster's files do not say. */
+    static final String UNKNOWN = "unknown";
+
     private final boolean own;
     private final Thread teardown;
+    private final String firmware;
+    private final String idle;
 
     /**
      * @param existing the user's running cluster, or null to bring one up named {@code name} with the
@@ -30,32 +36,78 @@ final class BenchCluster implements AutoCloseable
         own = null == existing;
         if (own)
         {
+            dir = ClusterDirectory.of(name);
+            if (ClusterState.inspect(dir).isLive())
+            {
+                // Not ours to bring up, nor to tear down.
+                throw new IllegalArgumentException("a cluster named '" + name + "' is already up: measure it with " +
+                    "--cluster " + name + ", or give the run's cluster another --name");
+            }
             out.println("== bringing up cluster '" + name + "': 2x1 torus, firmware as " + firmware + ", idle " + idle);
-            dir = ClusterControl.up(new ClusterControl.Settings(name,
-                ClusterParameters.builder().torus(2, 1).build()).firmware(firmware).idle(idle),
-                new PrintStream(new ByteArrayOutputStream()));
+            // Registered before the cluster exists, so that an interrupt during bring-up still tears it down.
+            teardown = new Thread(this::down, "bench-cluster-down");
+            Runtime.getRuntime().addShutdownHook(teardown);
+            try
+            {
+                ClusterControl.up(new ClusterControl.Settings(name, ClusterParameters.builder().torus(2, 1).build())
+                    .firmware(firmware).idle(idle), new PrintStream(new ByteArrayOutputStream()));
+            }
+            catch (final RuntimeException | InterruptedException ex)
+            {
+                close();
+                throw ex;
+            }
+            this.firmware = firmware;
+            this.idle = idle;
             description = firmware + ", idle " + idle;
         }
         else
         {
-            dir = ClusterDirectory.of(existing);
-            if (!ClusterState.inspect(dir).isLive())
-            {
-                throw new IllegalArgumentException("cluster '" + existing + "' is not up");
-            }
+            dir = checkExisting(existing);
+            teardown = null;
+            this.firmware = ClusterState.inspect(dir).properties().orElseThrow().firmwareMode();
+            this.idle = UNKNOWN;
             description = "of cluster '" + existing + "'";
         }
-        final ClusterParameters params = ClusterState.inspect(dir).properties().orElseThrow().parameters();
-        if (params.nodeCount() < 2)
+        peerNode = NicCoordinates.ofIndex(1, ClusterState.inspect(dir).properties().orElseThrow().parameters()
+            .torusWidth()).toString();
+    }
+
+    /**
+     * @return the directory of a running cluster QNIX can be measured on.
+     * @throws IllegalArgumentException if it is not up or has a single node.
+     */
+    static ClusterDirectory checkExisting(final String existing)
+    {
+        final ClusterDirectory dir = ClusterDirectory.of(existing);
+        final ClusterState state = ClusterState.inspect(dir);
+        if (!state.isLive() || state.properties().isEmpty())
         {
-            throw new IllegalArgumentException("cluster '" + dir.name() + "' has one node: QNIX is measured " +
-                "between two nodes");
+            throw new IllegalArgumentException("--cluster " + existing + ": the cluster is not up");
         }
-        peerNode = NicCoordinates.ofIndex(1, params.torusWidth()).toString();
-        teardown = new Thread(this::down, "bench-cluster-down");
-        if (own)
+        if (state.properties().get().parameters().nodeCount() < 2)
         {
-            Runtime.getRuntime().addShutdownHook(teardown);
+            throw new IllegalArgumentException("--cluster " + existing + ": the cluster has one node; QNIX is " +
+                "measured between two nodes");
+        }
+        return dir;
+    }
+
+    /**
+     * Refuses a firmware placement or idle strategy the cluster of a run could not be brought up with.
+     *
+     * @throws IllegalArgumentException naming the option.
+     */
+    static void checkSettings(final String firmware, final String idle)
+    {
+        new ClusterControl.Settings("check", ClusterParameters.builder().build()).firmware(firmware);
+        try
+        {
+            IdleStrategies.parse(idle);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalArgumentException("--idle: " + ex.getMessage());
         }
     }
 
@@ -68,6 +120,18 @@ final class BenchCluster implements AutoCloseable
     String peerNode()
     {
         return peerNode;
+    }
+
+    /** @return processes or threads. */
+    String firmware()
+    {
+        return firmware;
+    }
+
+    /** @return the firmware's idle strategy, or {@link #UNKNOWN} for the user's cluster. */
+    String idle()
+    {
+        return idle;
     }
 
     /** @return how the firmware runs, for the report. */
@@ -94,14 +158,20 @@ final class BenchCluster implements AutoCloseable
         {
             return;
         }
-        down();
         try
         {
-            Runtime.getRuntime().removeShutdownHook(teardown);
+            down();
         }
-        catch (final IllegalStateException ignore)
+        finally
         {
-            // Already shutting down: the hook is running.
+            try
+            {
+                Runtime.getRuntime().removeShutdownHook(teardown);
+            }
+            catch (final IllegalStateException ignore)
+            {
+                // Already shutting down: the hook is running.
+            }
         }
     }
 }

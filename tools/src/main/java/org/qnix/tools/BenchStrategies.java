@@ -9,8 +9,6 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
-import org.HdrHistogram.Histogram;
-import org.qnix.abi.ClusterParameters;
 import org.qnix.bench.CpuSample;
 import org.qnix.bench.FloorTransport;
 import org.qnix.bench.LatencyResult;
@@ -19,7 +17,6 @@ import org.qnix.bench.LatencyTransport;
 import org.qnix.bench.QnixTransport;
 import org.qnix.bench.StrategyReport;
 import org.qnix.bench.StrategyResult;
-import org.qnix.firmware.IdleStrategies;
 import org.qnix.lib.DoorbellWait;
 
 import picocli.CommandLine.Command;
@@ -38,6 +35,8 @@ import picocli.CommandLine.Option;
         "one 2x1 cluster per firmware placement and idle strategy, and tears each down after." })
 final class BenchStrategies implements Callable<Integer>
 {
+    private static final long MIN_CPU_SAMPLE_NS = TimeUnit.SECONDS.toNanos(1);
+
     @Option(names = "--firmware", defaultValue = "processes,threads", split = ",",
         description = "Firmware placements to measure (default: ${DEFAULT-VALUE}).")
     List<String> firmware;
@@ -82,9 +81,10 @@ final class BenchStrategies implements Callable<Integer>
             throw new IllegalArgumentException(
                 "--iterations must be at least 1, --warmup, --warmup-ms and --idle-seconds at least 0");
         }
-        final ClusterControl.Settings settings = new ClusterControl.Settings(name, ClusterParameters.builder().build());
-        firmware.forEach(settings::firmware);
-        idle.forEach(IdleStrategies::parse);
+        for (final String placement : firmware)
+        {
+            idle.forEach(strategy -> BenchCluster.checkSettings(placement, strategy));
+        }
         final int[] sizeList = Bench.parseSizes(sizes, 0);
         final int maxSize = Arrays.stream(sizeList).max().orElse(0);
         final PrintStream out = System.out;
@@ -131,15 +131,20 @@ final class BenchStrategies implements Callable<Integer>
         return QnixCommand.OK;
     }
 
+    /**
+     * Warms up, measures, then keeps the round trips going until the machine's CPU has been sampled for
+     * {@link #MIN_CPU_SAMPLE_NS}: /proc/stat counts in 10 ms ticks, and a fast run is over in a few.
+     */
     private void measure(final StrategyReport report, final LatencyTransport transport, final String placement,
         final String strategy, final String wait, final int size, final double idleCores)
     {
         LatencyRun.warmUp(transport, size, warmup, TimeUnit.MILLISECONDS.toNanos(warmupMs));
         final CpuSample before = CpuSample.now();
-        final Histogram oneWay = LatencyRun.measure(transport, size, 0, iterations);
+        final long start = System.nanoTime();
+        final LatencyResult latency = LatencyRun.measure(transport, size, 0, 0, iterations);
+        LatencyRun.warmUp(transport, size, 0, MIN_CPU_SAMPLE_NS - (System.nanoTime() - start));
         final double busyCores = CpuSample.now().busyCoresSince(before);
-        report.add(new StrategyResult(placement, strategy, wait, LatencyResult.of(transport.name(), size, oneWay),
-            busyCores, idleCores));
+        report.add(new StrategyResult(placement, strategy, wait, latency, busyCores, idleCores));
     }
 
     /** @return the cores busy while the cluster is up and nothing runs on it, after it settled. */

@@ -15,6 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.bench.LatencyReport;
 import org.qnix.bench.LatencyResult;
+import org.qnix.bench.RunSetup;
+import org.qnix.bench.StrategyReport;
 
 /**
  * {@code qnix bench latency|bandwidth --baselines} start, measure QNIX and the three baselines, write
@@ -117,15 +119,30 @@ class BenchCommandSmokeTest
     }
 
     @Test
-    void badStrategiesAreRefusedBeforeAnythingStarts() throws Exception
+    void badOptionsAreRefusedBeforeAnythingStarts() throws Exception
     {
         final CliResult wait = CliResult.run("bench", "strategies", "--wait", "nap");
         assertEquals(2, wait.exit, wait.out + wait.err);
         assertTrue(wait.err.contains("busy, yield, backoff or sleep"), wait.err);
         final CliResult idle = CliResult.run("bench", "strategies", "--idle", "nap");
-        assertTrue(0 != idle.exit && idle.err.contains("nap"), idle.out + idle.err);
+        assertTrue(0 != idle.exit && idle.err.contains("--idle") && idle.err.contains("nap"), idle.out + idle.err);
         final CliResult chart = CliResult.run("bench", "latency", "--chart", "latency.jpg");
         assertTrue(0 != chart.exit && chart.err.contains(".png or .svg"), chart.out + chart.err);
+        final CliResult api = CliResult.run("bench", "latency", "--api", "qnix,qnix");
+        assertTrue(0 != api.exit && api.err.contains("each at most once"), api.out + api.err);
+        // Refused before the baselines are measured: nothing was measured.
+        final CliResult absent = CliResult.run("bench", "latency", "--baselines", "--cluster", "no-such-cluster");
+        assertTrue(0 != absent.exit && absent.err.contains("--cluster no-such-cluster: the cluster is not up"),
+            absent.out + absent.err);
+        assertFalse(absent.out.contains("== measuring"), absent.out);
+        // A file that is not a latency or bandwidth result is refused before JMH runs.
+        final Path strategies = out.resolve("strategies.json");
+        new StrategyReport("by hand").writeJson(strategies);
+        final CliResult compare = CliResult.run("bench", "jmh", "--compare", strategies.toString(), "--",
+            "LatencyBenchmark");
+        assertTrue(0 != compare.exit && compare.err.contains("not a file of qnix bench latency|bandwidth"),
+            compare.out + compare.err);
+        assertFalse(compare.out.contains("# Run progress"), compare.out);
     }
 
     @Test
@@ -134,7 +151,7 @@ class BenchCommandSmokeTest
         final Path results = out.resolve("jmh.json");
         // A bench result for the same transport and size, as qnix bench latency --json writes it.
         final Path bench = out.resolve("latency.json");
-        final LatencyReport report = new LatencyReport("by hand");
+        final LatencyReport report = new LatencyReport(new RunSetup("processes", "backoff", "by hand"));
         report.add(new LatencyResult("floor", 8, 1000, 250, 400, 900, 5000, 200, 300));
         report.writeJson(bench);
         final CliResult result = CliResult.run("bench", "jmh", "--compare", bench.toString(), "--", "LatencyBenchmark",

@@ -26,9 +26,9 @@ import org.qnix.lib.DoorbellWait;
 
 /**
  * Bandwidth of QNIX Send with a window of sends in flight between two nodes, and of the baselines: one
- * operation is a stream of about 4 MiB acknowledged by the peer; the {@code bytes} counter is the
- * payload moved, so JMH reports payload bytes per second beside the streams per second. Run with
- * {@code ./qnix bench jmh}.
+ * operation is a stream of about {@code streamBytes} (32 MiB, as {@code qnix bench bandwidth})
+ * acknowledged by the peer; the {@code bytes} counter is the payload moved, so JMH reports payload
+ * bytes per second beside the streams per second. Run with {@code ./qnix bench jmh}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
