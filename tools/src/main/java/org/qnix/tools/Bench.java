@@ -101,9 +101,9 @@ final class Bench implements Runnable
                 "(default), yield or busy.")
         String idle;
 
-        @Option(names = "--warmup-ms", defaultValue = "1000",
+        @Option(names = "--warmup-ms", defaultValue = "2000",
             description = "Warm up each size for at least this long (default ${DEFAULT-VALUE} ms): TCP, for one, " +
-                "only reaches its steady state after about half a second.")
+                "reaches its steady state after half a second to a second.")
         long warmupMs;
 
         @Option(names = "--json", description = "Also write the results as JSON to this file.")
