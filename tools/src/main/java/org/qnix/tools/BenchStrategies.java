@@ -28,11 +28,12 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "strategies", mixinStandardHelpOptions = true,
     description = {
-        "What the idle strategies and the firmware's placement cost on this machine: QNIX one-way latency",
-        "(p50, p99, p99.9, max) for every combination of --firmware, --idle (the firmware's idle strategy)",
-        "and --wait (how the programs wait on doorbells), beside the floor measured in the same run, and",
-        "the cores the whole machine had busy while measuring and while the cluster sat idle. Brings up",
-        "one 2x1 cluster per firmware placement and idle strategy, and tears each down after." })
+        "What idle strategies and firmware placement cost here, in latency and busy cores.",
+        "QNIX one-way latency (p50, p99, p99.9, max) for every combination of --firmware, --idle (the",
+        "firmware's idle strategy) and --wait (how the programs wait on doorbells), beside the floor",
+        "measured in the same run, and the cores the whole machine had busy while measuring and while the",
+        "cluster sat idle. Brings up one 2x1 cluster per firmware placement and idle strategy, and tears",
+        "each down after. Takes about 4 minutes with the defaults." })
 final class BenchStrategies implements Callable<Integer>
 {
     private static final long MIN_CPU_SAMPLE_NS = TimeUnit.SECONDS.toNanos(1);
