@@ -16,7 +16,7 @@ import java.util.Map;
  * as a fraction of the floor's (a single-thread memory copy) at the same size, {@code BENCH} lines,
  * JSON, and the bandwidth-versus-size chart.
  */
-public final class BandwidthReport implements BenchReport
+public final class BandwidthReport implements BenchReport<BandwidthResult>
 {
     private final List<BandwidthResult> results = new ArrayList<>();
     private final RunSetup setup;

@@ -16,7 +16,7 @@ import java.util.Map;
  * a multiple of the floor's at the same size, machine-readable {@code BENCH} lines, JSON, and the
  * latency-versus-size chart.
  */
-public final class LatencyReport implements BenchReport
+public final class LatencyReport implements BenchReport<LatencyResult>
 {
     public static final String FLOOR = "floor";
 

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 
 import org.openjdk.jmh.results.RunResult;
@@ -23,14 +24,12 @@ import org.qnix.abi.JvmFlags;
 import org.qnix.bench.AeronIpcTransport;
 import org.qnix.bench.AeronStreamTransport;
 import org.qnix.bench.BandwidthReport;
-import org.qnix.bench.BandwidthResult;
 import org.qnix.bench.BandwidthRun;
 import org.qnix.bench.BandwidthTransport;
 import org.qnix.bench.BenchReport;
 import org.qnix.bench.FloorTransport;
 import org.qnix.bench.JmhComparison;
 import org.qnix.bench.LatencyReport;
-import org.qnix.bench.LatencyResult;
 import org.qnix.bench.LatencyRun;
 import org.qnix.bench.LatencyTransport;
 import org.qnix.bench.LogLogChart;
@@ -204,29 +203,16 @@ final class Bench implements Runnable
             }
             final int[] sizeList = parseSizes(sizes, 0);
             final int maxSize = Arrays.stream(sizeList).max().orElse(0);
-            final PrintStream out = System.out;
-            final List<LatencyResult> results = new ArrayList<>();
-            final SizeMeasurement<LatencyTransport> measurement = (transport, size) -> results.add(
-                LatencyRun.measure(transport, size, warmup, TimeUnit.MILLISECONDS.toNanos(common.warmupMs), iterations));
-            if (common.baselines)
-            {
-                measureEach(List.<IntFunction<LatencyTransport>>of(FloorTransport::start, TcpTransport::start,
-                    AeronIpcTransport::start), maxSize, sizeList, out, measurement);
-            }
-            try (BenchCluster run = common.cluster(out))
-            {
-                final List<IntFunction<LatencyTransport>> qnix = new ArrayList<>();
-                for (final String api : common.api)
-                {
-                    qnix.add(max ->
-                        QnixTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "qnix".equals(api), max));
-                }
-                measureEach(qnix, maxSize, sizeList, out, measurement);
-                final LatencyReport report = new LatencyReport(common.setup(run, String.format(Locale.ROOT,
-                    "%d round trips after %d and %d ms of warm-up per size", iterations, warmup, common.warmupMs)));
-                results.forEach(report::add);
-                return finish(report, common, out);
-            }
+            return measureAndReport(common, maxSize, sizeList,
+                List.<IntFunction<LatencyTransport>>of(FloorTransport::start, TcpTransport::start,
+                    AeronIpcTransport::start),
+                run -> common.api.stream().<IntFunction<LatencyTransport>>map(api -> max ->
+                    QnixTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "qnix".equals(api), max))
+                    .toList(),
+                (transport, size) -> LatencyRun.measure(transport, size, warmup,
+                    TimeUnit.MILLISECONDS.toNanos(common.warmupMs), iterations),
+                LatencyReport::new, String.format(Locale.ROOT,
+                    "%d round trips after %d and %d ms of warm-up per size", iterations, warmup, common.warmupMs));
         }
     }
 
@@ -268,27 +254,16 @@ final class Bench implements Runnable
             }
             final int[] sizeList = parseSizes(sizes, 1);
             final int maxSize = Arrays.stream(sizeList).max().orElse(1);
-            final PrintStream out = System.out;
-            final List<BandwidthResult> results = new ArrayList<>();
-            final SizeMeasurement<BandwidthTransport> measurement = (transport, size) ->
-                results.add(BandwidthRun.measure(transport, size, bytes, window, repeats,
-                    TimeUnit.MILLISECONDS.toNanos(common.warmupMs)));
-            if (common.baselines)
-            {
-                measureEach(List.<IntFunction<BandwidthTransport>>of(MemoryCopyTransport::start,
-                    TcpStreamTransport::start, AeronStreamTransport::start), maxSize, sizeList, out, measurement);
-            }
-            try (BenchCluster run = common.cluster(out))
-            {
-                measureEach(List.<IntFunction<BandwidthTransport>>of(max ->
+            return measureAndReport(common, maxSize, sizeList,
+                List.<IntFunction<BandwidthTransport>>of(MemoryCopyTransport::start, TcpStreamTransport::start,
+                    AeronStreamTransport::start),
+                run -> List.<IntFunction<BandwidthTransport>>of(max ->
                     QnixStreamTransport.start(run.name(), "0-0", run.peerNode(), common.wait, max, window)),
-                    maxSize, sizeList, out, measurement);
-                final BandwidthReport report = new BandwidthReport(common.setup(run, String.format(Locale.ROOT,
+                (transport, size) -> BandwidthRun.measure(transport, size, bytes, window, repeats,
+                    TimeUnit.MILLISECONDS.toNanos(common.warmupMs)),
+                BandwidthReport::new, String.format(Locale.ROOT,
                     "about %d bytes per stream, median of %d after %d ms of warm-up; QNIX window %d", bytes, repeats,
-                    common.warmupMs, window)));
-                results.forEach(report::add);
-                return finish(report, common, out);
-            }
+                    common.warmupMs, window));
         }
     }
 
@@ -355,14 +330,53 @@ final class Bench implements Runnable
     }
 
     /** Measures one size with one transport. */
-    private interface SizeMeasurement<T extends Transport>
+    private interface SizeMeasurement<T extends Transport, R>
     {
-        void measure(T transport, int size);
+        R measure(T transport, int size);
+    }
+
+    /**
+     * The baselines (with {@code --baselines}) first, as a user without QNIX would run them; then the
+     * cluster for QNIX and QNIX; then the report of them all: printed, and written as JSON and chart if
+     * asked.
+     *
+     * @param how how the run measures, the start of the sentence above its table.
+     */
+    private static <T extends Transport, R> int measureAndReport(final Common common, final int maxSize,
+        final int[] sizes, final List<IntFunction<T>> baselines,
+        final Function<BenchCluster, List<IntFunction<T>>> qnix, final SizeMeasurement<T, R> measurement,
+        final Function<RunSetup, BenchReport<R>> newReport, final String how) throws Exception
+    {
+        final PrintStream out = System.out;
+        final List<R> results = new ArrayList<>();
+        if (common.baselines)
+        {
+            measureEach(baselines, maxSize, sizes, out, measurement, results);
+        }
+        try (BenchCluster run = common.cluster(out))
+        {
+            measureEach(qnix.apply(run), maxSize, sizes, out, measurement, results);
+            final BenchReport<R> report = newReport.apply(common.setup(run, how));
+            results.forEach(report::add);
+            report.print(out);
+            if (null != common.json)
+            {
+                report.writeJson(common.json);
+                out.println("== results written to " + common.json);
+            }
+            if (null != common.chart)
+            {
+                report.writeChart(common.chart);
+                out.println("== chart written to " + common.chart);
+            }
+            return QnixCommand.OK;
+        }
     }
 
     /** Starts each transport in turn, measures every size with it, and closes it before the next. */
-    private static <T extends Transport> void measureEach(final List<IntFunction<T>> transports, final int maxSize,
-        final int[] sizes, final PrintStream out, final SizeMeasurement<T> measurement)
+    private static <T extends Transport, R> void measureEach(final List<IntFunction<T>> transports,
+        final int maxSize, final int[] sizes, final PrintStream out, final SizeMeasurement<T, R> measurement,
+        final List<R> into)
     {
         for (final IntFunction<T> start : transports)
         {
@@ -371,27 +385,10 @@ final class Bench implements Runnable
                 out.println("== measuring " + transport.name());
                 for (final int size : sizes)
                 {
-                    measurement.measure(transport, size);
+                    into.add(measurement.measure(transport, size));
                 }
             }
         }
-    }
-
-    private static int finish(final BenchReport report, final Common common, final PrintStream out)
-        throws java.io.IOException
-    {
-        report.print(out);
-        if (null != common.json)
-        {
-            report.writeJson(common.json);
-            out.println("== results written to " + common.json);
-        }
-        if (null != common.chart)
-        {
-            report.writeChart(common.chart);
-            out.println("== chart written to " + common.chart);
-        }
-        return QnixCommand.OK;
     }
 
     static int[] parseSizes(final String sizes, final int smallest)
