@@ -312,7 +312,8 @@ final class VirtualNetworkInterface
     int await(final int context, final boolean send, final long timeoutNs, final DoorbellWait requested)
     {
         // Without futex there is nothing to sleep on: back off instead.
-        final DoorbellWait wait = DoorbellWait.SLEEP == requested && !Futex.available() ? DoorbellWait.BACKOFF : requested;
+        final DoorbellWait wait =
+            DoorbellWait.SLEEP == requested && !Futex.available() ? DoorbellWait.BACKOFF : requested;
         final int address = doorbellAddress(context, send);
         if (DoorbellWait.YIELD != wait)
         {
@@ -435,11 +436,12 @@ final class VirtualNetworkInterface
     /** Spin, then yield, then park briefly: cheap on a 2-core machine shared with the NICs. */
     private static void backOff(final int looks)
     {
-        if (looks < BACKOFF_SPINS)
+        // A count that wrapped (days of waiting) is negative: it stays in the parks.
+        if (looks >= 0 && looks < BACKOFF_SPINS)
         {
             Thread.onSpinWait();
         }
-        else if (looks < BACKOFF_SPINS + BACKOFF_YIELDS)
+        else if (looks >= 0 && looks < BACKOFF_SPINS + BACKOFF_YIELDS)
         {
             Thread.yield();
         }
