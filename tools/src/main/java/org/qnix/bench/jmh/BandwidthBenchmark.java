@@ -22,7 +22,6 @@ import org.qnix.bench.BandwidthTransport;
 import org.qnix.bench.MemoryCopyTransport;
 import org.qnix.bench.QnixStreamTransport;
 import org.qnix.bench.TcpStreamTransport;
-import org.qnix.lib.DoorbellWait;
 
 /**
  * Bandwidth of QNIX Send with a window of sends in flight between two nodes, and of the baselines: one
@@ -51,15 +50,6 @@ public class BandwidthBenchmark
     @Param({"33554432"})
     public long streamBytes;
 
-    @Param({"sleep"})
-    public String wait;
-
-    @Param({"processes"})
-    public String firmware;
-
-    @Param({"backoff"})
-    public String idle;
-
     private TrialCluster cluster;
     private BandwidthTransport transport;
     private int messages;
@@ -73,7 +63,7 @@ public class BandwidthBenchmark
     }
 
     @Setup(Level.Trial)
-    public void setUp()
+    public void setUp(final QnixSettings qnix)
     {
         final int max = 2 * 1024 * 1024;
         switch (api)
@@ -83,8 +73,8 @@ public class BandwidthBenchmark
             case "aeron-ipc" -> transport = AeronStreamTransport.start(max);
             case "qnix" ->
             {
-                cluster = TrialCluster.up(firmware, idle);
-                transport = QnixStreamTransport.start(cluster.name(), "0-0", "1-0", DoorbellWait.parse(wait), max, window);
+                cluster = qnix.cluster();
+                transport = QnixStreamTransport.start(cluster.name(), "0-0", "1-0", qnix.doorbellWait(), max, window);
             }
             default -> throw new IllegalArgumentException("api " + api);
         }

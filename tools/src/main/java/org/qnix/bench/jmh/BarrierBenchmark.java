@@ -18,7 +18,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.qnix.bench.BarrierGroup;
-import org.qnix.lib.DoorbellWait;
 
 /**
  * QNIX barrier latency on 2 and 4 processes, one per node of a 2x2 cluster, the other members in peer
@@ -35,24 +34,15 @@ public class BarrierBenchmark
     @Param({"2", "4"})
     public int processes;
 
-    @Param({"sleep"})
-    public String wait;
-
-    @Param({"processes"})
-    public String firmware;
-
-    @Param({"backoff"})
-    public String idle;
-
     private TrialCluster cluster;
     private BarrierGroup group;
 
     @Setup(Level.Trial)
-    public void setUp()
+    public void setUp(final QnixSettings qnix)
     {
-        cluster = TrialCluster.up(firmware, idle);
+        cluster = qnix.cluster();
         group = BarrierGroup.start(cluster.name(), List.of("0-0", "1-0", "0-1", "1-1").subList(0, processes),
-            DoorbellWait.parse(wait));
+            qnix.doorbellWait());
     }
 
     @TearDown(Level.Trial)

@@ -22,7 +22,6 @@ import org.qnix.bench.FloorTransport;
 import org.qnix.bench.LatencyTransport;
 import org.qnix.bench.QnixTransport;
 import org.qnix.bench.TcpTransport;
-import org.qnix.lib.DoorbellWait;
 
 /**
  * One-way latency (a round trip counts as two operations, so JMH reports half of it) of QNIX Send_Short
@@ -44,23 +43,11 @@ public class LatencyBenchmark
     @Param({"0", "8", "64", "512", "1024", "4096", "65536"})
     public int size;
 
-    /** How QNIX programs wait for a doorbell: busy, yield, backoff or sleep (futex). */
-    @Param({"sleep"})
-    public String wait;
-
-    /** QNIX firmware: processes or threads. */
-    @Param({"processes"})
-    public String firmware;
-
-    /** QNIX firmware idle strategy: backoff, yield or busy. */
-    @Param({"backoff"})
-    public String idle;
-
     private TrialCluster cluster;
     private LatencyTransport transport;
 
     @Setup(Level.Trial)
-    public void setUp()
+    public void setUp(final QnixSettings qnix)
     {
         final int max = 65536;
         switch (api)
@@ -70,8 +57,8 @@ public class LatencyBenchmark
             case "aeron-ipc" -> transport = AeronIpcTransport.start(max);
             case "qnix", "qnix-send" ->
             {
-                cluster = TrialCluster.up(firmware, idle);
-                transport = QnixTransport.start(cluster.name(), "0-0", "1-0", DoorbellWait.parse(wait), "qnix".equals(api),
+                cluster = qnix.cluster();
+                transport = QnixTransport.start(cluster.name(), "0-0", "1-0", qnix.doorbellWait(), "qnix".equals(api),
                     max);
             }
             default -> throw new IllegalArgumentException("api " + api);
