@@ -1,7 +1,5 @@
 package org.qnix.bench;
 
-import java.util.Arrays;
-
 /**
  * One bandwidth measurement of one transport at one size: warm-up streams for at least {@code warmupNs}
  * (a quarter stream at least), then {@code repeats} timed streams of about {@code bytes} bytes each.
@@ -20,6 +18,15 @@ public final class BandwidthRun
     public static BandwidthResult measure(final BandwidthTransport transport, final int size, final long bytes,
         final int window, final int repeats, final long warmupNs)
     {
+        final BandwidthSamples samples = new BandwidthSamples(transport.name(), size, window);
+        measure(transport, size, bytes, window, repeats, warmupNs, samples);
+        return samples.result();
+    }
+
+    /** One pass of a measurement: the warm-up, then {@code repeats} timed streams recorded into {@code into}. */
+    public static void measure(final BandwidthTransport transport, final int size, final long bytes,
+        final int window, final int repeats, final long warmupNs, final BandwidthSamples into)
+    {
         if (size < 1 || size > transport.maxSize())
         {
             throw new IllegalArgumentException(size + " bytes: " + transport.name() + " takes 1.." + transport.maxSize());
@@ -31,16 +38,12 @@ public final class BandwidthRun
             transport.stream(size, Math.max(window, messages / 4), window);
         }
         while (System.nanoTime() - warmupEnd < 0);
-        final double[] mbPerS = new double[Math.max(1, repeats)];
-        for (int r = 0; r < mbPerS.length; r++)
+        for (int r = 0; r < Math.max(1, repeats); r++)
         {
             final long start = System.nanoTime();
             transport.stream(size, messages, window);
             final long elapsed = Math.max(1, System.nanoTime() - start);
-            mbPerS[r] = (double)size * messages / elapsed * 1e3;
+            into.record(messages, (double)size * messages / elapsed * 1e3);
         }
-        Arrays.sort(mbPerS);
-        return new BandwidthResult(transport.name(), size, messages, window, mbPerS[mbPerS.length / 2], mbPerS[0],
-            mbPerS[mbPerS.length - 1]);
     }
 }

@@ -55,7 +55,7 @@ public final class LatencyReport implements BenchReport<LatencyResult>
     public void print(final PrintStream out)
     {
         out.println("== latency, one way (half the round trip), microseconds; " + setup.description());
-        out.printf(Locale.ROOT, "   %-10s %9s %10s %21s %10s %10s %10s %12s%n", "api", "bytes", "p50", "p50 of fifths",
+        out.printf(Locale.ROOT, "   %-10s %9s %10s %21s %10s %10s %10s %12s%n", "api", "bytes", "p50", "p50 of parts",
             "p99", "p99.9", "max", "p50 / floor");
         for (final LatencyResult r : results)
         {

@@ -21,8 +21,6 @@ public final class LatencyRun
 {
     /** The measured round trips are cut into this many parts, whose medians show the noise. */
     public static final int CHUNKS = 5;
-    /** Up to an hour, 3 significant digits. */
-    private static final long HIGHEST_NS = 3_600_000_000_000L;
 
     private LatencyRun()
     {
@@ -45,36 +43,38 @@ public final class LatencyRun
     public static LatencyResult measure(final LatencyTransport transport, final int size, final int warmup,
         final long warmupNs, final int iterations)
     {
+        final LatencySamples samples = new LatencySamples(transport.name(), size);
+        measure(transport, size, warmup, warmupNs, iterations, samples);
+        return samples.result();
+    }
+
+    /**
+     * One pass of a measurement: warm-up, then {@code iterations} round trips recorded into
+     * {@code into} in {@link #CHUNKS} parts.
+     */
+    public static void measure(final LatencyTransport transport, final int size, final int warmup,
+        final long warmupNs, final int iterations, final LatencySamples into)
+    {
         warmUp(transport, size, warmup, warmupNs);
-        final Histogram oneWay = new Histogram(HIGHEST_NS, 3);
-        final Histogram chunk = new Histogram(HIGHEST_NS, 3);
-        long lowP50 = Long.MAX_VALUE;
-        long highP50 = 0;
         int part = 0;
         for (int i = 0; i < iterations; i++)
         {
             final long start = System.nanoTime();
             transport.roundTrip(size);
-            final long value = Math.max(1, (System.nanoTime() - start) / 2);
-            oneWay.recordValue(value);
-            chunk.recordValue(value);
+            into.record(Math.max(1, (System.nanoTime() - start) / 2));
             // Part k ends at round trip (k + 1) * iterations / CHUNKS: parts differ by one at most.
             if (i + 1 == (int)((part + 1L) * iterations / CHUNKS))
             {
-                lowP50 = Math.min(lowP50, chunk.getValueAtPercentile(50));
-                highP50 = Math.max(highP50, chunk.getValueAtPercentile(50));
-                chunk.reset();
+                into.endPart();
                 part++;
             }
         }
-        final LatencyResult all = LatencyResult.of(transport.name(), size, oneWay);
-        return new LatencyResult(all.api(), size, all.count(), all.p50(), all.p99(), all.p999(), all.max(),
-            Math.min(lowP50, all.p50()), Math.max(highP50, all.p50()));
+        into.endPart();
     }
 
     private static Histogram record(final LatencyTransport transport, final int size, final int iterations)
     {
-        final Histogram oneWay = new Histogram(HIGHEST_NS, 3);
+        final Histogram oneWay = new Histogram(LatencySamples.HIGHEST_NS, 3);
         for (int i = 0; i < iterations; i++)
         {
             final long start = System.nanoTime();

@@ -8,9 +8,12 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 
@@ -25,12 +28,14 @@ import org.qnix.bench.AeronIpcTransport;
 import org.qnix.bench.AeronStreamTransport;
 import org.qnix.bench.BandwidthReport;
 import org.qnix.bench.BandwidthRun;
+import org.qnix.bench.BandwidthSamples;
 import org.qnix.bench.BandwidthTransport;
 import org.qnix.bench.BenchReport;
 import org.qnix.bench.FloorTransport;
 import org.qnix.bench.JmhComparison;
 import org.qnix.bench.LatencyReport;
 import org.qnix.bench.LatencyRun;
+import org.qnix.bench.LatencySamples;
 import org.qnix.bench.LatencyTransport;
 import org.qnix.bench.LogLogChart;
 import org.qnix.bench.MemoryCopyTransport;
@@ -105,6 +110,12 @@ final class Bench implements Runnable
                 "reaches its steady state after half a second to a second.")
         long warmupMs;
 
+        @Option(names = "--passes", defaultValue = "1",
+            description = "Measure everything this many times (default ${DEFAULT-VALUE}), each pass with new JVMs " +
+                "and, without --cluster, a new cluster; the report merges the passes. The noise then covers " +
+                "what changes from one pair of JVMs to the next and over minutes, as JMH's forks do.")
+        int passes;
+
         @Option(names = "--json", description = "Also write the results as JSON to this file.")
         Path json;
 
@@ -117,6 +128,10 @@ final class Bench implements Runnable
             if (warmupMs < 0)
             {
                 throw new IllegalArgumentException("--warmup-ms must be at least 0");
+            }
+            if (passes < 1)
+            {
+                throw new IllegalArgumentException("--passes must be at least 1");
             }
             if (null != chart)
             {
@@ -153,7 +168,8 @@ final class Bench implements Runnable
         RunSetup setup(final BenchCluster run, final String how)
         {
             return new RunSetup(run.firmware(), run.idle(), String.format(Locale.ROOT,
-                "%s; QNIX: firmware %s, programs %s on doorbells", how, run.describe(), wait.label()));
+                "%s%s; QNIX: firmware %s, programs %s on doorbells", how,
+                passes > 1 ? ", in each of " + passes + " passes with new JVMs" : "", run.describe(), wait.label()));
         }
     }
 
@@ -209,9 +225,9 @@ final class Bench implements Runnable
                 run -> common.api.stream().<IntFunction<LatencyTransport>>map(api -> max ->
                     QnixTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "qnix".equals(api), max))
                     .toList(),
-                (transport, size) -> LatencyRun.measure(transport, size, warmup,
-                    TimeUnit.MILLISECONDS.toNanos(common.warmupMs), iterations),
-                LatencyReport::new, String.format(Locale.ROOT,
+                LatencySamples::new, (transport, size, into) -> LatencyRun.measure(transport, size, warmup,
+                    TimeUnit.MILLISECONDS.toNanos(common.warmupMs), iterations, into),
+                LatencySamples::result, LatencyReport::new, String.format(Locale.ROOT,
                     "%d round trips after %d and %d ms of warm-up per size", iterations, warmup, common.warmupMs));
         }
     }
@@ -259,9 +275,10 @@ final class Bench implements Runnable
                     AeronStreamTransport::start),
                 run -> List.<IntFunction<BandwidthTransport>>of(max ->
                     QnixStreamTransport.start(run.name(), "0-0", run.peerNode(), common.wait, max, window)),
-                (transport, size) -> BandwidthRun.measure(transport, size, bytes, window, repeats,
-                    TimeUnit.MILLISECONDS.toNanos(common.warmupMs)),
-                BandwidthReport::new, String.format(Locale.ROOT,
+                (api, size) -> new BandwidthSamples(api, size, window),
+                (transport, size, into) -> BandwidthRun.measure(transport, size, bytes, window, repeats,
+                    TimeUnit.MILLISECONDS.toNanos(common.warmupMs), into),
+                BandwidthSamples::result, BandwidthReport::new, String.format(Locale.ROOT,
                     "about %d bytes per stream, median of %d after %d ms of warm-up; QNIX window %d", bytes, repeats,
                     common.warmupMs, window));
         }
@@ -329,63 +346,78 @@ final class Bench implements Runnable
         }
     }
 
-    /** Measures one size with one transport. */
-    private interface SizeMeasurement<T extends Transport, R>
+    /** Measures one size with one transport, into the samples of that transport and size. */
+    private interface SizeMeasurement<T extends Transport, S>
     {
-        R measure(T transport, int size);
+        void measure(T transport, int size, S into);
     }
 
     /**
-     * The baselines (with {@code --baselines}) first, as a user without QNIX would run them; then the
-     * cluster for QNIX and QNIX; then the report of them all: printed, and written as JSON and chart if
-     * asked.
+     * Each pass: the baselines (with {@code --baselines}) first, as a user without QNIX would run them;
+     * then the cluster for QNIX and QNIX. Then the report of them all, every pass merged: printed, and
+     * written as JSON and chart if asked.
      *
-     * @param how how the run measures, the start of the sentence above its table.
+     * @param newSamples the samples of a transport (by name) at a size, to which every pass adds.
+     * @param how        how the run measures, the start of the sentence above its table.
      */
-    private static <T extends Transport, R> int measureAndReport(final Common common, final int maxSize,
+    private static <T extends Transport, S, R> int measureAndReport(final Common common, final int maxSize,
         final int[] sizes, final List<IntFunction<T>> baselines,
-        final Function<BenchCluster, List<IntFunction<T>>> qnix, final SizeMeasurement<T, R> measurement,
+        final Function<BenchCluster, List<IntFunction<T>>> qnix, final BiFunction<String, Integer, S> newSamples,
+        final SizeMeasurement<T, S> measurement, final Function<S, R> result,
         final Function<RunSetup, BenchReport<R>> newReport, final String how) throws Exception
     {
         final PrintStream out = System.out;
-        final List<R> results = new ArrayList<>();
-        if (common.baselines)
+        // In the order first measured: the table lists the baselines, then QNIX, as one pass does.
+        final Map<String, S> samples = new LinkedHashMap<>();
+        final Function<String, IntFunction<S>> samplesOf =
+            api -> size -> samples.computeIfAbsent(api + " " + size, k -> newSamples.apply(api, size));
+        RunSetup setup = null;
+        for (int pass = 1; pass <= common.passes; pass++)
         {
-            measureEach(baselines, maxSize, sizes, out, measurement, results);
+            if (common.passes > 1)
+            {
+                out.println("== pass " + pass + " of " + common.passes);
+            }
+            if (common.baselines)
+            {
+                measureEach(baselines, maxSize, sizes, out, measurement, samplesOf);
+            }
+            try (BenchCluster run = common.cluster(out))
+            {
+                measureEach(qnix.apply(run), maxSize, sizes, out, measurement, samplesOf);
+                setup = common.setup(run, how);
+            }
         }
-        try (BenchCluster run = common.cluster(out))
+        final BenchReport<R> report = newReport.apply(setup);
+        samples.values().forEach(s -> report.add(result.apply(s)));
+        report.print(out);
+        if (null != common.json)
         {
-            measureEach(qnix.apply(run), maxSize, sizes, out, measurement, results);
-            final BenchReport<R> report = newReport.apply(common.setup(run, how));
-            results.forEach(report::add);
-            report.print(out);
-            if (null != common.json)
-            {
-                report.writeJson(common.json);
-                out.println("== results written to " + common.json);
-            }
-            if (null != common.chart)
-            {
-                report.writeChart(common.chart);
-                out.println("== chart written to " + common.chart);
-            }
-            return QnixCommand.OK;
+            report.writeJson(common.json);
+            out.println("== results written to " + common.json);
         }
+        if (null != common.chart)
+        {
+            report.writeChart(common.chart);
+            out.println("== chart written to " + common.chart);
+        }
+        return QnixCommand.OK;
     }
 
     /** Starts each transport in turn, measures every size with it, and closes it before the next. */
-    private static <T extends Transport, R> void measureEach(final List<IntFunction<T>> transports,
-        final int maxSize, final int[] sizes, final PrintStream out, final SizeMeasurement<T, R> measurement,
-        final List<R> into)
+    private static <T extends Transport, S> void measureEach(final List<IntFunction<T>> transports,
+        final int maxSize, final int[] sizes, final PrintStream out, final SizeMeasurement<T, S> measurement,
+        final Function<String, IntFunction<S>> samplesOf)
     {
         for (final IntFunction<T> start : transports)
         {
             try (T transport = start.apply(maxSize))
             {
                 out.println("== measuring " + transport.name());
+                final IntFunction<S> ofSize = samplesOf.apply(transport.name());
                 for (final int size : sizes)
                 {
-                    into.add(measurement.measure(transport, size));
+                    measurement.measure(transport, size, ofSize.apply(size));
                 }
             }
         }

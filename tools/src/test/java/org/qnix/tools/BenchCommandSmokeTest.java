@@ -66,9 +66,13 @@ class BenchCommandSmokeTest
         try
         {
             final CliResult result = CliResult.run("bench", "bandwidth", "--baselines", "--name", name,
-                "--sizes", "4096,65536", "--bytes", "262144", "--repeats", "1", "--window", "4", "--warmup-ms", "0", "--json",
-                json.toString(), "--chart", chart.toString());
+                "--sizes", "4096,65536", "--bytes", "262144", "--repeats", "1", "--window", "4", "--warmup-ms", "0",
+                "--passes", "2", "--json", json.toString(), "--chart", chart.toString());
             assertEquals(0, result.exit, result.out + result.err);
+            // Two passes, each with its own cluster, merged into one row per transport and size.
+            assertTrue(result.out.contains("== pass 2 of 2"), result.out);
+            assertEquals(2, result.out.lines().filter(l -> l.startsWith("== bringing up cluster '" + name + "'")).count(),
+                result.out);
             for (final String api : new String[] {"floor", "tcp", "aeron-ipc", "qnix"})
             {
                 assertEquals(2, result.out.lines().filter(l -> l.startsWith("BENCH kind=bandwidth api=" + api + " "))

@@ -73,9 +73,16 @@ final class TestClusters
         LIVE.remove(dir);
     }
 
-    /** Copies the daemon and firmware logs to target/cluster-logs/NAME, to read after a failure. */
+    /**
+     * Copies the daemon and firmware logs to target/cluster-logs/NAME, to read after a failure. A
+     * cluster already down (the command under test tore it down) has none left to keep.
+     */
     static void keepLogs(final ClusterDirectory dir)
     {
+        if (!java.nio.file.Files.isDirectory(dir.path()))
+        {
+            return;
+        }
         final java.nio.file.Path target = java.nio.file.Path.of("target", "cluster-logs", dir.name());
         try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(dir.path()))
         {
