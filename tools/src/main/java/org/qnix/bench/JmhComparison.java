@@ -16,7 +16,6 @@ import java.util.regex.Pattern;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.IterationResult;
-import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 import org.qnix.lib.DoorbellWait;
 
@@ -24,9 +23,10 @@ import org.qnix.lib.DoorbellWait;
  * JMH's results beside {@code qnix bench}'s for the same transport and size, each with the noise JMH
  * reports and the noise the bench reports; they match when the two noise intervals overlap. Latency:
  * JMH's median one-way time over all samples with the lowest and highest median of its iterations,
- * beside the bench's p50 with the lowest and highest median of the fifths of its run. Bandwidth: JMH's
- * payload bytes per second with its 99.9% error, beside the bench's median with its min and max over
- * repeats.
+ * beside the bench's p50 with the lowest and highest median of the parts of its run (the fifths of each
+ * pass). Bandwidth: JMH's payload bytes per second with its lowest and highest iteration, beside the
+ * bench's median with its min and max over the streams of all passes. Both tools' noise covers minutes only when they measure over minutes:
+ * JMH with several forks, the bench with several passes.
  *
  * <p>QNIX results are only paired when JMH's firmware placement and idle strategy are the ones the bench
  * file records; the doorbell wait is part of the name ({@code qnix-busy}).
@@ -157,13 +157,27 @@ public final class JmhComparison
         return new Row("latency", api, size, "us", p50, low, high, bench[0], bench[1], bench[2]);
     }
 
-    /** Payload MB/s with JMH's 99.9% confidence interval. */
+    /**
+     * Payload MB/s over all iterations, with the lowest and highest iteration: the spread, as the bench's
+     * min and max over its streams are. JMH's 99.9% error would narrow with every fork added, however
+     * much the machine moves between them.
+     */
     private static Row bandwidthRow(final RunResult run, final String api, final int size, final double[] bench)
     {
-        final Result<?> bytes = run.getSecondaryResults().get("bytes");
-        final double score = bytes.getScore() / 1e6;
-        final double error = Double.isNaN(bytes.getScoreError()) ? 0 : bytes.getScoreError() / 1e6;
-        return new Row("bandwidth", api, size, "MB/s", score, score - error, score + error, bench[0], bench[1], bench[2]);
+        double low = Double.MAX_VALUE;
+        double high = 0;
+        for (final BenchmarkResult fork : run.getBenchmarkResults())
+        {
+            for (final IterationResult iteration : fork.getIterationResults())
+            {
+                final double mbPerS = iteration.getSecondaryResults().get("bytes").getScore() / 1e6;
+                low = Math.min(low, mbPerS);
+                high = Math.max(high, mbPerS);
+            }
+        }
+        final double score = run.getSecondaryResults().get("bytes").getScore() / 1e6;
+        return new Row("bandwidth", api, size, "MB/s", score, Math.min(low, score), Math.max(high, score), bench[0],
+            bench[1], bench[2]);
     }
 
     private static String key(final String kind, final String api, final int size)
@@ -230,9 +244,9 @@ public final class JmhComparison
     public void print(final PrintStream out)
     {
         out.println("== JMH beside qnix bench, each with its noise; they match when the noise intervals overlap. " +
-            "Latency: median one way, us (JMH: over all samples, [lowest, highest] median of its iterations; bench: " +
-            "p50, [lowest, highest] median of the fifths of its run). Bandwidth: payload MB/s (JMH: score " +
-            "[+-99.9% error]; bench: median [min, max] of its repeats)");
+            "Latency: median one way, us (JMH: over all samples, [lowest, highest] median of its iterations; " +
+            "bench: p50, [lowest, highest] median of the parts of its run, the fifths of each pass). Bandwidth: " +
+            "payload MB/s (JMH: score [lowest, highest] iteration; bench: median [min, max] of its streams)");
         out.printf(Locale.ROOT, "   %-9s %-14s %8s %10s %23s %10s %23s %6s%n", "kind", "api", "bytes", "JMH",
             "JMH noise", "bench", "bench noise", "match");
         for (final Row r : rows)

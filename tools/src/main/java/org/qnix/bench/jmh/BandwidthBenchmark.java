@@ -27,14 +27,15 @@ import org.qnix.bench.TcpStreamTransport;
  * Bandwidth of QNIX Send with a window of sends in flight between two nodes, and of the baselines: one
  * operation is a stream of about {@code streamBytes} (32 MiB, as {@code qnix bench bandwidth})
  * acknowledged by the peer; the {@code bytes} counter is the payload moved, so JMH reports payload
- * bytes per second beside the streams per second. Run with {@code ./qnix bench jmh}.
+ * bytes per second beside the streams per second. Run with {@code ./qnix bench jmh}. Three forks, each
+ * with new JVMs, as in {@link LatencyBenchmark}: the spread between pairs of JVMs is part of the noise.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 2, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 3, time = 2)
+@Fork(3)
 public class BandwidthBenchmark
 {
     @Param({"floor", "tcp", "aeron-ipc", "qnix"})
