@@ -30,16 +30,6 @@ public final class BandwidthSamples
         this.window = window;
     }
 
-    public String api()
-    {
-        return api;
-    }
-
-    public int size()
-    {
-        return size;
-    }
-
     /** One timed stream of {@code messages} messages of the size. */
     void record(final int messages, final double mbPerSecond)
     {

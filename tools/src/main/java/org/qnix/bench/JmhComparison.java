@@ -25,8 +25,9 @@ import org.qnix.lib.DoorbellWait;
  * JMH's median one-way time over all samples with the lowest and highest median of its iterations,
  * beside the bench's p50 with the lowest and highest median of the parts of its run (the fifths of each
  * pass). Bandwidth: JMH's payload bytes per second with its lowest and highest iteration, beside the
- * bench's median with its min and max over the streams of all passes. Both tools' noise covers minutes only when they measure over minutes:
- * JMH with several forks, the bench with several passes.
+ * bench's median with its min and max over the streams of all passes. The noise covers what changes
+ * from one pair of JVMs to the next only when each side measures several: JMH with several forks, the
+ * bench with several passes.
  *
  * <p>QNIX results are only paired when JMH's firmware placement and idle strategy are the ones the bench
  * file records; the doorbell wait is part of the name ({@code qnix-busy}).

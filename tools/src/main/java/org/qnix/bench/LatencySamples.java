@@ -39,16 +39,6 @@ public final class LatencySamples
         this.size = size;
     }
 
-    public String api()
-    {
-        return api;
-    }
-
-    public int size()
-    {
-        return size;
-    }
-
     /** @param oneWayNs half a round trip, at least 1. */
     void record(final long oneWayNs)
     {

@@ -291,8 +291,9 @@ final class Bench implements Runnable
             "(payload bytes/s with a window), BarrierBenchmark (2 and 4 processes). Each trial starts its own",
             "cluster and peer JVMs and stops them. Arguments after -- go to JMH, for example:",
             "  qnix bench jmh -- LatencyBenchmark -p size=64 -p api=floor,qnix -rf json -rff lat.json",
-            "Everything takes about 15 minutes; JMH's own -h lists its options. With --compare, the results",
-            "are then set beside those of qnix bench latency|bandwidth --json files." })
+            "Everything takes about 20 minutes; JMH's own -h lists its options. With --compare, the results",
+            "are then set beside those of qnix bench latency|bandwidth --json files, each with its noise;",
+            "measure those with --passes 3, as JMH runs three forks, so that both see several pairs of JVMs." })
     static final class Jmh implements Callable<Integer>
     {
         @Option(names = "--compare", split = ",", paramLabel = "FILE",
@@ -325,7 +326,7 @@ final class Bench implements Runnable
                     throw new IllegalArgumentException("--compare " + file + ": no such file");
                 }
             }
-            // Read now: a wrong file is refused before the run, not a quarter of an hour later.
+            // Read now: a wrong file is refused before the run, not twenty minutes later.
             final JmhComparison.BenchFigures bench = JmhComparison.read(compare);
             // The forks need the JDK flags of every QNIX JVM, its collector and the full JIT. The collector
             // matters: under G1 the floor took 35 us one way at 64 KiB, under the serial collector 8 us.
