@@ -288,8 +288,9 @@ final class Bench implements Runnable
         description = {
             "Run the JMH benchmarks: latency, bandwidth and barrier, QNIX beside the baselines.",
             "LatencyBenchmark (one-way, QNIX Send_Short and Send, floor, TCP, Aeron IPC), BandwidthBenchmark",
-            "(payload bytes/s with a window), BarrierBenchmark (2 and 4 processes). Each trial starts its own",
-            "cluster and peer JVMs and stops them. Arguments after -- go to JMH, for example:",
+            "(payload bytes/s with a window), BarrierBenchmark (2 and 4 processes). Each fork (three per",
+            "latency or bandwidth trial) starts its own cluster and peer JVMs and stops them. Arguments after",
+            "-- go to JMH, for example:",
             "  qnix bench jmh -- LatencyBenchmark -p size=64 -p api=floor,qnix -rf json -rff lat.json",
             "Everything takes about 20 minutes; JMH's own -h lists its options. With --compare, the results",
             "are then set beside those of qnix bench latency|bandwidth --json files, each with its noise;",
