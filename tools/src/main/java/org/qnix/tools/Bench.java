@@ -193,8 +193,9 @@ final class Bench implements Runnable
         description = {
             "One-way latency per message size, QNIX and (with --baselines) the baselines.",
             "Half the round trip: p50, p99, p99.9 and max, and each p50 as a multiple of the floor's.",
-            "The baselines run first; then, without --cluster, a 2x1 cluster is brought up for QNIX and torn",
-            "down after. QNIX runs between the first two nodes; every measurement is a pair of JVMs." })
+            "In each of --passes: the baselines first; then, without --cluster, a 2x1 cluster is brought up",
+            "for QNIX and torn down after. QNIX runs between the first two nodes; every measurement is a pair",
+            "of JVMs." })
     static final class Latency implements Callable<Integer>
     {
         @Mixin
@@ -237,8 +238,8 @@ final class Bench implements Runnable
             "Bandwidth per message size, QNIX and (with --baselines) the baselines.",
             "Payload MB/s streaming about --bytes per repeat with --window messages in flight (QNIX; TCP and",
             "Aeron pace themselves), median, min and max over --repeats, and each median as a fraction of",
-            "the floor's, a single-thread memory copy. The baselines run first; then, without --cluster, a",
-            "2x1 cluster is brought up for QNIX and torn down after." })
+            "the floor's, a single-thread memory copy. In each of --passes: the baselines first; then,",
+            "without --cluster, a 2x1 cluster is brought up for QNIX and torn down after." })
     static final class Bandwidth implements Callable<Integer>
     {
         @Mixin
