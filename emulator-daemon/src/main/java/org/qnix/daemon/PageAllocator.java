@@ -1,9 +1,11 @@
 package org.qnix.daemon;
 
+import java.util.ArrayDeque;
 import java.util.BitSet;
 
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.AtomicBuffer;
+import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.HostMemoryLayout;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessTableLayout;
@@ -20,6 +22,15 @@ import org.qnix.abi.ProtectionTableLayout;
  * (DESIGN.md 3.2 and 8, item 10): every page it hands out gets the owner's NIC PID with lock count 0,
  * {@link #protect} sets a region's lock count, and a freed page's entry goes back to 0, so the NIC
  * control program refuses a DMA to a page the moment it stops belonging to the process that named it.
+ *
+ * <p>A page taken back (freed, or its owner gone) is not handed out again at once: it waits until the
+ * NIC has finished the duty cycle that was in progress when its entry was cleared (the DMA epoch of
+ * {@link ControlProgramLayout#DUTY_CYCLES_OFFSET}). The control program checks a page and copies its
+ * bytes within one duty cycle, so a check that passed just before the page was taken cannot copy from
+ * or into the next owner's data. Waiting pages count as free; an allocation that needs them waits for
+ * the NIC (a back-off firmware finishes a cycle within about a millisecond) for at most
+ * {@link #DMA_EPOCH_WAIT_MS}. A NIC that is not running its loop (never started, or stopped) does no
+ * DMA, so its pages need no wait.
  *
  * <pre>{@code
  * PageAllocator.Region region = allocator.allocateScattered(index, 4);
@@ -38,8 +49,22 @@ final class PageAllocator
     private final BitSet used;
     private final Int2ObjectHashMap<Int2ObjectHashMap<Region>> byOwner = new Int2ObjectHashMap<>();
     private final int freePagesField;
+    private final int dutyCyclesField;
+    private final int nicStateField;
+    /** Pages taken back whose DMA epoch has not passed yet, oldest first. */
+    private final ArrayDeque<TakenBack> takenBack = new ArrayDeque<>();
     private int free;
+    /** Pages counted in {@link #free} that are in {@link #takenBack}: not yet reusable. */
+    private int waitingForNic;
     private int nextRegionId = 1;
+
+    /** How long an allocation waits for the NIC to end the duty cycle that may still use freed pages. */
+    static final long DMA_EPOCH_WAIT_MS = 1000;
+
+    /** Pages whose Protection Table entries were cleared when the NIC's duty cycle count was {@code epoch}. */
+    private record TakenBack(long[] addresses, long epoch)
+    {
+    }
 
     /**
      * A run of pages handed to one owner. {@link #address(int)} is the physical address of the region's
@@ -96,6 +121,8 @@ final class PageAllocator
         this.used = new BitSet(pages);
         this.free = pages;
         this.freePagesField = (int)(hostLayout.nicStatusOffset() + HostMemoryLayout.NIC_STATUS_FREE_PAGES_OFFSET);
+        this.dutyCyclesField = (int)(sdramLayout.controlProgramOffset() + ControlProgramLayout.DUTY_CYCLES_OFFSET);
+        this.nicStateField = (int)(sdramLayout.controlProgramOffset() + ControlProgramLayout.STATE_OFFSET);
         // Every page starts free, so no page may look owned: a driver started over old files must not
         // leave a previous process's entries for the NIC to honour.
         sdram.setMemory((int)sdramLayout.protectionTableOffset(), (int)ProtectionTableLayout.length(sdramLayout.parameters()),
@@ -109,6 +136,18 @@ final class PageAllocator
     synchronized Region allocateContiguous(final int owner, final int count)
     {
         checkCount(count);
+        reclaimTakenBack();
+        final long deadline = System.currentTimeMillis() + DMA_EPOCH_WAIT_MS;
+        Region region;
+        while (null == (region = takeContiguous(owner, count)) && awaitTakenBack(count, deadline))
+        {
+            // Pages taken back may make room once the NIC's duty cycle ends.
+        }
+        return region;
+    }
+
+    private Region takeContiguous(final int owner, final int count)
+    {
         int start = used.nextClearBit(0);
         while (start + count <= pages)
         {
@@ -136,9 +175,14 @@ final class PageAllocator
     synchronized Region allocateScattered(final int owner, final int count)
     {
         checkCount(count);
-        if (count > free)
+        reclaimTakenBack();
+        final long deadline = System.currentTimeMillis() + DMA_EPOCH_WAIT_MS;
+        while (count > free - waitingForNic)
         {
-            return null;
+            if (!awaitTakenBack(count, deadline))
+            {
+                return null;
+            }
         }
         final long[] addresses = new long[count];
         int page = pages;
@@ -209,10 +253,68 @@ final class PageAllocator
         return freed;
     }
 
-    /** @return pages not held by any owner. */
+    /** @return pages not held by any owner, including those {@link #pagesWaitingForNic() waiting for the NIC}. */
     synchronized int freePages()
     {
         return free;
+    }
+
+    /** @return free pages that cannot be handed out until the NIC ends the duty cycle that may use them. */
+    synchronized int pagesWaitingForNic()
+    {
+        reclaimTakenBack();
+        return waitingForNic;
+    }
+
+    /**
+     * Reclaims the pages whose DMA epoch has passed and, if an allocation of {@code count} pages could
+     * still succeed with the ones that have not, waits a little for the NIC (releasing the monitor).
+     *
+     * @return true to try the allocation again, false if it cannot succeed (or the wait is over).
+     */
+    private boolean awaitTakenBack(final int count, final long deadline)
+    {
+        final int before = waitingForNic;
+        reclaimTakenBack();
+        if (waitingForNic != before)
+        {
+            return true;
+        }
+        if (0 == waitingForNic || count > free || System.currentTimeMillis() >= deadline)
+        {
+            return false;
+        }
+        try
+        {
+            wait(1);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        return true;
+    }
+
+    private void reclaimTakenBack()
+    {
+        if (takenBack.isEmpty())
+        {
+            return;
+        }
+        // Writer of both: the control program. A NIC that does not run its loop does no DMA.
+        final boolean running = ControlProgramLayout.STATE_RUNNING == sdram.getIntVolatile(nicStateField);
+        final long cycles = sdram.getLongVolatile(dutyCyclesField);
+        TakenBack batch;
+        while (null != (batch = takenBack.peekFirst()) && (!running || cycles > batch.epoch()))
+        {
+            takenBack.removeFirst();
+            for (final long address : batch.addresses())
+            {
+                used.clear(pageIndex(address));
+            }
+            waitingForNic -= batch.addresses().length;
+        }
     }
 
     private static void checkCount(final int count)
@@ -247,11 +349,13 @@ final class PageAllocator
     {
         for (int i = 0; i < region.pages(); i++)
         {
-            final long address = region.address(i);
-            // Cleared before the page can be handed out again, so no DMA lands in the next owner's page.
-            sdram.putIntRelease((int)sdramLayout.protectionEntryOffset(address), 0);
-            used.clear(pageIndex(address));
+            // Reader: the NIC, at each DMA. A volatile store, ordered before the load of the duty cycle
+            // count below, so that every cycle the NIC starts after that count sees it (ControlProgramLayout).
+            sdram.putIntVolatile((int)sdramLayout.protectionEntryOffset(region.address(i)), 0);
         }
+        final long epoch = sdram.getLongVolatile(dutyCyclesField);
+        takenBack.addLast(new TakenBack(region.addresses.clone(), epoch));
+        waitingForNic += region.pages();
         free += region.pages();
     }
 

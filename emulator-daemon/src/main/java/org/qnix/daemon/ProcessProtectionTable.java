@@ -136,11 +136,19 @@ final class ProcessProtectionTable
             throw new Refusal(Doorbell.NO_RESOURCES, "host memory of node " + node + " is exhausted: a buffer of " +
                 length + " bytes at page offset " + firstPageOffset + " needs " + pages +
                 (contiguous ? " contiguous" : "") + " pages of " + params.pageSize() + " bytes, " +
-                allocator.freePages() + " pages are free" + (contiguous ? " (try a scattered buffer)" : ""));
+                freePagesText() + (contiguous ? " (try a scattered buffer)" : ""));
         }
         final Entry entry = new Entry(region, false);
         regions.put(entry.id(), entry);
         return entry;
+    }
+
+    private String freePagesText()
+    {
+        final int waiting = allocator.pagesWaitingForNic();
+        return allocator.freePages() + " pages are free" + (0 == waiting ? "" : ", " + waiting +
+            " of them freed while NIC " + node + " may still have been copying them (it has not ended that duty" +
+            " cycle: is its firmware running?)");
     }
 
     /**
@@ -164,7 +172,7 @@ final class ProcessProtectionTable
         if (null == region)
         {
             throw new Refusal(Doorbell.NO_RESOURCES, "host memory of node " + node + " is exhausted: a buffer pool of " +
-                pages + " pages of " + params.pageSize() + " bytes, " + allocator.freePages() + " pages are free");
+                pages + " pages of " + params.pageSize() + " bytes, " + freePagesText());
         }
         final Entry entry = new Entry(region, true);
         entry.lockCount = 1;

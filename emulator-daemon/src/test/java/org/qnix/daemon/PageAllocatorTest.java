@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.DriverProtocol;
 import org.qnix.abi.HostMemoryLayout;
@@ -124,6 +125,45 @@ class PageAllocatorTest
         assertFalse(allocator.free(OWNER, scattered.id()), "a region is freed once");
         assertFalse(allocator.free(OTHER, contiguous.id()), "only by its owner");
         assertThrows(IllegalStateException.class, () -> allocator.protect(scattered, 1));
+    }
+
+    /**
+     * Issue 17, item 1: a page taken back goes to nobody until the NIC has ended the duty cycle that
+     * was in progress when its entry was cleared, so a DMA that checked the page just before cannot
+     * copy the next owner's data. Here the test plays the running NIC's duty cycle count.
+     */
+    @Test
+    void aFreedPageWaitsForTheNicsDutyCycleBeforeAnotherOwnerGetsIt() throws Exception
+    {
+        final int control = (int)layout.controlProgramOffset();
+        sdram.putIntVolatile(control + ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_RUNNING);
+        sdram.putLongVolatile(control + ControlProgramLayout.DUTY_CYCLES_OFFSET, 40);
+        final int total = allocator.freePages();
+        final PageAllocator.Region all = allocator.allocateScattered(OWNER, total);
+        assertNotNull(all);
+        assertTrue(allocator.free(OWNER, all.id()));
+        assertEquals(total, allocator.freePages(), "taken-back pages count as free");
+        assertEquals(total, allocator.pagesWaitingForNic());
+        assertEntries(all, 0, 0);
+
+        // The NIC does not end its cycle: the allocation waits, then is refused.
+        assertNull(allocator.allocateScattered(OTHER, 1));
+        assertNull(allocator.allocateContiguous(OTHER, 1));
+
+        // Another owner asks while the NIC is in its cycle; the cycle ends; the pages go to the new owner.
+        final java.util.concurrent.CompletableFuture<PageAllocator.Region> waiting =
+            java.util.concurrent.CompletableFuture.supplyAsync(() -> allocator.allocateScattered(OTHER, 2));
+        Thread.sleep(50);
+        sdram.putLongVolatile(control + ControlProgramLayout.DUTY_CYCLES_OFFSET, 41);
+        final PageAllocator.Region next = waiting.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertNotNull(next);
+        assertEquals(0, allocator.pagesWaitingForNic());
+        assertEntries(next, ProcessTableLayout.nicPid(OTHER), 0);
+
+        // A NIC that is not running its loop does no DMA: its pages come back at once.
+        assertTrue(allocator.free(OTHER, next.id()));
+        sdram.putIntVolatile(control + ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_STOPPED);
+        assertNotNull(allocator.allocateScattered(OWNER, total));
     }
 
     @Test

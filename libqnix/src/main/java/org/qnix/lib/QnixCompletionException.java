@@ -35,7 +35,10 @@ public class QnixCompletionException extends QnixException
         {
             case Doorbell.PROTECTION:
                 return new QnixProtectionException(what +
-                    " names a page outside this process's locked memory; no byte moved");
+                    " names a page outside this process's locked memory; nothing was moved from or to it");
+            case Doorbell.SEND_ABORTED:
+                return new QnixCompletionException(status, what + ": the sender's NIC ended the message part-way" +
+                    " (the sender freed or unlocked its buffer during the send); the buffer holds a prefix");
             case Doorbell.PEER_GONE:
                 return new QnixPeerGoneException(what + ": the peer process is not (or no longer) registered");
             default:

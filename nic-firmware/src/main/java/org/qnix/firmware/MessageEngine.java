@@ -9,6 +9,7 @@ import org.agrona.concurrent.EpochClock;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.CommandQueueLayout;
 import org.qnix.abi.ContextLayout;
+import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
@@ -42,6 +43,9 @@ final class MessageEngine
     private static final int RECENT_OPERATIONS = 256;
     /** Scheduling Queue entries for Broadcast and Multicast destinations this NIC can have at once. */
     static final int CAST_SENDS = 4096;
+    private static final int PACKET_SENT = 0;
+    private static final int FIFO_FULL = 1;
+    private static final int SEND_ENDED = 2;
 
     private final ClusterParameters params;
     private final NicSdramLayout layout;
@@ -536,13 +540,18 @@ final class MessageEngine
                     slot.rotate();
                     continue;
                 }
-                if (!op.finished() && !sendPacket(slot, op))
+                final int sent = op.finished() ? PACKET_SENT : sendPacket(slot, op);
+                if (FIFO_FULL == sent)
                 {
                     // The destination FIFO is full: leave the packet where it is, go on to RX.
                     return work;
                 }
                 // Step 7, and the first level of the round robin: this process goes to the tail.
                 txCursor = (index + 1) % processes;
+                if (SEND_ENDED == sent)
+                {
+                    return work + 1;
+                }
                 if (op.finished())
                 {
                     slot.dequeue(op);
@@ -558,16 +567,37 @@ final class MessageEngine
         return work;
     }
 
-    /** Steps 3-4: header and payload straight into the destination FIFO. @return false if it is full. */
-    private boolean sendPacket(final ProcessSlot slot, final SendOperation op)
+    /**
+     * Steps 3-4: header and payload straight into the destination FIFO.
+     *
+     * <p>A packet read from host memory is the emulated DMA read, and its page is checked against the
+     * Protection Table first, in the duty cycle that copies it (DESIGN.md 8, item 10): the process may
+     * have unlocked or freed the buffer since the command was read, and the driver may have given the
+     * page to another process. Such a send ends {@link Doorbell#PROTECTION} and its receiver is told
+     * with Transfer_Abort. The driver gives a taken page to nobody before this duty cycle has ended
+     * ({@link ControlProgramLayout#DUTY_CYCLES_OFFSET}), so a check that passed covers the copy.
+     *
+     * @return {@link #PACKET_SENT}, {@link #FIFO_FULL} (nothing done), or {@link #SEND_ENDED} (the send
+     * was dequeued and completed with an error).
+     */
+    private int sendPacket(final ProcessSlot slot, final SendOperation op)
     {
         final int packet = op.nextPacket;
         final int length = MessageGeometry.packetLength(packet, op.length, op.firstPacketLength, pageSize);
+        final int offset = MessageGeometry.offset(packet, op.firstPacketLength, pageSize);
+        final boolean fromHost = null == op.cast ? ProcessCommand.SEND_SHORT != op.command : op.cast.fromHost;
+        final long hostAddress = !fromHost ? -1 :
+            null == op.cast ? op.buffer.address(offset, pageSize) : op.cast.buffer.address(offset, pageSize);
+        if (fromHost && !contexts.isLockedBy(slot.nicPid, hostAddress))
+        {
+            abortSend(slot, op, Doorbell.PROTECTION);
+            return SEND_ENDED;
+        }
         final int claimed = wire.claim(op.destinationNode, WireMessageType.DATA_PACKET, PacketHeader.LENGTH + length);
         if (claimed < 0)
         {
             counters.packetsDeferred.increment();
-            return false;
+            return FIFO_FULL;
         }
         final AtomicBuffer fifo = wire.fifoBuffer(op.destinationNode);
         dataHeader.wrap(fifo, claimed)
@@ -579,37 +609,48 @@ final class MessageEngine
             .packetLength(length)
             .counter(packet);
         final int payload = claimed + PacketHeader.LENGTH;
-        if (null != op.cast && !op.cast.fromHost)
+        if (fromHost)
         {
-            // Broadcast and Multicast: every destination reads the one copy in NIC memory.
-            final int offset = MessageGeometry.offset(packet, op.firstPacketLength, pageSize);
-            fifo.putBytes(payload, sdram, (int)(op.cast.dataAddress + offset), length);
+            // The emulated DMA read from the sender's page, checked above. A Broadcast or Multicast
+            // without room for its copy reads the sender's pages for each destination, as a Send does.
+            fifo.putBytes(payload, host, (int)hostAddress, length);
+            counters.hostBytesRead.getAndAddRelease(length);
         }
         else if (null != op.cast)
         {
-            // No room for the copy: this destination reads the sender's pages, as a Send does.
-            final int offset = MessageGeometry.offset(packet, op.firstPacketLength, pageSize);
-            fifo.putBytes(payload, host, (int)op.cast.buffer.address(offset, pageSize), length);
-            counters.hostBytesRead.getAndAddRelease(length);
-        }
-        else if (ProcessCommand.SEND_SHORT == op.command)
-        {
-            // Programmed I/O: the data is in the Context Region.
-            fifo.putBytes(payload, sdram, contexts.sendRegionAddress(slot.index, op.context), length);
+            // Broadcast and Multicast: every destination reads the one copy in NIC memory.
+            fifo.putBytes(payload, sdram, (int)(op.cast.dataAddress + offset), length);
         }
         else
         {
-            // The emulated DMA read from the sender's locked page.
-            final int offset = MessageGeometry.offset(packet, op.firstPacketLength, pageSize);
-            fifo.putBytes(payload, host, (int)op.buffer.address(offset, pageSize), length);
-            counters.hostBytesRead.getAndAddRelease(length);
+            // Send_Short, programmed I/O: the data is in the Context Region.
+            fifo.putBytes(payload, sdram, contexts.sendRegionAddress(slot.index, op.context), length);
         }
         wire.commit(op.destinationNode, claimed);
         op.nextPacket = packet + 1;
         counters.dataPacketsSent.increment();
         counters.packetsSent.increment();
         counters.dataBytesSent.getAndAddRelease(length);
-        return true;
+        return PACKET_SENT;
+    }
+
+    /**
+     * Ends a granted send before its last packet: the receiving NIC is told with Transfer_Abort (after
+     * the packets already sent, since one NIC's packets stay in order) so that its receive does not
+     * wait for the rest.
+     */
+    private void abortSend(final ProcessSlot slot, final SendOperation op, final int status)
+    {
+        slot.dequeue(op);
+        counters.sendsAborted.increment();
+        messages.begin(SystemMessage.TRANSFER_ABORT)
+            .putInt(SystemMessage.REPLY_RECEIVER_PID_OFFSET, op.destinationPid)
+            .putInt(SystemMessage.REPLY_SENDER_PID_OFFSET, slot.nicPid)
+            .putLong(SystemMessage.REPLY_OPERATION_OFFSET, op.operationId)
+            .putInt(SystemMessage.REPLY_STATUS_OFFSET, status)
+            .putInt(SystemMessage.REPLY_HANDLE_OFFSET, op.transferHandle)
+            .sendTo(op.destinationNode, SystemMessage.TRANSFER_ABORT_LENGTH);
+        completeSend(slot, op, status);
     }
 
     private void completeSend(final ProcessSlot slot, final SendOperation op, final int status)
@@ -1284,11 +1325,42 @@ final class MessageEngine
         // Send_Short does not wait for its turn (thesis 3.5.2), and an empty message has no packet.
         if (ProcessCommand.SEND_SHORT == op.command || op.finished())
         {
-            if (op.finished() || sendPacket(slot, op) && op.finished())
+            if (op.finished() || PACKET_SENT == sendPacket(slot, op) && op.finished())
             {
                 slot.dequeue(op);
                 completeSend(slot, op, Doorbell.DONE);
             }
+        }
+    }
+
+    /**
+     * Transfer_Abort: the sending NIC ended a granted message part-way (see {@link #abortSend}). A
+     * receive attached to it completes {@link Doorbell#SEND_ABORTED} with the prefix that arrived; a
+     * staged one is dropped with its staging space.
+     */
+    void onTransferAbort(final int sourceNode, final DirectBuffer buffer, final int payload)
+    {
+        final long operationId = buffer.getLong(payload + SystemMessage.REPLY_OPERATION_OFFSET);
+        final int senderPid = buffer.getInt(payload + SystemMessage.REPLY_SENDER_PID_OFFSET);
+        final int receiverPid = buffer.getInt(payload + SystemMessage.REPLY_RECEIVER_PID_OFFSET);
+        final int handle = buffer.getInt(payload + SystemMessage.REPLY_HANDLE_OFFSET);
+        final Transfer t = liveTransfers[sourceNode].get(operationId);
+        if (null == t || t.handle != handle || t.senderPid != senderPid ||
+            ProcessTableLayout.nicPid(t.receiverIndex) != receiverPid)
+        {
+            counters.systemMessagesRejected.increment();
+            return;
+        }
+        counters.transfersAborted.increment();
+        final ProcessSlot slot = slots[t.receiverIndex];
+        if (null != t.receive)
+        {
+            completeReceive(slot, t.receive, Doorbell.SEND_ABORTED);
+        }
+        else
+        {
+            slot.unstage(t);
+            release(t, false);
         }
     }
 

@@ -78,6 +78,7 @@ public final class NicControlProgram implements Agent
     private int commandsSinceHeadUpdate;
     private long lastHeartbeatMs;
     private long heartbeat;
+    private long dutyCycles;
     private boolean logEvents;
 
     /**
@@ -156,6 +157,10 @@ public final class NicControlProgram implements Agent
         work += tx();
         work += driverCommands();
         work += rx();
+        // Reader: the driver, holding back pages it took from a process until no DMA that checked
+        // them before they were taken can still be copying (ControlProgramLayout, DMA epoch). A
+        // volatile store: the cycle's Protection Table loads come before it.
+        sdram.putLongVolatile(controlArea + ControlProgramLayout.DUTY_CYCLES_OFFSET, ++dutyCycles);
         return work;
     }
 
@@ -455,6 +460,16 @@ public final class NicControlProgram implements Agent
                     break;
                 }
                 engine.onPermissionReply(buffer, payload);
+                return;
+            }
+
+            case SystemMessage.TRANSFER_ABORT:
+            {
+                if (length < SystemMessage.TRANSFER_ABORT_LENGTH)
+                {
+                    break;
+                }
+                engine.onTransferAbort(sourceIndex, buffer, payload);
                 return;
             }
 

@@ -44,6 +44,9 @@ public final class NicCounters
     public static final String CASTS_COMPLETED = "broadcasts and multicasts completed";
     public static final String GROUP_JOINS_COMPLETED = "Join_Group operations completed";
     public static final String BARRIERS_COMPLETED = "barriers completed (local processes)";
+    public static final String SENDS_ABORTED =
+        "sends ended part-way (a sender page no longer locked at DMA time)";
+    public static final String TRANSFERS_ABORTED = "transfers ended by their sender's NIC (Transfer_Abort)";
 
     final AtomicCounter driverCommands;
     final AtomicCounter driverCommandsRejected;
@@ -79,6 +82,8 @@ public final class NicCounters
     final AtomicCounter castsCompleted;
     final AtomicCounter groupJoinsCompleted;
     final AtomicCounter barriersCompleted;
+    final AtomicCounter sendsAborted;
+    final AtomicCounter transfersAborted;
 
     public NicCounters(final CountersManager manager)
     {
@@ -116,6 +121,8 @@ public final class NicCounters
         castsCompleted = counter(manager, CASTS_COMPLETED);
         groupJoinsCompleted = counter(manager, GROUP_JOINS_COMPLETED);
         barriersCompleted = counter(manager, BARRIERS_COMPLETED);
+        sendsAborted = counter(manager, SENDS_ABORTED);
+        transfersAborted = counter(manager, TRANSFERS_ABORTED);
     }
 
     private static AtomicCounter counter(final CountersManager manager, final String label)

@@ -17,6 +17,8 @@ import org.qnix.abi.Doorbell;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.PacketHeader;
+import org.qnix.abi.ProcessTableLayout;
+import org.qnix.abi.ProtectionTableLayout;
 import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.SystemMessage;
 import org.qnix.abi.WireMessageType;
@@ -292,6 +294,105 @@ class MessagePathTest
         assertEquals(Doorbell.DONE, receiver.receiveDoorbell(1));
         assertDelivered(receiver, 5 * PAGE, 10, 2, "second message");
         assertEquals(0, receivingNic.stagingBytesInUse());
+        assertEquals(0, counter(3, NicCounters.PACKETS_DROPPED));
+    }
+
+    /**
+     * Issue 17, item 1: a Send waits for permission while the process frees its buffer and the driver
+     * gives the pages to another process on the node. When permission comes, the NIC checks the page at
+     * the DMA read and ends the send Protection: not one byte of the new owner's data leaves the node.
+     */
+    @Test
+    void aSendWhosePagesGoToAnotherProcessWhileItWaitsForPermissionEndsProtectionAndSendsNothing()
+    {
+        final SteppedProcess[] p = start(tightStaging(), 0, 3, 0);
+        final SteppedProcess sender = p[0];
+        final SteppedProcess receiver = p[1];
+        final SteppedProcess newOwner = p[2];
+        final MessageEngine receivingNic = cluster.nics.get(3).engine();
+
+        sender.fill(0, 3 * PAGE, 1);
+        sender.sendContext(0, receiver.name, 1, 0, 3 * PAGE);
+        sender.post(ProcessCommand.SEND, 0);
+        sender.fill(4 * PAGE, 3 * PAGE, 2);
+        sender.sendContext(1, receiver.name, 2, 4 * PAGE, 3 * PAGE);
+        sender.post(ProcessCommand.SEND, 1);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, sender.sendDoorbell(0), "the first message is staged");
+        assertEquals(Doorbell.FREE, sender.sendDoorbell(1), "the second waits for staging room");
+        final long packetsBefore = counter(0, NicCounters.DATA_PACKETS_SENT);
+
+        // The sender frees its buffer; the driver gives the three pages to the new owner, who fills them.
+        for (int page = 4; page < 7; page++)
+        {
+            cluster.images.get(0).sdram().putIntRelease(
+                (int)cluster.images.get(0).sdramLayout().protectionEntryOffset(sender.areaAddress(page * PAGE)),
+                ProtectionTableLayout.entry(ProcessTableLayout.nicPid(newOwner.index), 1));
+        }
+        for (int i = 0; i < 3 * PAGE; i++)
+        {
+            cluster.images.get(0).hostMemory().putByte((int)sender.areaAddress(4 * PAGE + i), (byte)0x5A);
+        }
+
+        // Staging frees up: the second request is granted, and its first DMA read is refused.
+        receiver.receiveContext(0, GROUP, 0, 1, 0, 3 * PAGE);
+        receiver.post(ProcessCommand.RECEIVE, 0);
+        cluster.settle();
+        cluster.clock.advance(MessageEngine.PERMISSION_RETRY_MS);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, receiver.receiveDoorbell(0));
+        assertEquals(Doorbell.PROTECTION, sender.sendDoorbell(1));
+        assertEquals(packetsBefore, counter(0, NicCounters.DATA_PACKETS_SENT), "no packet of the new owner's pages");
+        assertEquals(1, counter(0, NicCounters.SENDS_ABORTED));
+        assertEquals(1, counter(3, NicCounters.TRANSFERS_ABORTED), "the staged transfer was dropped");
+        assertEquals(0, receivingNic.stagingBytesInUse());
+        assertEquals(0, receivingNic.activeTransfers());
+
+        // Nothing of it arrives later either.
+        receiver.fill(8 * PAGE, 3 * PAGE, 9);
+        receiver.receiveContext(1, GROUP, 0, 2, 8 * PAGE, 3 * PAGE);
+        receiver.post(ProcessCommand.RECEIVE, 1);
+        cluster.settle();
+        assertEquals(Doorbell.FREE, receiver.receiveDoorbell(1), "the receive is still waiting");
+        assertDelivered(receiver, 8 * PAGE, 3 * PAGE, 9, "the receive buffer");
+        assertEquals(0, counter(3, NicCounters.PACKETS_DROPPED));
+    }
+
+    /**
+     * A page of a granted Send is unlocked between two of its packets: the packets before it arrive, the
+     * send ends Protection, and the receive ends SendAborted with that prefix and nothing else.
+     */
+    @Test
+    void aSendWhosePageIsUnlockedPartWayEndsProtectionAndItsReceiveSendAbortedWithThePrefix()
+    {
+        final SteppedProcess[] p = start(SteppedCluster.smallParameters(2, 2).build(), 0, 3);
+        final SteppedProcess sender = p[0];
+        final SteppedProcess receiver = p[1];
+        receiver.fill(0, 3 * PAGE, 77);
+        receiver.receiveContext(0, GROUP, 0, 1, 0, 3 * PAGE);
+        receiver.post(ProcessCommand.RECEIVE, 0);
+        cluster.settle();
+
+        sender.fill(0, 3 * PAGE, 5);
+        sender.sendContext(0, receiver.name, 1, 0, 3 * PAGE);
+        sender.post(ProcessCommand.SEND, 0);
+        for (int steps = 0; counter(0, NicCounters.DATA_PACKETS_SENT) < 1; steps++)
+        {
+            assertTrue(steps < 100, "the first packet was never sent");
+            cluster.step();
+        }
+        sender.lockArea(0);
+        cluster.settle();
+
+        assertEquals(Doorbell.PROTECTION, sender.sendDoorbell(0));
+        assertEquals(Doorbell.SEND_ABORTED, receiver.receiveDoorbell(0));
+        assertEquals(1, counter(0, NicCounters.DATA_PACKETS_SENT));
+        assertDelivered(receiver, 0, PAGE, 5, "the first packet");
+        for (int i = PAGE; i < 3 * PAGE; i++)
+        {
+            assertEquals(SteppedProcess.pattern(77, i), receiver.areaByte(i), "byte " + i + " after the prefix");
+        }
+        assertEquals(0, cluster.nics.get(3).engine().activeTransfers());
         assertEquals(0, counter(3, NicCounters.PACKETS_DROPPED));
     }
 

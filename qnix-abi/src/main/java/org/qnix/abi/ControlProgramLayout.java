@@ -24,9 +24,19 @@ package org.qnix.abi;
  *  +---------------------------------------------------------------+
  *  |  JDWP debug port (0 = none)                                   |
  *  +---------------------------------------------------------------+
+ *  |  Duty cycles completed (64 bits, volatile): the DMA epoch     |
+ *  +---------------------------------------------------------------+
  *  |  Reserved to 128 bytes                                        |
  *  +---------------------------------------------------------------+
  * </pre>
+ *
+ * <p>The duty cycle count is how the driver knows that no DMA still uses a page it took back
+ * (DESIGN.md 8, item 10): the control program checks a page's Protection Table entry and copies its
+ * bytes within one duty cycle, and stores the count (a volatile store, so it is ordered after the
+ * cycle's checks) when the cycle ends. A driver that cleared a page's entry and then read count
+ * {@code E} knows that every cycle from {@code E + 2} on sees the cleared entry; once the count is
+ * past {@code E}, the one cycle that may have checked the page before it was cleared has finished,
+ * and the page may go to another process.
  */
 public final class ControlProgramLayout
 {
@@ -38,6 +48,7 @@ public final class ControlProgramLayout
     public static final int VERSION_OFFSET = STATE_OFFSET + Integer.BYTES;
     public static final int MODE_OFFSET = VERSION_OFFSET + Integer.BYTES;
     public static final int DEBUG_PORT_OFFSET = MODE_OFFSET + Integer.BYTES;
+    public static final int DUTY_CYCLES_OFFSET = DEBUG_PORT_OFFSET + Integer.BYTES;
     public static final int LENGTH = 128;
 
     public static final int STATE_ABSENT = 0;

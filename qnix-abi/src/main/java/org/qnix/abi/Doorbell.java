@@ -21,6 +21,12 @@ public final class Doorbell
     public static final int BAD_COMMAND = 21;
     /** The process was de-registered before the operation completed. */
     public static final int ABORTED = 22;
+    /**
+     * The sender's NIC ended the message part-way: a page of the sender's buffer was no longer locked
+     * by the sender when the NIC came to read it (the sender's Send completed {@link #PROTECTION}).
+     * The receive buffer holds a prefix of the message.
+     */
+    public static final int SEND_ABORTED = 23;
 
     private Doorbell()
     {
@@ -50,6 +56,7 @@ public final class Doorbell
             case NO_RESOURCES: return "NoResources";
             case BAD_COMMAND: return "BadCommand";
             case ABORTED: return "Aborted";
+            case SEND_ABORTED: return "SendAborted";
             default: return "Doorbell(" + value + ")";
         }
     }

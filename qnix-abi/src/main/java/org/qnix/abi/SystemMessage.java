@@ -15,6 +15,7 @@ package org.qnix.abi;
  *  Permission_Request | Receiver PID | Sender PID | Context Tag | Message length | First packet length |
  *                     | Packets | Operation id (64 bits) | Sender AI | Sender PI |
  *  Permission_Reply   | Receiver PID | Sender PID | Operation id (64 bits) | Status | Transfer handle |
+ *  Transfer_Abort     | Receiver PID | Sender PID | Operation id (64 bits) | Status | Transfer handle |
  * </pre>
  *
  * <p>Permission_Request carries what thesis 3.5.1 lists plus the per-sender operation id that makes
@@ -23,6 +24,13 @@ package org.qnix.abi;
  * granted transfer or an error doorbell code (the receiver is gone); its transfer handle is what the
  * data packets of the message carry in their Context Tag field, so that concurrent messages with the
  * same sender and tag are told apart.
+ *
+ * <p>Transfer_Abort is not in the thesis: the sending NIC sends it when it ends a granted message
+ * part-way because a page of the sender's buffer is no longer locked by the sender at the moment of
+ * its DMA read (DESIGN.md 8, item 10). It has the Permission_Reply's layout; its status is the error
+ * the sender's Send completed with. The receiving NIC ends the transfer: a receive attached to it
+ * completes {@link Doorbell#SEND_ABORTED}, a staged one is dropped. The wire keeps one NIC's packets
+ * in order, so it arrives after every data packet that was sent before it.
  *
  * <p>Barrier carries what thesis 3.5.1 lists plus the sequence number of the barrier on that group
  * (DESIGN.md 8, item 9): the k-th Barrier a member enters on a group has sequence k, so an arrival
@@ -38,6 +46,7 @@ public final class SystemMessage
     public static final int NEW_GROUP_ACK = 6;
     public static final int BARRIER = 7;
     public static final int DELETE_PROCESS = 8;
+    public static final int TRANSFER_ABORT = 9;
 
     public static final int NAME_AI_OFFSET = 0;
     public static final int NAME_PI_OFFSET = NAME_AI_OFFSET + Integer.BYTES;
@@ -80,6 +89,8 @@ public final class SystemMessage
     public static final int REPLY_STATUS_OFFSET = REPLY_OPERATION_OFFSET + Long.BYTES;
     public static final int REPLY_HANDLE_OFFSET = REPLY_STATUS_OFFSET + Integer.BYTES;
     public static final int PERMISSION_REPLY_LENGTH = REPLY_HANDLE_OFFSET + Integer.BYTES;
+    /** Transfer_Abort has the layout of Permission_Reply. */
+    public static final int TRANSFER_ABORT_LENGTH = PERMISSION_REPLY_LENGTH;
 
     /** Room for the largest system message payload. */
     public static final int MAX_PAYLOAD_LENGTH = 64;
@@ -100,6 +111,7 @@ public final class SystemMessage
             case NEW_GROUP_ACK: return "New_Group_Ack";
             case BARRIER: return "Barrier";
             case DELETE_PROCESS: return "Delete_Process";
+            case TRANSFER_ABORT: return "Transfer_Abort";
             default: return "SystemMessage(" + code + ")";
         }
     }
