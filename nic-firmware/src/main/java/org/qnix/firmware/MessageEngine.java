@@ -37,8 +37,6 @@ final class MessageEngine
 {
     /** How often a send still waiting for permission asks again (thesis 3.2, Reliability). */
     static final long PERMISSION_RETRY_MS = 1;
-    /** Transfers this NIC can have granted at once; data packets carry the index in 16 bits. */
-    static final int TRANSFER_HANDLES = 4096;
     static final int OPERATION_SLOT_BITS = 20;
     private static final int RECENT_OPERATIONS = 256;
     /** Scheduling Queue entries for Broadcast and Multicast destinations this NIC can have at once. */
@@ -73,8 +71,11 @@ final class MessageEngine
     /** Scratch: the receiver names following a Multicast command. */
     private final int[] multicastAi;
     private final int[] multicastPi;
-    private final Transfer[] transfers = new Transfer[TRANSFER_HANDLES];
-    private final IntArrayQueue freeHandles = new IntArrayQueue(TRANSFER_HANDLES, -1);
+    /** Transfers this NIC can have granted at once (ClusterParameters#transferTableEntries). */
+    private final Transfer[] transfers;
+    private final IntArrayQueue freeHandles;
+    /** Staged bytes one receiving process may hold: a quarter of managed memory, at least one message. */
+    private final long stagingBytesPerProcess;
     private final Long2ObjectHashMap<Transfer>[] liveTransfers;
     private final RecentOperations[] recentTransfers;
     private final int pageSize;
@@ -135,7 +136,11 @@ final class MessageEngine
         final int maxReceivers = CommandQueueLayout.maxMulticastReceivers(params);
         multicastAi = new int[maxReceivers];
         multicastPi = new int[maxReceivers];
-        for (int h = 0; h < TRANSFER_HANDLES; h++)
+        final int transferHandles = params.transferTableEntries();
+        transfers = new Transfer[transferHandles];
+        freeHandles = new IntArrayQueue(transferHandles, -1);
+        stagingBytesPerProcess = Math.max(params.maxMessageBytes(), layout.managedMemoryLength() / 4);
+        for (int h = 0; h < transferHandles; h++)
         {
             transfers[h] = new Transfer(h);
             freeHandles.addInt(h);
@@ -1214,12 +1219,6 @@ final class MessageEngine
             reply(sourceNode, receiverPid, senderPid, operationId, Doorbell.BAD_CONTEXT, 0);
             return;
         }
-        if (freeHandles.isEmpty())
-        {
-            counters.permissionRequestsUnanswered.increment();
-            return;
-        }
-
         final int senderAi = buffer.getInt(payload + SystemMessage.REQUEST_SENDER_AI_OFFSET);
         final int senderPi = buffer.getInt(payload + SystemMessage.REQUEST_SENDER_PI_OFFSET);
         final int tag = buffer.getInt(payload + SystemMessage.REQUEST_TAG_OFFSET);
@@ -1232,14 +1231,29 @@ final class MessageEngine
                 break;
             }
         }
+        // Whatever cannot be granted now gets no reply: the sender asks again every millisecond
+        // until the receive is posted or room frees up (thesis 3.2, Reliability).
+        if (null == match && (slot.stagedCount() >= ClusterParameters.STAGED_MESSAGES_PER_PROCESS ||
+            slot.stagedBytes() + pageRounded(length) > stagingBytesPerProcess))
+        {
+            // Issue 17, item 3: a process that does not post its receives holds no more of the
+            // NIC's staging and transfer table than its quota; traffic to the others keeps flowing.
+            counters.requestsDeferredReceiverQuota.increment();
+            return;
+        }
+        if (freeHandles.isEmpty())
+        {
+            // Cannot happen while the quotas hold (the table has room for them all); counted if it does.
+            counters.requestsDeferredTransferTable.increment();
+            return;
+        }
         long stagingAddress = 0;
         if (null == match && length > 0)
         {
             stagingAddress = staging.allocate(length);
             if (stagingAddress < 0)
             {
-                // No room: no reply. The sender asks again until staging space frees up.
-                counters.permissionRequestsUnanswered.increment();
+                counters.requestsDeferredStagingFull.increment();
                 return;
             }
         }
@@ -1273,6 +1287,7 @@ final class MessageEngine
         }
         else
         {
+            t.quotaBytes = pageRounded(length);
             slot.stage(t);
             counters.messagesStaged.increment();
         }
@@ -1281,6 +1296,11 @@ final class MessageEngine
         {
             completeReceive(slot, match, Doorbell.DONE);
         }
+    }
+
+    private long pageRounded(final int length)
+    {
+        return ((long)length + pageSize - 1) / pageSize * pageSize;
     }
 
     private void reply(final int node, final int receiverPid, final int senderPid, final long operationId,
@@ -1315,7 +1335,7 @@ final class MessageEngine
             completeSend(slot, op, Doorbell.isError(status) ? status : Doorbell.BAD_CONTEXT);
             return;
         }
-        if (handle < 0 || handle >= TRANSFER_HANDLES)
+        if (handle < 0 || handle >= ClusterParameters.MAX_TRANSFER_TABLE_ENTRIES)
         {
             counters.systemMessagesRejected.increment();
             return;
@@ -1371,7 +1391,7 @@ final class MessageEngine
     void onDataPacket(final PacketHeader header, final MutableDirectBuffer buffer, final int index)
     {
         final int handle = header.contextTag();
-        final Transfer t = handle < TRANSFER_HANDLES ? transfers[handle] : null;
+        final Transfer t = handle < transfers.length ? transfers[handle] : null;
         final int sourceNode = NicCoordinates.indexOfPacked(header.source(), params.torusWidth());
         if (null == t || !t.active || t.sourceNode != sourceNode || t.senderPid != header.senderPid() ||
             ProcessTableLayout.nicPid(t.receiverIndex) != header.receiverPid())
@@ -1419,7 +1439,7 @@ final class MessageEngine
 
     int activeTransfers()
     {
-        return TRANSFER_HANDLES - freeHandles.size();
+        return transfers.length - freeHandles.size();
     }
 
     ProcessSlot slot(final int index)

@@ -33,7 +33,10 @@ public final class NicCounters
     public static final String RECEIVES_COMPLETED = "receives completed";
     public static final String PERMISSION_REQUESTS_SENT = "permission requests sent";
     public static final String PERMISSION_REQUESTS_RECEIVED = "permission requests received";
-    public static final String PERMISSION_REQUESTS_UNANSWERED = "permission requests unanswered (no staging room)";
+    public static final String REQUESTS_DEFERRED_STAGING_FULL = "permission requests deferred (staging memory full)";
+    public static final String REQUESTS_DEFERRED_RECEIVER_QUOTA =
+        "permission requests deferred (the receiver's staging quota is full)";
+    public static final String REQUESTS_DEFERRED_TRANSFER_TABLE = "permission requests deferred (transfer table full)";
     public static final String PERMISSION_DUPLICATES = "duplicate permission requests and replies";
     public static final String MESSAGES_STAGED = "messages staged (arrived before their receive)";
     public static final String STAGING_BYTES_IN_USE = "staging bytes in use";
@@ -71,7 +74,9 @@ public final class NicCounters
     final AtomicCounter receivesCompleted;
     final AtomicCounter permissionRequestsSent;
     final AtomicCounter permissionRequestsReceived;
-    final AtomicCounter permissionRequestsUnanswered;
+    final AtomicCounter requestsDeferredStagingFull;
+    final AtomicCounter requestsDeferredReceiverQuota;
+    final AtomicCounter requestsDeferredTransferTable;
     final AtomicCounter permissionDuplicates;
     final AtomicCounter messagesStaged;
     final AtomicCounter stagingBytesInUse;
@@ -110,7 +115,9 @@ public final class NicCounters
         receivesCompleted = counter(manager, RECEIVES_COMPLETED);
         permissionRequestsSent = counter(manager, PERMISSION_REQUESTS_SENT);
         permissionRequestsReceived = counter(manager, PERMISSION_REQUESTS_RECEIVED);
-        permissionRequestsUnanswered = counter(manager, PERMISSION_REQUESTS_UNANSWERED);
+        requestsDeferredStagingFull = counter(manager, REQUESTS_DEFERRED_STAGING_FULL);
+        requestsDeferredReceiverQuota = counter(manager, REQUESTS_DEFERRED_RECEIVER_QUOTA);
+        requestsDeferredTransferTable = counter(manager, REQUESTS_DEFERRED_TRANSFER_TABLE);
         permissionDuplicates = counter(manager, PERMISSION_DUPLICATES);
         messagesStaged = counter(manager, MESSAGES_STAGED);
         stagingBytesInUse = counter(manager, STAGING_BYTES_IN_USE);

@@ -42,6 +42,9 @@ final class ProcessSlot
     /** Staged messages, in order of their Permission_Request. */
     private Transfer stagedHead;
     private Transfer stagedTail;
+    /** How many messages are staged, and their bytes: what the per-process staging quota bounds. */
+    private int stagedCount;
+    private long stagedBytes;
 
     ProcessSlot(final int index, final int contexts, final int descriptors, final int firstSendSlot)
     {
@@ -200,8 +203,20 @@ final class ProcessSlot
         return stagedHead;
     }
 
+    int stagedCount()
+    {
+        return stagedCount;
+    }
+
+    long stagedBytes()
+    {
+        return stagedBytes;
+    }
+
     void stage(final Transfer transfer)
     {
+        stagedCount++;
+        stagedBytes += transfer.quotaBytes;
         transfer.next = null;
         transfer.previous = stagedTail;
         if (null == stagedTail)
@@ -217,6 +232,8 @@ final class ProcessSlot
 
     void unstage(final Transfer transfer)
     {
+        stagedCount--;
+        stagedBytes -= transfer.quotaBytes;
         if (null == transfer.previous)
         {
             stagedHead = transfer.next;

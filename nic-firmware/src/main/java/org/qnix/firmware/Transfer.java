@@ -31,6 +31,8 @@ final class Transfer
     /** Staging space in NIC managed memory: offset from its start, and bytes reserved (0 = none). */
     long stagingOffset;
     int stagingLength;
+    /** While staged: the whole pages of managed memory it counts against its receiver's quota. */
+    long quotaBytes;
 
     Transfer previous;
     Transfer next;

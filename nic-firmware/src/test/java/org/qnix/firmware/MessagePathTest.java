@@ -237,6 +237,16 @@ class MessagePathTest
         assertEquals(Doorbell.PROTECTION, p[1].receiveDoorbell(1));
     }
 
+    /**
+     * Requests deferred for want of staging room: with one receiver, whose quota is then all of staging,
+     * the quota is what says no.
+     */
+    private long deferredForRoom(final int node)
+    {
+        return counter(node, NicCounters.REQUESTS_DEFERRED_STAGING_FULL) +
+            counter(node, NicCounters.REQUESTS_DEFERRED_RECEIVER_QUOTA);
+    }
+
     /** Staging space of exactly one maximum message: the smallest SDRAM a cluster may have. */
     private static ClusterParameters tightStaging()
     {
@@ -265,7 +275,7 @@ class MessagePathTest
         sender.sendContext(1, receiver.name, 2, 4 * PAGE, 10);
         sender.post(ProcessCommand.SEND, 1);
         cluster.settle();
-        assertEquals(1, counter(3, NicCounters.PERMISSION_REQUESTS_UNANSWERED), "no room: no reply");
+        assertEquals(1, deferredForRoom(3), "no room: no reply");
         assertEquals(Doorbell.FREE, sender.sendDoorbell(1));
         assertFalse(cluster.nics.get(0).engine().slot(0).sends[1].permitted);
 
@@ -273,7 +283,7 @@ class MessagePathTest
         {
             cluster.clock.advance(MessageEngine.PERMISSION_RETRY_MS);
             cluster.settle();
-            assertEquals(retry, counter(3, NicCounters.PERMISSION_REQUESTS_UNANSWERED), "the sender keeps asking");
+            assertEquals(retry, deferredForRoom(3), "the sender keeps asking");
         }
         assertEquals(Doorbell.FREE, sender.sendDoorbell(1));
 
@@ -393,6 +403,84 @@ class MessagePathTest
             assertEquals(SteppedProcess.pattern(77, i), receiver.areaByte(i), "byte " + i + " after the prefix");
         }
         assertEquals(0, cluster.nics.get(3).engine().activeTransfers());
+        assertEquals(0, counter(3, NicCounters.PACKETS_DROPPED));
+    }
+
+    /**
+     * Issue 17, item 3: a process that never posts its receives is sent Send_Shorts until its staging
+     * quota is full. Further messages to it wait (their requests are deferred and asked again), while
+     * another process on the same node keeps receiving, staged and direct; once the flooded process
+     * posts a receive, the waiting messages move again. Nothing is lost.
+     */
+    @Test
+    void aProcessThatNeverReceivesHoldsNoMoreThanItsStagingQuotaAndTheNodeKeepsReceiving()
+    {
+        final SteppedProcess[] p = start(SteppedCluster.smallParameters(2, 2).build(), 0, 3, 1, 3);
+        final SteppedProcess flooder = p[0];
+        final SteppedProcess victim = p[1];
+        final SteppedProcess bystander = p[2];
+        final SteppedProcess neighbour = p[3];
+        final int quota = ClusterParameters.STAGED_MESSAGES_PER_PROCESS;
+        final int contexts = cluster.params.contextsPerProcess();
+        final MessageEngine node3 = cluster.nics.get(3).engine();
+
+        for (int m = 0; m < quota + contexts; m++)
+        {
+            final int context = m % contexts;
+            if (m >= contexts)
+            {
+                if (m < quota + contexts)
+                {
+                    assertEquals(m - contexts < quota ? Doorbell.DONE : Doorbell.FREE, flooder.sendDoorbell(context));
+                }
+                flooder.freeDoorbell(context);
+            }
+            flooder.shortContext(context, victim.name, m, new byte[] {(byte)m});
+            flooder.post(ProcessCommand.SEND_SHORT, context);
+            cluster.settle();
+        }
+        assertEquals(quota, node3.slot(victim.index).stagedCount(), "the victim's quota of staged messages");
+        assertTrue(counter(3, NicCounters.REQUESTS_DEFERRED_RECEIVER_QUOTA) >= contexts, "the rest are deferred");
+        for (int c = 0; c < contexts; c++)
+        {
+            assertEquals(Doorbell.FREE, flooder.sendDoorbell(c), "context " + c + " waits");
+        }
+
+        // Another process of the node still gets messages, staged and then direct.
+        bystander.fill(0, 2 * PAGE, 11);
+        bystander.sendContext(0, neighbour.name, 5, 0, 2 * PAGE);
+        bystander.post(ProcessCommand.SEND, 0);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, bystander.sendDoorbell(0), "staged for the neighbour");
+        neighbour.receiveContext(0, GROUP, 2, 5, 0, 2 * PAGE);
+        neighbour.post(ProcessCommand.RECEIVE, 0);
+        neighbour.receiveContext(1, GROUP, 2, 6, 4 * PAGE, 10);
+        neighbour.post(ProcessCommand.RECEIVE, 1);
+        cluster.settle();
+        bystander.fill(8 * PAGE, 10, 12);
+        bystander.sendContext(1, neighbour.name, 6, 8 * PAGE, 10);
+        bystander.post(ProcessCommand.SEND, 1);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, neighbour.receiveDoorbell(0));
+        assertEquals(Doorbell.DONE, neighbour.receiveDoorbell(1));
+        assertDelivered(neighbour, 0, 2 * PAGE, 11, "staged message to the neighbour");
+
+        // The victim receives the oldest message; a deferred one takes its place when asked again.
+        victim.receiveContext(0, GROUP, 0, 0, 0, 8);
+        victim.post(ProcessCommand.RECEIVE, 0);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, victim.receiveDoorbell(0));
+        assertEquals(0L, victim.receiveCompletion(0)[2], "tag of the first message");
+        cluster.clock.advance(MessageEngine.PERMISSION_RETRY_MS);
+        cluster.settle();
+        assertEquals(quota, node3.slot(victim.index).stagedCount());
+        int done = 0;
+        for (int c = 0; c < contexts; c++)
+        {
+            done += Doorbell.DONE == flooder.sendDoorbell(c) ? 1 : 0;
+        }
+        assertEquals(1, done, "one deferred message was staged in the place that freed");
+        assertEquals(0, counter(3, NicCounters.REQUESTS_DEFERRED_TRANSFER_TABLE));
         assertEquals(0, counter(3, NicCounters.PACKETS_DROPPED));
     }
 

@@ -243,6 +243,12 @@ final class SteppedProcess
         }
     }
 
+    /** What qx_poll_for_send does after seeing a completion on one context. */
+    void freeDoorbell(final int context)
+    {
+        host.putIntRelease((int)hps + HostProcessStructuresLayout.sendDoorbellOffset(context), 0);
+    }
+
     int sendDoorbell(final int context)
     {
         return host.getIntVolatile((int)hps + HostProcessStructuresLayout.sendDoorbellOffset(context));

@@ -49,6 +49,13 @@ public final class ClusterParameters
     public static final int MAX_PAGE_SIZE = 1 << 15;
     /** The NIC PID on the wire is 16 bits and 0 means "system message". */
     public static final int MAX_PROCESSES = 0xFFFF - 1;
+    /**
+     * Messages a NIC stages at most for one receiving process (issue 17, item 3): a process that never
+     * posts its receives holds no more than this of the NIC's transfer table, and a sender to it waits.
+     */
+    public static final int STAGED_MESSAGES_PER_PROCESS = 64;
+    /** Data packets carry a transfer handle in the 16-bit Context Tag of the packet header. */
+    public static final int MAX_TRANSFER_TABLE_ENTRIES = 1 << 16;
 
     /** Memory files are mapped whole into one buffer with int offsets. */
     public static final long MAX_FILE_BYTES = 1L << 30;
@@ -136,6 +143,16 @@ public final class ClusterParameters
     }
 
     /** @return M, Send Contexts (and Receive Contexts) per process. */
+    /**
+     * @return the entries of a NIC's transfer table: one per posted receive (M per process) and
+     * {@link #STAGED_MESSAGES_PER_PROCESS} staged messages per process, so that no process's traffic can
+     * take the entries another process's messages need.
+     */
+    public int transferTableEntries()
+    {
+        return processes * (contexts + STAGED_MESSAGES_PER_PROCESS);
+    }
+
     public int contextsPerProcess()
     {
         return contexts;
@@ -464,6 +481,13 @@ public final class ClusterParameters
             }
             range("P (processes per NIC)", processes, 1, MAX_PROCESSES);
             range("M (contexts per process)", contexts, 1, 0xFFFF);
+            if ((long)processes * (contexts + STAGED_MESSAGES_PER_PROCESS) > MAX_TRANSFER_TABLE_ENTRIES)
+            {
+                throw new IllegalArgumentException("P x (M + " + STAGED_MESSAGES_PER_PROCESS + ") = " +
+                    (long)processes * (contexts + STAGED_MESSAGES_PER_PROCESS) + " transfer table entries (P=" +
+                    processes + " processes, M=" + contexts + " contexts) exceed the " + MAX_TRANSFER_TABLE_ENTRIES +
+                    " that the packet header's 16-bit transfer handle can name: lower --processes or --contexts");
+            }
             if (commandQueueEntries < 2 * contexts)
             {
                 throw new IllegalArgumentException("N (command queue entries) = " + commandQueueEntries +
