@@ -1,23 +1,22 @@
 package org.qnix.daemon;
 
-import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.JvmFlags;
 
 /**
- * Whether a cluster is up, stale (its daemon died without cleaning up) or absent, and how to clean up a
- * stale one: stop any firmware JVM it left behind, then remove its files.
+ * Whether a cluster is up, stale (its daemon died without cleaning up), absent, or not a cluster at
+ * all (a directory qnix did not create), and how to clean up a stale one: stop any firmware JVM it
+ * left behind, then remove its files by name ({@link ClusterFiles}).
  *
  * <pre>{@code
  * ClusterState state = ClusterState.inspect(ClusterDirectory.of("t"));
@@ -29,7 +28,9 @@ public final class ClusterState
     /** What a cluster directory holds. */
     public enum Kind
     {
-        ABSENT, LIVE, STALE
+        ABSENT, LIVE, STALE,
+        /** Something qnix did not create has the cluster's name: never used, never removed. */
+        FOREIGN
     }
 
     private static final long START_TIME_TOLERANCE_MS = 10_000;
@@ -49,9 +50,13 @@ public final class ClusterState
 
     public static ClusterState inspect(final ClusterDirectory dir)
     {
-        if (!Files.exists(dir.path()))
+        if (!Files.exists(dir.path(), LinkOption.NOFOLLOW_LINKS))
         {
             return new ClusterState(dir, Kind.ABSENT, null, "no cluster directory " + dir.path());
+        }
+        if (!ClusterFiles.isMarked(dir))
+        {
+            return new ClusterState(dir, Kind.FOREIGN, null, ClusterFiles.notOurs(dir));
         }
         final Optional<ClusterProperties> props;
         try
@@ -102,6 +107,12 @@ public final class ClusterState
         return Kind.ABSENT == kind;
     }
 
+    /** @return whether the cluster's name is taken by something qnix did not create. */
+    public boolean isForeign()
+    {
+        return Kind.FOREIGN == kind;
+    }
+
     public Optional<ClusterProperties> properties()
     {
         return Optional.ofNullable(props);
@@ -118,12 +129,17 @@ public final class ClusterState
     }
 
     /**
-     * Stops the firmware JVMs a dead daemon left behind and removes the cluster's files.
+     * Stops the firmware JVMs a dead daemon left behind and removes the cluster's files: those qnix
+     * names, leaving (and reporting) any other. A directory qnix did not create is not touched.
      *
-     * @return what was done, one line each.
+     * @return what was done and what was left, one line each.
      */
     public List<String> cleanUp()
     {
+        if (isForeign())
+        {
+            return List.of(reason);
+        }
         final List<String> done = new ArrayList<>();
         for (final ProcessHandle firmware : leftoverFirmware(dir.path()))
         {
@@ -138,8 +154,7 @@ public final class ClusterState
             }
             done.add("stopped firmware JVM pid " + firmware.pid());
         }
-        deleteRecursively(dir.path());
-        done.add("removed " + dir.path());
+        done.addAll(ClusterFiles.remove(dir));
         return done;
     }
 
@@ -158,24 +173,5 @@ public final class ClusterState
                 }
             }));
         return result;
-    }
-
-    static void deleteRecursively(final Path path)
-    {
-        if (!Files.exists(path))
-        {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(path))
-        {
-            for (final Path p : walk.sorted(Comparator.reverseOrder()).toList())
-            {
-                Files.deleteIfExists(p);
-            }
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot remove " + path, ex);
-        }
     }
 }

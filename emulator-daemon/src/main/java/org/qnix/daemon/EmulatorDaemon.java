@@ -1,7 +1,5 @@
 package org.qnix.daemon;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -78,7 +76,8 @@ public final class EmulatorDaemon implements Callable<Integer>
         final long pid = ProcessHandle.current().pid();
         final long startMs = ProcessHandle.current().info().startInstant()
             .map(java.time.Instant::toEpochMilli).orElse(System.currentTimeMillis());
-        Files.createDirectories(dir.path());
+        // `cluster up` created the directory and its marker; a daemon started by hand creates them itself.
+        ClusterFiles.createOrCheck(dir);
         ClusterProperties state = ClusterProperties.of(params, pid, startMs, firmwareMode, ClusterProperties.STATE_STARTING);
         state.write(dir.propertiesFile());
         Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(false), "daemon-shutdown"));
@@ -140,8 +139,9 @@ public final class EmulatorDaemon implements Callable<Integer>
     }
 
     /**
-     * Stops drivers and control programs and removes the files; keeps only the log if the start failed,
-     * so that {@code cluster up} can show why.
+     * Stops drivers and control programs and removes the files qnix named; keeps only the log (and the
+     * state) if the start failed, so that {@code cluster up} can show why. Files it did not create are
+     * left where they are, and said so in the log.
      */
     private synchronized void shutdown(final boolean keepLog)
     {
@@ -164,25 +164,11 @@ public final class EmulatorDaemon implements Callable<Integer>
         CloseHelper.quietCloseAll(images);
         try
         {
-            if (keepLog)
-            {
-                try (var entries = Files.list(dir.path()))
-                {
-                    for (final Path entry : entries.toList())
-                    {
-                        if (!entry.equals(dir.daemonLog()) && !entry.equals(dir.propertiesFile()))
-                        {
-                            ClusterState.deleteRecursively(entry);
-                        }
-                    }
-                }
-            }
-            else
-            {
-                ClusterState.deleteRecursively(dir.path());
-            }
+            (keepLog ? ClusterFiles.removeAllButLog(dir) : ClusterFiles.remove(dir)).stream()
+                .filter(line -> !line.startsWith("removed "))
+                .forEach(System.out::println);
         }
-        catch (final IOException | RuntimeException ex)
+        catch (final RuntimeException ex)
         {
             System.out.println("could not remove " + dir.path() + ": " + ex);
         }

@@ -2,6 +2,8 @@ package org.qnix.abi;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * Where the files of a cluster live (DESIGN.md 3): {@code $QNIX_DIR/<cluster-name>/}, with
@@ -18,6 +20,25 @@ public final class ClusterDirectory
     public static final String DEFAULT_CLUSTER_NAME = "default";
     /** Unix-domain socket paths are limited to 107 bytes on Linux. */
     public static final int MAX_SOCKET_PATH = 107;
+
+    /**
+     * The file that says qnix created a directory: the only kind of directory qnix removes files from
+     * (docs/IMPLEMENTATION.md, "Processes and files").
+     */
+    public static final String MARKER_FILE = ".qnix-cluster";
+    public static final String PROPERTIES_FILE = "cluster.properties";
+    public static final String DAEMON_LOG = "daemon.log";
+    public static final String NIC_SDRAM = "nic.sdram";
+    public static final String HOST_MEMORY = "host.mem";
+    public static final String RX_FIFO = "rx.fifo";
+    public static final String COUNTERS = "counters";
+    public static final String DRIVER_SOCKET = "driver.sock";
+    public static final String FIRMWARE_LOG = "firmware.log";
+    /** Every file qnix creates in a node directory; removal deletes these names and nothing else. */
+    public static final List<String> NODE_FILES =
+        List.of(NIC_SDRAM, HOST_MEMORY, RX_FIFO, COUNTERS, DRIVER_SOCKET, FIRMWARE_LOG);
+
+    private static final Pattern NODE_DIRECTORY = Pattern.compile("node-[0-9]+-[0-9]+");
 
     private final String name;
     private final Path path;
@@ -83,12 +104,33 @@ public final class ClusterDirectory
 
     public Path propertiesFile()
     {
-        return path.resolve("cluster.properties");
+        return path.resolve(PROPERTIES_FILE);
     }
 
     public Path daemonLog()
     {
-        return path.resolve("daemon.log");
+        return path.resolve(DAEMON_LOG);
+    }
+
+    /** @return the marker written first into a directory qnix creates. */
+    public Path markerFile()
+    {
+        return path.resolve(MARKER_FILE);
+    }
+
+    /**
+     * @return {@code $QNIX_DIR/.NAME.lock}: beside the cluster directory rather than in it, so that it
+     * exists before the directory does and is never removed with it. No cluster name starts with a dot.
+     */
+    public Path lockFile()
+    {
+        return path.resolveSibling("." + name + ".lock");
+    }
+
+    /** @return whether a file name is one {@link NicCoordinates#directoryName()} gives. */
+    public static boolean isNodeDirectoryName(final String fileName)
+    {
+        return NODE_DIRECTORY.matcher(fileName).matches();
     }
 
     public Path nodeDirectory(final NicCoordinates node)
@@ -98,32 +140,32 @@ public final class ClusterDirectory
 
     public Path nicSdram(final NicCoordinates node)
     {
-        return nodeDirectory(node).resolve("nic.sdram");
+        return nodeDirectory(node).resolve(NIC_SDRAM);
     }
 
     public Path hostMemory(final NicCoordinates node)
     {
-        return nodeDirectory(node).resolve("host.mem");
+        return nodeDirectory(node).resolve(HOST_MEMORY);
     }
 
     public Path rxFifo(final NicCoordinates node)
     {
-        return nodeDirectory(node).resolve("rx.fifo");
+        return nodeDirectory(node).resolve(RX_FIFO);
     }
 
     public Path counters(final NicCoordinates node)
     {
-        return nodeDirectory(node).resolve("counters");
+        return nodeDirectory(node).resolve(COUNTERS);
     }
 
     public Path driverSocket(final NicCoordinates node)
     {
-        return nodeDirectory(node).resolve("driver.sock");
+        return nodeDirectory(node).resolve(DRIVER_SOCKET);
     }
 
     public Path firmwareLog(final NicCoordinates node)
     {
-        return nodeDirectory(node).resolve("firmware.log");
+        return nodeDirectory(node).resolve(FIRMWARE_LOG);
     }
 
     /**

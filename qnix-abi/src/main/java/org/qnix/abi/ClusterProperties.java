@@ -77,7 +77,7 @@ public final class ClusterProperties
     /** Writes to a temporary file and renames it over the target. */
     public void write(final Path file)
     {
-        final Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        final Path tmp = temporaryFile(file);
         try (Writer writer = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8))
         {
             props.store(writer, "QNIX emulated cluster");
@@ -94,6 +94,12 @@ public final class ClusterProperties
         {
             throw new UncheckedIOException("cannot rename " + tmp + " to " + file, ex);
         }
+    }
+
+    /** @return the file {@link #write} writes before renaming it: one of the files qnix removes by name. */
+    public static Path temporaryFile(final Path file)
+    {
+        return file.resolveSibling(file.getFileName() + ".tmp");
     }
 
     public ClusterProperties withState(final String state)

@@ -19,12 +19,13 @@ import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.JvmFlags;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.daemon.ClusterFiles;
 import org.qnix.daemon.ClusterState;
 
 /**
  * Brings clusters up and down: starts the emulator daemon as a detached JVM, waits until it reports
  * the cluster up (or shows its log if it failed), and stops it again. Used by {@code qnix cluster},
- * {@code qnix demo} and the tests.
+ * {@code qnix demo} and the tests. Neither touches a directory qnix did not create.
  *
  * <pre>{@code
  * ClusterControl.Settings settings = new ClusterControl.Settings("t", ClusterParameters.builder().torus(2, 2).build());
@@ -92,7 +93,7 @@ public final class ClusterControl
 
     /**
      * Starts a cluster and returns once it is up. A stale cluster of the same name is cleaned up first;
-     * a live one is refused.
+     * a live one and a directory of that name qnix did not create are refused.
      *
      * @throws IllegalStateException with the reason (and the daemon's log) if it cannot come up.
      */
@@ -110,6 +111,7 @@ public final class ClusterControl
                 "with threads, attach the debugger to the daemon JVM instead");
         }
         final ClusterState state = ClusterState.inspect(dir);
+        refuseForeign(state);
         if (state.isLive())
         {
             throw new IllegalStateException("cluster '" + settings.name + "' is already up (" + state.reason() +
@@ -119,16 +121,15 @@ public final class ClusterControl
         {
             out.println("cluster '" + settings.name + "' was stale (" + state.reason() + "); cleaning it up:");
             state.cleanUp().forEach(line -> out.println("  " + line));
+            if (!ClusterState.inspect(dir).isAbsent())
+            {
+                throw new IllegalStateException(dir.path() + " still holds files qnix did not create: not reusing it. " +
+                    "Move them away, then run: qnix cluster down --name " + settings.name);
+            }
         }
 
-        try
-        {
-            Files.createDirectories(dir.path());
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot create " + dir.path(), ex);
-        }
+        // The marker goes in first, before the daemon or its log: it is what allows removing them again.
+        ClusterFiles.create(dir);
         final List<String> command = new ArrayList<>();
         if (new File("/usr/bin/setsid").canExecute())
         {
@@ -185,7 +186,9 @@ public final class ClusterControl
                 }
                 daemon.waitFor(30, TimeUnit.SECONDS);
                 final String log = readLog(dir);
-                ClusterState.inspect(dir).cleanUp();
+                final List<String> left = ClusterState.inspect(dir).cleanUp().stream()
+                    .filter(line -> line.startsWith("left ") || line.startsWith("could not ")).toList();
+                left.forEach(out::println);
                 throw new IllegalStateException("cluster '" + settings.name + "' did not come up" +
                     (daemon.isAlive() ? " within " + UP_TIMEOUT_MS + " ms" : "") + ". Daemon log:\n" + log);
             }
@@ -195,9 +198,10 @@ public final class ClusterControl
 
     /**
      * Stops a live cluster (SIGTERM to its daemon, which stops its firmware and removes its files) or
-     * cleans up a stale one.
+     * cleans up a stale one. Files in its directory that qnix did not create are left there and listed.
      *
      * @return false if there was no such cluster.
+     * @throws IllegalStateException if a directory of that name was not created by qnix.
      */
     public static boolean down(final ClusterDirectory dir, final PrintStream out) throws InterruptedException
     {
@@ -206,6 +210,7 @@ public final class ClusterControl
         {
             return false;
         }
+        refuseForeign(state);
         if (state.isStale())
         {
             out.println("cluster '" + dir.name() + "' was stale (" + state.reason() + "); cleaning it up:");
@@ -231,10 +236,19 @@ public final class ClusterControl
         final ClusterState after = ClusterState.inspect(dir);
         if (!after.isAbsent())
         {
-            after.cleanUp();
+            // What the daemon could not remove: the files of its firmware if it was killed, or a user's.
+            after.cleanUp().stream().filter(line -> !line.startsWith("removed ")).forEach(line -> out.println("  " + line));
         }
         out.println("cluster '" + dir.name() + "' is down");
         return true;
+    }
+
+    private static void refuseForeign(final ClusterState state)
+    {
+        if (state.isForeign())
+        {
+            throw new IllegalStateException("cluster '" + state.directory().name() + "': " + state.reason());
+        }
     }
 
     private static Optional<ClusterProperties> readQuietly(final ClusterDirectory dir)

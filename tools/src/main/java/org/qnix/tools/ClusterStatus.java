@@ -66,7 +66,8 @@ public final class ClusterStatus
         final ClusterState state = ClusterState.inspect(dir);
         if (!state.isLive())
         {
-            throw new IllegalStateException(state.isAbsent() ? "no cluster '" + dir.name() + "' (" + state.reason() + ")" :
+            throw new IllegalStateException(state.isAbsent() || state.isForeign() ?
+                "no cluster '" + dir.name() + "' (" + state.reason() + ")" :
                 "cluster '" + dir.name() + "' is stale: " + state.reason() +
                 ". `qnix cluster down --name " + dir.name() + "` removes it");
         }

@@ -129,6 +129,7 @@ public final class ProgramLauncher
         {
             throw new IllegalStateException(state.isAbsent() ?
                 "no cluster '" + dir.name() + "': start one with ./qnix cluster up --name " + dir.name() :
+                state.isForeign() ? "no cluster '" + dir.name() + "': " + state.reason() :
                 "cluster '" + dir.name() + "' is stale (" + state.reason() + "): run ./qnix cluster down --name " + dir.name());
         }
         final ClusterParameters params = state.properties().orElseThrow().parameters();

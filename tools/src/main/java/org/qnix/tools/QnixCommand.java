@@ -93,7 +93,8 @@ public final class QnixCommand implements Runnable
             "Bring up a cluster.",
             "Creates its files under $QNIX_DIR (default /dev/shm/qnix), one NIC control program per node",
             "and one driver socket per node; returns when every NIC reports running.",
-            "A stale cluster of the same name (its daemon died) is cleaned up first." })
+            "A stale cluster of the same name (its daemon died) is cleaned up first. A directory of that",
+            "name that qnix did not create is refused." })
     static final class Up implements Callable<Integer>
     {
         @Option(names = "--name", description = "Cluster name (default: $QNIX_CLUSTER or 'default').")
@@ -190,6 +191,11 @@ public final class QnixCommand implements Runnable
                 System.out.println("no cluster '" + dir.name() + "' (" + state.reason() + ")");
                 return FAILED;
             }
+            if (state.isForeign())
+            {
+                System.out.println("no cluster '" + dir.name() + "': " + state.reason());
+                return FAILED;
+            }
             if (state.isStale())
             {
                 System.out.println("cluster '" + dir.name() + "' is STALE: " + state.reason() + ". Its files remain in " +
@@ -203,7 +209,9 @@ public final class QnixCommand implements Runnable
     }
 
     @Command(name = "down", mixinStandardHelpOptions = true,
-        description = "Stop a cluster's daemon and firmware and remove its files; cleans up a stale cluster too.")
+        description = {
+            "Stop a cluster's daemon and firmware and remove its files; cleans up a stale cluster too.",
+            "Removes only the files qnix created, by name; anything else in the directory is left and listed." })
     static final class Down implements Callable<Integer>
     {
         @Option(names = "--name", description = "Cluster name (default: $QNIX_CLUSTER or 'default').")
