@@ -7,15 +7,15 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
+import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.Channels;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 import org.agrona.concurrent.AtomicBuffer;
@@ -43,6 +43,8 @@ final class NodeDriver implements AutoCloseable
 {
     private static final long POLL_MS = 1;
     private static final long DELETE_TIMEOUT_MS = 10_000;
+    private static final long ACCEPT_RETRY_MAX_MS = 1000;
+    private static final long IDLE_CHECK_MS = 1000;
 
     private final NicCoordinates node;
     private final ClusterParameters params;
@@ -54,7 +56,7 @@ final class NodeDriver implements AutoCloseable
     private final DriverCommandQueueWriter commandQueue;
     private final ClusterRegistry registry;
     private final Path socketPath;
-    private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
+    private final DriverConnections connections;
     private ServerSocketChannel server;
     private volatile boolean closed;
 
@@ -76,6 +78,7 @@ final class NodeDriver implements AutoCloseable
         this.socketPath = socketPath;
         this.allocator = new PageAllocator(host, hostLayout, sdram, layout);
         this.commandQueue = new DriverCommandQueueWriter(sdram, host, layout, hostLayout);
+        this.connections = new DriverConnections(params.maxProcessesPerNic());
     }
 
     /** Binds the socket and starts accepting connections on a daemon thread. */
@@ -87,33 +90,117 @@ final class NodeDriver implements AutoCloseable
         final Thread acceptor = new Thread(this::acceptLoop, "driver-" + node);
         acceptor.setDaemon(true);
         acceptor.start();
+        final Thread reaper = new Thread(this::closeIdleConnections, "driver-" + node + "-idle");
+        reaper.setDaemon(true);
+        reaper.start();
     }
 
+    /**
+     * Accepts for as long as the driver is open. An accept that fails (too many open files, a signal)
+     * is reported and tried again after a pause that grows to a second: before, the first failure
+     * ended the loop and the node took no process again.
+     */
     private void acceptLoop()
     {
+        int failures = 0;
         while (!closed)
         {
+            final SocketChannel channel;
             try
             {
-                final SocketChannel channel = server.accept();
-                connections.add(channel);
-                final Thread handler = new Thread(() -> serve(channel), "driver-" + node + "-connection");
-                handler.setDaemon(true);
-                handler.start();
+                channel = server.accept();
+                failures = 0;
+            }
+            catch (final ClosedChannelException ex)
+            {
+                return;
             }
             catch (final IOException ex)
             {
-                if (!closed)
+                if (closed)
                 {
-                    System.err.println("driver " + node + ": accept failed: " + ex);
+                    return;
                 }
-                return;
+                if (0 == failures++)
+                {
+                    System.err.println("driver " + node + ": accept failed, trying again: " + ex);
+                }
+                pause(Math.min(ACCEPT_RETRY_MAX_MS, 10L << Math.min(failures, 7)));
+                continue;
+            }
+            final DriverConnections.Connection connection = connections.admit(channel, System.currentTimeMillis());
+            if (null == connection)
+            {
+                refuseConnection(channel);
+                continue;
+            }
+            try
+            {
+                final Thread handler = new Thread(() -> serve(connection), "driver-" + node + "-connection");
+                handler.setDaemon(true);
+                handler.start();
+            }
+            catch (final OutOfMemoryError ex)
+            {
+                // No thread to be had: refuse this one rather than lose the acceptor.
+                connections.remove(connection);
+                refuseConnection(channel);
             }
         }
     }
 
-    private void serve(final SocketChannel channel)
+    /**
+     * Tells a connection over the limit why, without waiting for its request, and shuts its output; it is
+     * closed a little later, so that the client's request does not meet a closed socket first.
+     */
+    private void refuseConnection(final SocketChannel channel)
     {
+        try
+        {
+            // A few dozen bytes into a new connection's empty socket buffer: the write does not block.
+            final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(channel)));
+            refuse(out, "the driver of node " + node + " serves " + connections.limit() +
+                " connections at most (P=" + params.maxProcessesPerNic() + " processes and " +
+                DriverConnections.SPARE_CONNECTIONS + " more) and has that many open: try again later");
+            channel.shutdownOutput();
+            connections.linger(channel, System.currentTimeMillis());
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            // The client went away: closing is all that is left.
+            DriverConnections.closeQuietly(channel);
+        }
+    }
+
+    private void closeIdleConnections()
+    {
+        while (!closed)
+        {
+            pause(IDLE_CHECK_MS);
+            final int idle = connections.closeIdle(System.currentTimeMillis());
+            if (idle > 0)
+            {
+                System.err.println("driver " + node + ": closed " + idle + " connection(s) that sent no registration" +
+                    " request within " + DriverConnections.REGISTER_WITHIN_MS + " ms");
+            }
+        }
+    }
+
+    private static void pause(final long ms)
+    {
+        try
+        {
+            Thread.sleep(ms);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void serve(final DriverConnections.Connection connection)
+    {
+        final SocketChannel channel = connection.channel();
         Registered registered = null;
         try
         {
@@ -132,6 +219,7 @@ final class NodeDriver implements AutoCloseable
                         final int groupSize = in.readInt();
                         final int osPid = in.readInt();
                         final long timeoutMs = in.readLong();
+                        connection.registering();
                         if (null != registered)
                         {
                             refuse(out, "this connection already registered " + registered.name());
@@ -190,6 +278,10 @@ final class NodeDriver implements AutoCloseable
         {
             // The process closed its connection: exit, crash or kill -9.
         }
+        catch (final AsynchronousCloseException ex)
+        {
+            // Closed by the idle check or by close().
+        }
         catch (final IOException ex)
         {
             if (!closed)
@@ -208,7 +300,7 @@ final class NodeDriver implements AutoCloseable
         }
         finally
         {
-            connections.remove(channel);
+            connections.remove(connection);
             try
             {
                 channel.close();
@@ -626,16 +718,7 @@ final class NodeDriver implements AutoCloseable
         catch (final IOException ignore)
         {
         }
-        for (final SocketChannel channel : connections)
-        {
-            try
-            {
-                channel.close();
-            }
-            catch (final IOException ignore)
-            {
-            }
-        }
+        connections.closeAll();
         try
         {
             Files.deleteIfExists(socketPath);

@@ -62,6 +62,8 @@ public final class Qnix implements AutoCloseable
     public static final Duration DEFAULT_INIT_TIMEOUT = Duration.ofSeconds(60);
     /** Extra time a reply from the driver may take beyond the request's own timeout. */
     private static final long DRIVER_GRACE_MS = 15_000;
+    /** Longer init timeouts are taken as this (a century): long enough to mean "for ever", short enough to add to a clock. */
+    static final long LONGEST_TIMEOUT_MS = TimeUnit.DAYS.toMillis(36_500);
     private static final Timer WATCHDOG = new Timer("qnix-driver-watchdog", true);
 
     private final ProcessName name;
@@ -1100,7 +1102,7 @@ public final class Qnix implements AutoCloseable
                 closeQuietly(channel);
             }
         };
-        WATCHDOG.schedule(watchdog, timeoutMs);
+        WATCHDOG.schedule(watchdog, Math.min(timeoutMs, LONGEST_TIMEOUT_MS + DRIVER_GRACE_MS));
         try
         {
             return exchange.run();
@@ -1114,6 +1116,12 @@ public final class Qnix implements AutoCloseable
         {
             watchdog.cancel();
         }
+    }
+
+    private static long saturatedAdd(final long a, final long b)
+    {
+        final long sum = a + b;
+        return sum < a ? Long.MAX_VALUE : sum;
     }
 
     private static void closeQuietly(final SocketChannel channel)
@@ -1192,8 +1200,17 @@ public final class Qnix implements AutoCloseable
             return this;
         }
 
+        /**
+         * @param timeout how long {@code init} waits for the driver and for the whole group; more than a
+         *                century is taken as a century.
+         * @throws IllegalArgumentException if it is not positive.
+         */
         public Options timeout(final Duration timeout)
         {
+            if (null == timeout || timeout.isNegative() || timeout.isZero())
+            {
+                throw new IllegalArgumentException("init timeout " + timeout + " must be positive");
+            }
             this.timeout = timeout;
             return this;
         }
@@ -1219,7 +1236,23 @@ public final class Qnix implements AutoCloseable
         private static Duration environmentTimeout()
         {
             final String value = System.getenv(ENV_INIT_TIMEOUT_MS);
-            return null == value ? DEFAULT_INIT_TIMEOUT : Duration.ofMillis(Long.parseLong(value.trim()));
+            if (null == value)
+            {
+                return DEFAULT_INIT_TIMEOUT;
+            }
+            try
+            {
+                final long ms = Long.parseLong(value.trim());
+                if (ms > 0)
+                {
+                    return Duration.ofMillis(ms);
+                }
+            }
+            catch (final NumberFormatException ignore)
+            {
+                // Reported below.
+            }
+            throw new QnixException(ENV_INIT_TIMEOUT_MS + "=" + value + " is not a positive number of milliseconds");
         }
 
         private Qnix register(final String clusterName, final NicCoordinates where, final Duration wait)
@@ -1240,23 +1273,35 @@ public final class Qnix implements AutoCloseable
                     params.torusHeight() + " torus of cluster '" + clusterName + "'");
             }
 
+            final long timeoutMs = Math.min(LONGEST_TIMEOUT_MS, Math.max(1, wait.toMillis()));
             final SocketChannel channel;
             try
             {
                 channel = SocketChannel.open(StandardProtocolFamily.UNIX);
-                channel.connect(UnixDomainSocketAddress.of(dir.driverSocket(where)));
             }
             catch (final IOException ex)
             {
+                throw new QnixDriverException("cannot open a socket for the driver of node " + where, ex);
+            }
+            try
+            {
+                // A driver that does not accept (stopped, or its queue of connections full) leaves
+                // connect() blocked: the watchdog closes the channel when the init timeout is over.
+                exchange(channel, () -> channel.connect(UnixDomainSocketAddress.of(dir.driverSocket(where))),
+                    timeoutMs, "the driver of node " + where);
+            }
+            catch (final QnixDriverException ex)
+            {
+                closeQuietly(channel);
                 throw new QnixDriverException("cannot reach the driver of node " + where + " at " +
-                    dir.driverSocket(where) + ": is cluster '" + clusterName + "' up?", ex);
+                    dir.driverSocket(where) + " within " + timeoutMs + " ms: is cluster '" + clusterName + "' up?",
+                    ex.getCause());
             }
             final DataInputStream in = new DataInputStream(Channels.newInputStream(channel));
             final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(channel)));
             boolean registered = false;
             try
             {
-                final long timeoutMs = Math.max(1, wait.toMillis());
                 final int[] reply = new int[2];
                 final long[] addresses = new long[2];
                 final Object failure = exchange(channel, () ->
@@ -1301,7 +1346,7 @@ public final class Qnix implements AutoCloseable
                         default:
                             return new QnixDriverException(type, "unexpected driver reply " + type);
                     }
-                }, timeoutMs + DRIVER_GRACE_MS, "the driver of node " + where);
+                }, saturatedAdd(timeoutMs, DRIVER_GRACE_MS), "the driver of node " + where);
                 if (failure instanceof QnixException)
                 {
                     throw (QnixException)failure;

@@ -1,0 +1,167 @@
+package org.qnix.daemon;
+
+import java.io.IOException;
+import java.nio.channels.SocketChannel;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+
+/**
+ * The connections one node's driver serves (issue 17, item 6): at most {@link #limit()} at once, each
+ * served by one thread, so a local user opening thousands of idle connections costs the daemon a
+ * bounded number of threads; and none that stays without a registration request for longer than
+ * {@link #REGISTER_WITHIN_MS}. Every process registers as its first request (libqnix does), so an
+ * unregistered connection that long is a stray or a hostile one.
+ *
+ * <pre>{@code
+ * DriverConnections.Connection c = connections.admit(channel);   // null: over the limit
+ * c.registering();                                                // its REGISTER request arrived
+ * connections.linger(refusedChannel, now);                       // refused: closed a little later
+ * connections.closeIdle(System.currentTimeMillis());             // from a timer
+ * connections.remove(c);
+ * }</pre>
+ */
+final class DriverConnections
+{
+    /** Connections beyond one per Process Table entry: clients being refused, closing or querying. */
+    static final int SPARE_CONNECTIONS = 16;
+    static final long REGISTER_WITHIN_MS = 10_000;
+    /**
+     * How long a refused connection stays open (its output shut, its input unread) so that the client's
+     * request still goes through and it reads the refusal instead of a broken pipe.
+     */
+    static final long REFUSED_LINGER_MS = 2_000;
+    /** Refused connections kept lingering at most; past that the oldest is closed at once. */
+    static final int MAX_LINGERING = 256;
+
+    private final Map<SocketChannel, Connection> open = new ConcurrentHashMap<>();
+    private final ConcurrentLinkedDeque<Connection> lingering = new ConcurrentLinkedDeque<>();
+    private final int limit;
+
+    /** One accepted connection. */
+    static final class Connection
+    {
+        private final SocketChannel channel;
+        private final long acceptedMs;
+        private volatile boolean registering;
+
+        private Connection(final SocketChannel channel, final long acceptedMs)
+        {
+            this.channel = channel;
+            this.acceptedMs = acceptedMs;
+        }
+
+        SocketChannel channel()
+        {
+            return channel;
+        }
+
+        /** Its REGISTER request arrived: it is exempt from the idle limit from now on. */
+        void registering()
+        {
+            registering = true;
+        }
+    }
+
+    /** @param processes P: the Process Table entries of the node. */
+    DriverConnections(final int processes)
+    {
+        this.limit = processes + SPARE_CONNECTIONS;
+    }
+
+    int limit()
+    {
+        return limit;
+    }
+
+    int size()
+    {
+        return open.size();
+    }
+
+    /** @return the new connection, or null if the driver already serves {@link #limit()}. */
+    Connection admit(final SocketChannel channel, final long nowMs)
+    {
+        if (open.size() >= limit)
+        {
+            return null;
+        }
+        final Connection connection = new Connection(channel, nowMs);
+        open.put(channel, connection);
+        return connection;
+    }
+
+    /**
+     * Keeps a refused connection, whose refusal was written and whose output is shut, for
+     * {@link #REFUSED_LINGER_MS}; {@link #closeIdle} closes it.
+     */
+    void linger(final SocketChannel channel, final long nowMs)
+    {
+        lingering.addLast(new Connection(channel, nowMs));
+        while (lingering.size() > MAX_LINGERING)
+        {
+            final Connection oldest = lingering.pollFirst();
+            if (null != oldest)
+            {
+                closeQuietly(oldest.channel);
+            }
+        }
+    }
+
+    void remove(final Connection connection)
+    {
+        open.remove(connection.channel);
+    }
+
+    /**
+     * Closes every connection that has not asked to register within {@link #REGISTER_WITHIN_MS}; its
+     * serving thread then ends on the closed channel.
+     *
+     * @return how many were closed.
+     */
+    int closeIdle(final long nowMs)
+    {
+        Connection refused;
+        while (null != (refused = lingering.peekFirst()) && nowMs - refused.acceptedMs > REFUSED_LINGER_MS)
+        {
+            lingering.remove(refused);
+            closeQuietly(refused.channel);
+        }
+        int closed = 0;
+        for (final Connection connection : open.values())
+        {
+            if (!connection.registering && nowMs - connection.acceptedMs > REGISTER_WITHIN_MS)
+            {
+                open.remove(connection.channel);
+                closeQuietly(connection.channel);
+                closed++;
+            }
+        }
+        return closed;
+    }
+
+    void closeAll()
+    {
+        Connection refused;
+        while (null != (refused = lingering.pollFirst()))
+        {
+            closeQuietly(refused.channel);
+        }
+        for (final Connection connection : open.values())
+        {
+            closeQuietly(connection.channel);
+        }
+        open.clear();
+    }
+
+    static void closeQuietly(final SocketChannel channel)
+    {
+        try
+        {
+            channel.close();
+        }
+        catch (final IOException ignore)
+        {
+        }
+    }
+}
