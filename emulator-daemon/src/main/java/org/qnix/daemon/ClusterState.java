@@ -33,7 +33,7 @@ public final class ClusterState
         FOREIGN
     }
 
-    private static final long START_TIME_TOLERANCE_MS = 10_000;
+    static final long START_TIME_TOLERANCE_MS = 10_000;
 
     private final ClusterDirectory dir;
     private final Kind kind;

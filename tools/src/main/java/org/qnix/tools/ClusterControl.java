@@ -20,12 +20,14 @@ import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.JvmFlags;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.daemon.ClusterFiles;
+import org.qnix.daemon.ClusterLock;
 import org.qnix.daemon.ClusterState;
 
 /**
  * Brings clusters up and down: starts the emulator daemon as a detached JVM, waits until it reports
  * the cluster up (or shows its log if it failed), and stops it again. Used by {@code qnix cluster},
- * {@code qnix demo} and the tests. Neither touches a directory qnix did not create.
+ * {@code qnix demo} and the tests. Both hold the cluster's {@link ClusterLock} while they create or
+ * remove its files, and neither touches a directory qnix did not create.
  *
  * <pre>{@code
  * ClusterControl.Settings settings = new ClusterControl.Settings("t", ClusterParameters.builder().torus(2, 2).build());
@@ -93,7 +95,8 @@ public final class ClusterControl
 
     /**
      * Starts a cluster and returns once it is up. A stale cluster of the same name is cleaned up first;
-     * a live one and a directory of that name qnix did not create are refused.
+     * a live one, one being brought up or down by another process, and a directory of that name qnix
+     * did not create are refused.
      *
      * @throws IllegalStateException with the reason (and the daemon's log) if it cannot come up.
      */
@@ -110,6 +113,17 @@ public final class ClusterControl
             throw new IllegalArgumentException("--debug-firmware needs --firmware processes: " +
                 "with threads, attach the debugger to the daemon JVM instead");
         }
+        refuseForeignOrBusy(dir);
+        try (ClusterLock lock = ClusterLock.acquire(dir, ClusterLock.Purpose.UP))
+        {
+            return upLocked(settings, dir, out);
+        }
+    }
+
+    /** Brings the cluster up; the caller holds its lock, so what is found in its directory stays put. */
+    private static ClusterDirectory upLocked(final Settings settings, final ClusterDirectory dir, final PrintStream out)
+        throws InterruptedException
+    {
         final ClusterState state = ClusterState.inspect(dir);
         refuseForeign(state);
         if (state.isLive())
@@ -201,9 +215,26 @@ public final class ClusterControl
      * cleans up a stale one. Files in its directory that qnix did not create are left there and listed.
      *
      * @return false if there was no such cluster.
-     * @throws IllegalStateException if a directory of that name was not created by qnix.
+     * @throws IllegalStateException if a directory of that name was not created by qnix, or another
+     *                               process is bringing the cluster up or down.
      */
     public static boolean down(final ClusterDirectory dir, final PrintStream out) throws InterruptedException
+    {
+        if (ClusterState.inspect(dir).isAbsent())
+        {
+            return false;
+        }
+        // A shutdown hook's `down` (tests, bench) lets this JVM's own `up`, interrupted, finish first.
+        ClusterLock.awaitReleasedHere(dir, UP_TIMEOUT_MS + DOWN_TIMEOUT_MS);
+        refuseForeignOrBusy(dir);
+        try (ClusterLock lock = ClusterLock.acquire(dir, ClusterLock.Purpose.DOWN))
+        {
+            return downLocked(dir, out);
+        }
+    }
+
+    /** Takes the cluster down; the caller holds its lock, so no `up` is half-way through building it. */
+    private static boolean downLocked(final ClusterDirectory dir, final PrintStream out) throws InterruptedException
     {
         final ClusterState state = ClusterState.inspect(dir);
         if (state.isAbsent())
@@ -241,6 +272,26 @@ public final class ClusterControl
         }
         out.println("cluster '" + dir.name() + "' is down");
         return true;
+    }
+
+    /**
+     * Refuses, before taking the lock, a directory qnix did not create: taking it would leave a lock
+     * file beside a user's directory. A directory without its marker may also be one an {@code up}
+     * holding the lock has just created and not yet marked: that one is busy, not foreign.
+     */
+    private static void refuseForeignOrBusy(final ClusterDirectory dir)
+    {
+        if (!ClusterState.inspect(dir).isForeign())
+        {
+            return;
+        }
+        final Optional<ClusterLock.Holder> holder = ClusterLock.holder(dir);
+        if (holder.isPresent())
+        {
+            throw new IllegalStateException(holder.get().refusal(dir));
+        }
+        // Asked again: an `up` marks its directory before it lets go of the lock.
+        refuseForeign(ClusterState.inspect(dir));
     }
 
     private static void refuseForeign(final ClusterState state)

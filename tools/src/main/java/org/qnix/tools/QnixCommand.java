@@ -5,12 +5,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.daemon.ClusterLock;
 import org.qnix.daemon.ClusterState;
 
 import picocli.CommandLine;
@@ -94,7 +96,7 @@ public final class QnixCommand implements Runnable
             "Creates its files under $QNIX_DIR (default /dev/shm/qnix), one NIC control program per node",
             "and one driver socket per node; returns when every NIC reports running.",
             "A stale cluster of the same name (its daemon died) is cleaned up first. A directory of that",
-            "name that qnix did not create is refused." })
+            "name that qnix did not create is refused, as is a second `up` while the first is running." })
     static final class Up implements Callable<Integer>
     {
         @Option(names = "--name", description = "Cluster name (default: $QNIX_CLUSTER or 'default').")
@@ -189,6 +191,13 @@ public final class QnixCommand implements Runnable
             if (state.isAbsent())
             {
                 System.out.println("no cluster '" + dir.name() + "' (" + state.reason() + ")");
+                return FAILED;
+            }
+            final Optional<ClusterLock.Holder> busy = ClusterLock.holder(dir);
+            if (busy.isPresent())
+            {
+                // Half-built (or half-removed): not stale, not yet marked, its files not all there.
+                System.out.println(busy.get().describe(dir) + "; ask again when it is done");
                 return FAILED;
             }
             if (state.isForeign())

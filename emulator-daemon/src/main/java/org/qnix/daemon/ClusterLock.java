@@ -1,0 +1,295 @@
+package org.qnix.daemon;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+
+import org.qnix.abi.ClusterDirectory;
+
+/**
+ * The right to create or remove a cluster's files: an exclusive {@link FileLock} on
+ * {@code $QNIX_DIR/.NAME.lock}. {@code cluster up} holds it from before it looks at the cluster
+ * directory until the cluster is up (or its files are gone again), {@code cluster down} while it stops
+ * the daemon and removes the files; the daemon holds none. So a second {@code up} or a {@code down}
+ * never takes a half-built cluster for a stale one. The lock goes with its process, {@code kill -9}
+ * included.
+ *
+ * <p>The lock file is never deleted: a process may have it open, waiting to lock it, and would then
+ * hold a lock on a file no one else sees while another locks a new one of the same name. It holds the
+ * holder's pid while it is held, and is empty otherwise.
+ *
+ * <pre>{@code
+ * try (ClusterLock lock = ClusterLock.acquire(dir, ClusterLock.Purpose.UP))
+ * {
+ *     // create the files, start the daemon, wait until it is up
+ * }
+ * }</pre>
+ */
+public final class ClusterLock implements AutoCloseable
+{
+    /** What the holder is doing, for the message the others get. */
+    public enum Purpose
+    {
+        UP("brought up"), DOWN("taken down");
+
+        private final String doing;
+
+        Purpose(final String doing)
+        {
+            this.doing = doing;
+        }
+    }
+
+    /** The process holding a cluster's lock. */
+    public record Holder(long pid, long startMs, Purpose purpose)
+    {
+        /** @return e.g. "cluster 't' is being brought up by pid 1234". */
+        public String describe(final ClusterDirectory dir)
+        {
+            return "cluster '" + dir.name() + "' is being " + purpose.doing + " by pid " + pid;
+        }
+
+        /** @return what another {@code up} or {@code down} is told. */
+        public String refusal(final ClusterDirectory dir)
+        {
+            return describe(dir) + " (it holds " + dir.lockFile() + "): not touching it";
+        }
+    }
+
+    /**
+     * The locks this JVM holds, by file. POSIX record locks belong to the process: a second channel on
+     * the file would be refused by the JDK, and closing it would drop the lock the first one holds. So
+     * this JVM answers for its own locks from here and opens a lock file only when it holds none on it.
+     * Guarded by the class.
+     */
+    private static final Map<Path, Holder> HELD_HERE = new HashMap<>();
+
+    private final Path file;
+    private final FileChannel channel;
+    private final FileLock lock;
+    private boolean closed;
+
+    private ClusterLock(final Path file, final FileChannel channel, final FileLock lock)
+    {
+        this.file = file;
+        this.channel = channel;
+        this.lock = lock;
+    }
+
+    /**
+     * Takes the cluster's lock without waiting.
+     *
+     * @throws IllegalStateException naming the holder if another process (or this one) holds it.
+     */
+    public static ClusterLock acquire(final ClusterDirectory dir, final Purpose purpose)
+    {
+        synchronized (ClusterLock.class)
+        {
+            final Path file = dir.lockFile();
+            final Holder heldHere = HELD_HERE.get(file);
+            if (null != heldHere)
+            {
+                throw busy(dir, Optional.of(heldHere));
+            }
+            FileChannel channel = null;
+            try
+            {
+                Files.createDirectories(file.getParent());
+                // Not through a symbolic link: the file is truncated, and must be this one.
+                channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+                final FileLock lock = tryLock(channel);
+                if (null == lock)
+                {
+                    // Read through this channel: its content is the other process's, written while it locked.
+                    final Optional<Holder> other = parse(read(channel));
+                    channel.close();
+                    throw busy(dir, other);
+                }
+                final Holder self = new Holder(ProcessHandle.current().pid(), startMs(ProcessHandle.current()), purpose);
+                channel.truncate(0);
+                channel.write(ByteBuffer.wrap(format(self).getBytes(StandardCharsets.UTF_8)), 0);
+                HELD_HERE.put(file, self);
+                return new ClusterLock(file, channel, lock);
+            }
+            catch (final IOException ex)
+            {
+                closeQuietly(channel);
+                throw new UncheckedIOException("cannot lock " + file, ex);
+            }
+        }
+    }
+
+    /**
+     * Waits until no thread of this JVM holds the cluster's lock: how a shutdown hook that takes a
+     * cluster down lets an {@code up} of the same JVM, interrupted half-way, finish or fail first.
+     * Another process's lock is not waited for.
+     *
+     * @return false if this JVM still holds it after the timeout.
+     */
+    public static boolean awaitReleasedHere(final ClusterDirectory dir, final long timeoutMs) throws InterruptedException
+    {
+        synchronized (ClusterLock.class)
+        {
+            final long deadline = System.currentTimeMillis() + timeoutMs;
+            for (long left = timeoutMs; HELD_HERE.containsKey(dir.lockFile()); left = deadline - System.currentTimeMillis())
+            {
+                if (left <= 0)
+                {
+                    return false;
+                }
+                ClusterLock.class.wait(left);
+            }
+            return true;
+        }
+    }
+
+    /**
+     * @return the live process that holds the cluster's lock, as its lock file names it; empty when it
+     * is free (or its holder died).
+     */
+    public static Optional<Holder> holder(final ClusterDirectory dir)
+    {
+        synchronized (ClusterLock.class)
+        {
+            final Path file = dir.lockFile();
+            final Holder heldHere = HELD_HERE.get(file);
+            if (null != heldHere)
+            {
+                return Optional.of(heldHere);
+            }
+            // This JVM holds no lock on the file, so opening and closing it here drops none.
+            final String content;
+            try
+            {
+                content = Files.readString(file, StandardCharsets.UTF_8);
+            }
+            catch (final NoSuchFileException ex)
+            {
+                return Optional.empty();
+            }
+            catch (final IOException ex)
+            {
+                return Optional.empty();
+            }
+            return parse(content).filter(ClusterLock::isAlive);
+        }
+    }
+
+    /** Empties the lock file and releases the lock; the file stays (see the class comment). */
+    public void close()
+    {
+        synchronized (ClusterLock.class)
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+            try
+            {
+                channel.truncate(0);
+                lock.release();
+            }
+            catch (final IOException ex)
+            {
+                // Closing the channel below releases the lock all the same.
+            }
+            finally
+            {
+                closeQuietly(channel);
+                HELD_HERE.remove(file);
+                ClusterLock.class.notifyAll();
+            }
+        }
+    }
+
+    private static FileLock tryLock(final FileChannel channel) throws IOException
+    {
+        try
+        {
+            return channel.tryLock();
+        }
+        catch (final OverlappingFileLockException ex)
+        {
+            return null;
+        }
+    }
+
+    private static IllegalStateException busy(final ClusterDirectory dir, final Optional<Holder> holder)
+    {
+        return new IllegalStateException(holder.map(h -> h.refusal(dir)).orElse("cluster '" + dir.name() +
+            "' is being brought up or taken down by another process (it holds " + dir.lockFile() + "): not touching it"));
+    }
+
+    private static String read(final FileChannel channel) throws IOException
+    {
+        final ByteBuffer buffer = ByteBuffer.allocate(256);
+        channel.read(buffer, 0);
+        return new String(buffer.array(), 0, buffer.position(), StandardCharsets.UTF_8);
+    }
+
+    private static String format(final Holder holder)
+    {
+        return "pid=" + holder.pid() + "\nstartMs=" + holder.startMs() + "\npurpose=" + holder.purpose() + "\n";
+    }
+
+    private static Optional<Holder> parse(final String content)
+    {
+        final Properties props = new Properties();
+        try
+        {
+            props.load(new StringReader(content));
+            return Optional.of(new Holder(Long.parseLong(props.getProperty("pid")),
+                Long.parseLong(props.getProperty("startMs")), Purpose.valueOf(props.getProperty("purpose"))));
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            // Empty (free, or its holder is between locking and writing) or not ours to read.
+            return Optional.empty();
+        }
+    }
+
+    /** Alive, and the same process: not another one that has since been given its pid. */
+    private static boolean isAlive(final Holder holder)
+    {
+        return ProcessHandle.of(holder.pid()).filter(ProcessHandle::isAlive)
+            .map(p -> 0 == holder.startMs() ||
+                Math.abs(startMs(p) - holder.startMs()) <= ClusterState.START_TIME_TOLERANCE_MS)
+            .orElse(false);
+    }
+
+    private static long startMs(final ProcessHandle process)
+    {
+        return process.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
+    }
+
+    private static void closeQuietly(final FileChannel channel)
+    {
+        if (null != channel)
+        {
+            try
+            {
+                channel.close();
+            }
+            catch (final IOException ignore)
+            {
+            }
+        }
+    }
+}

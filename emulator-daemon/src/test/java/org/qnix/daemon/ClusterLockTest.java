@@ -1,0 +1,94 @@
+package org.qnix.daemon;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.qnix.abi.ClusterDirectory;
+
+/**
+ * One holder at a time, named to the others; the lock file outlives the lock. Between processes the
+ * same is shown by the tools module's ClusterOwnershipTest, with two real {@code cluster up}.
+ */
+class ClusterLockTest
+{
+    @TempDir
+    Path base;
+
+    @Test
+    void aSecondHolderIsRefusedWithTheFirstOnesPid() throws IOException
+    {
+        final ClusterDirectory dir = new ClusterDirectory(base, "t");
+        final long self = ProcessHandle.current().pid();
+        try (ClusterLock lock = ClusterLock.acquire(dir, ClusterLock.Purpose.UP))
+        {
+            final IllegalStateException refused = assertThrows(IllegalStateException.class,
+                () -> ClusterLock.acquire(dir, ClusterLock.Purpose.DOWN));
+            assertTrue(refused.getMessage().startsWith("cluster 't' is being brought up by pid " + self),
+                refused.getMessage());
+            assertTrue(refused.getMessage().endsWith("not touching it"), refused.getMessage());
+            assertEquals(self, ClusterLock.holder(dir).orElseThrow().pid());
+            // Taking the lock touches nothing of the cluster's: the directory is not even created.
+            assertFalse(Files.exists(dir.path()));
+        }
+        assertTrue(ClusterLock.holder(dir).isEmpty());
+        assertTrue(Files.exists(dir.lockFile()), "the lock file stays");
+        assertEquals(0, Files.size(dir.lockFile()));
+
+        try (ClusterLock again = ClusterLock.acquire(dir, ClusterLock.Purpose.DOWN))
+        {
+            assertEquals(ClusterLock.Purpose.DOWN, ClusterLock.holder(dir).orElseThrow().purpose());
+        }
+    }
+
+    @Test
+    void aThreadOfTheSameJvmCanWaitForTheHolderToFinish() throws Exception
+    {
+        final ClusterDirectory dir = new ClusterDirectory(base, "t");
+        final ClusterLock lock = ClusterLock.acquire(dir, ClusterLock.Purpose.UP);
+        final boolean[] released = new boolean[1];
+        final Thread waiter = new Thread(() ->
+        {
+            try
+            {
+                released[0] = ClusterLock.awaitReleasedHere(dir, 600_000);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try
+        {
+            waiter.start();
+            lock.close();
+            waiter.join(600_000);
+            assertTrue(released[0]);
+        }
+        finally
+        {
+            lock.close();
+            waiter.interrupt();
+        }
+        assertTrue(ClusterLock.awaitReleasedHere(dir, 0));
+    }
+
+    @Test
+    void locksOfDifferentClustersAreIndependent()
+    {
+        final ClusterDirectory a = new ClusterDirectory(base, "a");
+        final ClusterDirectory b = new ClusterDirectory(base, "b");
+        try (ClusterLock first = ClusterLock.acquire(a, ClusterLock.Purpose.UP);
+            ClusterLock second = ClusterLock.acquire(b, ClusterLock.Purpose.UP))
+        {
+            assertTrue(ClusterLock.holder(a).isPresent() && ClusterLock.holder(b).isPresent());
+        }
+    }
+}
