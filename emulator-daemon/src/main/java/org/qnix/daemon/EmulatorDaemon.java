@@ -109,10 +109,11 @@ public final class EmulatorDaemon implements Callable<Integer>
                 launchers.get(i).awaitRunning(images.get(i), FIRMWARE_READY_TIMEOUT_MS);
             }
             final ClusterRegistry registry = new ClusterRegistry();
+            final NicHeartbeats heartbeats = new NicHeartbeats(images);
             for (int i = 0; i < params.nodeCount(); i++)
             {
                 final NodeImage image = images.get(i);
-                final NodeDriver driver = new NodeDriver(image, registry, dir.driverSocket(image.node()));
+                final NodeDriver driver = new NodeDriver(image, registry, dir.driverSocket(image.node()), heartbeats);
                 drivers.add(driver);
                 driver.start();
             }

@@ -57,6 +57,7 @@ final class NodeDriver implements AutoCloseable
     private final ClusterRegistry registry;
     private final Path socketPath;
     private final DriverConnections connections;
+    private final NicHeartbeats heartbeats;
     private ServerSocketChannel server;
     private volatile boolean closed;
 
@@ -66,8 +67,11 @@ final class NodeDriver implements AutoCloseable
     {
     }
 
-    NodeDriver(final NodeImage image, final ClusterRegistry registry, final Path socketPath)
+    /** @param heartbeats of every NIC of the cluster: a registration needs them all. */
+    NodeDriver(final NodeImage image, final ClusterRegistry registry, final Path socketPath,
+        final NicHeartbeats heartbeats)
     {
+        this.heartbeats = heartbeats;
         this.node = image.node();
         this.params = image.parameters();
         this.layout = image.sdramLayout();
@@ -340,6 +344,12 @@ final class NodeDriver implements AutoCloseable
                 " (1.." + params.nameTableEntries() + "), timeout " + timeoutMs + " ms");
             return null;
         }
+        final String deadAtStart = heartbeats.deadNic(System.currentTimeMillis());
+        if (null != deadAtStart)
+        {
+            fail(out, DriverProtocol.NIC_DEAD, "qx_init of " + name + " cannot complete: " + deadAtStart);
+            return null;
+        }
 
         // Step 1: a free NIC Process Table entry, marked with the process's PID in the Process Flag Array.
         final int index = claimProcessTableEntry(osPid);
@@ -441,6 +451,15 @@ final class NodeDriver implements AutoCloseable
                     deregister(registered);
                     return null;
                 }
+                final String dead = heartbeats.deadNic(now);
+                if (null != dead)
+                {
+                    // Every NIC must acknowledge New_Process: with one dead, waiting is for nothing.
+                    commandQueue.abandon(ticket);
+                    deregister(registered);
+                    fail(out, DriverProtocol.NIC_DEAD, "qx_init of " + name + " cannot complete: " + dead);
+                    return null;
+                }
             }
             if (now > deadline)
             {
@@ -528,8 +547,10 @@ final class NodeDriver implements AutoCloseable
         {
             final long deadline = System.currentTimeMillis() + DELETE_TIMEOUT_MS;
             int doorbell;
-            while (!Doorbell.isComplete(doorbell = commandQueue.doorbell(ticket)) && System.currentTimeMillis() < deadline)
+            while (!Doorbell.isComplete(doorbell = commandQueue.doorbell(ticket)) && System.currentTimeMillis() < deadline &&
+                null == heartbeats.deadNic(node, System.currentTimeMillis()))
             {
+                // A dead NIC completes nothing: stop waiting once its heartbeat is old (issue 17, item 9).
                 Thread.sleep(POLL_MS);
             }
             if (Doorbell.isComplete(doorbell))

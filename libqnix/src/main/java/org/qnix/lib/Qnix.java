@@ -1340,7 +1340,9 @@ public final class Qnix implements AutoCloseable
                         case DriverProtocol.FAILED:
                         {
                             final int code = in.readInt();
-                            return new QnixDriverException(code, DriverProtocol.readText(in));
+                            final String text = DriverProtocol.readText(in);
+                            return DriverProtocol.NIC_DEAD == code ?
+                                new QnixNicDeadException(text) : new QnixDriverException(code, text);
                         }
 
                         default:

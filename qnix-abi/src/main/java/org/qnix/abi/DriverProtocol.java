@@ -54,6 +54,8 @@ public final class DriverProtocol
 
     /** FAILED code for a request the driver refuses before touching the NIC. */
     public static final int REFUSED = 1;
+    /** FAILED code for a request that needs a NIC whose control program does not run its loop. */
+    public static final int NIC_DEAD = 2;
 
     /** Longest accepted message text, so a bad peer cannot make the other side allocate much. */
     public static final int MAX_TEXT = 64 * 1024;

@@ -1,0 +1,75 @@
+package org.qnix.daemon;
+
+import java.util.List;
+
+import org.agrona.concurrent.AtomicBuffer;
+import org.qnix.abi.ControlProgramLayout;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.firmware.NodeImage;
+
+/**
+ * The heartbeats of every NIC of the cluster, read from their NIC Control Program segments, for the
+ * drivers to tell a dead NIC (issue 17, item 9): a registration needs every NIC's New_Process_Ack,
+ * so one dead NIC means no registration can complete, and the driver says which instead of waiting
+ * for the whole init timeout.
+ *
+ * <pre>{@code
+ * String dead = heartbeats.deadNic(System.currentTimeMillis());   // null while all run their loop
+ * }</pre>
+ */
+final class NicHeartbeats
+{
+    private final List<NodeImage> images;
+
+    NicHeartbeats(final List<NodeImage> images)
+    {
+        this.images = List.copyOf(images);
+    }
+
+    /** @return why the first NIC that does not run its loop is dead, or null if every NIC runs. */
+    String deadNic(final long nowMs)
+    {
+        for (final NodeImage image : images)
+        {
+            final String dead = deadReason(image, nowMs);
+            if (null != dead)
+            {
+                return dead;
+            }
+        }
+        return null;
+    }
+
+    /** @return why the NIC of {@code node} is dead, or null if it runs its loop. */
+    String deadNic(final NicCoordinates node, final long nowMs)
+    {
+        for (final NodeImage image : images)
+        {
+            if (image.node().equals(node))
+            {
+                return deadReason(image, nowMs);
+            }
+        }
+        return null;
+    }
+
+    private static String deadReason(final NodeImage image, final long nowMs)
+    {
+        final AtomicBuffer sdram = image.sdram();
+        final int control = (int)image.sdramLayout().controlProgramOffset();
+        // Writer of both: the control program, every HEARTBEAT_INTERVAL_MS while it runs its loop.
+        final int state = sdram.getIntVolatile(control + ControlProgramLayout.STATE_OFFSET);
+        final long beat = sdram.getLongVolatile(control + ControlProgramLayout.HEARTBEAT_TIME_OFFSET);
+        if (ControlProgramLayout.STATE_RUNNING != state)
+        {
+            return "the NIC control program of node " + image.node() + " is not running (stopped)";
+        }
+        final long silence = nowMs - beat;
+        if (silence > ControlProgramLayout.HEARTBEAT_TIMEOUT_MS)
+        {
+            return "the NIC control program of node " + image.node() + " is not running (no heartbeat for " +
+                silence + " ms; `qnix cluster status` shows its firmware)";
+        }
+        return null;
+    }
+}

@@ -1,0 +1,63 @@
+package org.qnix.tools;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.ProcessName;
+import org.qnix.lib.Qnix;
+import org.qnix.lib.QnixNicDeadException;
+
+/**
+ * Issue 17, item 9, against a real daemon and firmware JVMs: with one NIC's firmware dead, a
+ * registration anywhere fails with {@link QnixNicDeadException} naming that node instead of waiting
+ * for its whole timeout, and a process whose own NIC died can still close.
+ */
+class DeadNicTest
+{
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void aDeadNicFailsRegistrationsNamingItsNodeAndCloseStillReturns() throws Exception
+    {
+        final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("n"), 2, 1, "processes");
+        try
+        {
+            final Qnix survivor = init(dir, 801, "0-0");
+            kill(dir, "1-0");
+            final QnixNicDeadException dead = assertThrows(QnixNicDeadException.class, () -> init(dir, 802, "0-0"));
+            assertTrue(dead.getMessage().contains("node 1-0"), dead.getMessage());
+            assertThrows(QnixNicDeadException.class, () -> init(dir, 803, "0-0"), "and at once for the next one");
+
+            kill(dir, "0-0");
+            final long start = System.nanoTime();
+            survivor.close();
+            System.out.println("close with its own NIC dead took " +
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
+        }
+        finally
+        {
+            TestClusters.down(dir);
+        }
+    }
+
+    private static Qnix init(final ClusterDirectory dir, final int ai, final String node)
+    {
+        return Qnix.options().name(new ProcessName(ai, 0)).group(ai, 1).cluster(dir.name()).node(node)
+            .timeout(Duration.ofSeconds(120)).init();
+    }
+
+    private static void kill(final ClusterDirectory dir, final String node) throws Exception
+    {
+        final long firmware = ClusterStatus.read(dir).nodes().stream()
+            .filter(n -> n.node().equals(NicCoordinates.parse(node))).findFirst().orElseThrow().firmwarePid();
+        final ProcessHandle handle = ProcessHandle.of(firmware).orElseThrow();
+        handle.destroyForcibly();
+        handle.onExit().get(60, TimeUnit.SECONDS);
+    }
+}
