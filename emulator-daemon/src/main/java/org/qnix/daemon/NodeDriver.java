@@ -405,26 +405,43 @@ final class NodeDriver implements AutoCloseable
         // Reader: the NIC control program, which checks it against the New_Process command.
         sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, osPid);
 
-        // Step 2: New_Process to the Driver Command Queue.
+        // Step 2: New_Process to the Driver Command Queue. The NIC takes it at once and rings its Driver
+        // Doorbell; the registration's outcome is the Registration State it writes into the entry.
         final DriverCommandQueueWriter.Ticket ticket = commandQueue.post(
             DriverCommand.NEW_PROCESS, name, osPid, index, group, groupSize, timeoutMs);
         if (null == ticket)
         {
             deregisterLocally(registered);
-            fail(out, Doorbell.NO_RESOURCES, "the Driver Command Queue of node " + node +
-                " stayed full for " + timeoutMs + " ms (is its NIC control program running?)");
+            fail(out, Doorbell.NO_RESOURCES, commandQueueFull(timeoutMs));
             return null;
         }
 
-        // Step 6: poll the Driver Doorbell until the whole group is known to every NIC.
+        // Step 6: wait until the NIC took the command, then until the whole group is known to every NIC.
         final long deadline = System.currentTimeMillis() + timeoutMs;
         long nextLivenessCheck = 0;
+        boolean taken = false;
         while (true)
         {
-            final int doorbell = commandQueue.doorbell(ticket);
-            if (Doorbell.DONE == doorbell)
+            if (!taken)
             {
-                commandQueue.release(ticket);
+                final int doorbell = commandQueue.doorbell(ticket);
+                if (Doorbell.isError(doorbell))
+                {
+                    commandQueue.release(ticket);
+                    deregister(registered);
+                    fail(out, doorbell, "NIC " + node + " refused New_Process for " + name + ": " + Doorbell.name(doorbell));
+                    return null;
+                }
+                if (Doorbell.DONE == doorbell)
+                {
+                    commandQueue.release(ticket);
+                    taken = true;
+                }
+            }
+            // Writer: the NIC control program, with release semantics.
+            final int state = taken ? sdram.getIntVolatile(entry + ProcessTableLayout.STATE_OFFSET) : -1;
+            if (ProcessTableLayout.STATE_REGISTERED == state)
+            {
                 out.writeInt(DriverProtocol.REGISTERED);
                 out.writeInt(index);
                 out.writeInt(ProcessTableLayout.nicPid(index));
@@ -434,11 +451,10 @@ final class NodeDriver implements AutoCloseable
                 out.flush();
                 return registered;
             }
-            if (Doorbell.isError(doorbell))
+            if (ProcessTableLayout.STATE_FAILED == state)
             {
-                commandQueue.release(ticket);
                 deregister(registered);
-                fail(out, doorbell, "NIC " + node + " refused New_Process for " + name + ": " + Doorbell.name(doorbell));
+                fail(out, Doorbell.ABORTED, "NIC " + node + " aborted the registration of " + name);
                 return null;
             }
             final long now = System.currentTimeMillis();
@@ -447,7 +463,7 @@ final class NodeDriver implements AutoCloseable
                 nextLivenessCheck = now + 50;
                 if (!ProcessHandle.of(osPid).map(ProcessHandle::isAlive).orElse(false))
                 {
-                    commandQueue.abandon(ticket);
+                    giveUp(ticket, taken);
                     deregister(registered);
                     return null;
                 }
@@ -455,7 +471,7 @@ final class NodeDriver implements AutoCloseable
                 if (null != dead)
                 {
                     // Every NIC must acknowledge New_Process: with one dead, waiting is for nothing.
-                    commandQueue.abandon(ticket);
+                    giveUp(ticket, taken);
                     deregister(registered);
                     fail(out, DriverProtocol.NIC_DEAD, "qx_init of " + name + " cannot complete: " + dead);
                     return null;
@@ -463,12 +479,29 @@ final class NodeDriver implements AutoCloseable
             }
             if (now > deadline)
             {
-                commandQueue.abandon(ticket);
+                giveUp(ticket, taken);
                 timedOut(out, name, group, groupSize, timeoutMs);
                 return registered;
             }
             Thread.sleep(POLL_MS);
         }
+    }
+
+    private void giveUp(final DriverCommandQueueWriter.Ticket ticket, final boolean taken)
+    {
+        if (!taken)
+        {
+            commandQueue.abandon(ticket);
+        }
+    }
+
+    /** Why a command could not be posted: the queue is full only while the NIC does not take commands. */
+    private String commandQueueFull(final long timeoutMs)
+    {
+        final String dead = heartbeats.deadNic(node, System.currentTimeMillis());
+        return "the Driver Command Queue of node " + node + " (D=" + params.driverCommandQueueEntries() +
+            " entries) stayed full for " + timeoutMs + " ms: " +
+            (null != dead ? dead : "its NIC control program has not taken the commands before");
     }
 
     private void initialiseHostProcessStructures(final long hps, final long vni, final VniLayout vniLayout)

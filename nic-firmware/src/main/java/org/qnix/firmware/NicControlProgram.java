@@ -262,10 +262,12 @@ public final class NicControlProgram implements Agent
         residents[index] = name;
         engine.activate(index, name.ai(), name.pi());
         setProcessState(index, ProcessTableLayout.STATE_REGISTERING);
-        final Registration registration =
-            new Registration(index, position, name, pid, group, size, params.nodeCount());
+        final Registration registration = new Registration(index, name, pid, group, size, params.nodeCount());
         registration.processAck(selfIndex);
         registrations.put(index, registration);
+        // The command is taken: its position is free again, and the registration's outcome goes into
+        // the Process Table entry's Registration State (issue 17, item 5).
+        driverDoorbell(position, Doorbell.DONE);
 
         nameMessage(SystemMessage.NEW_PROCESS, name, nicPid)
             .putInt(SystemMessage.NEW_PROCESS_OS_PID_OFFSET, pid)
@@ -322,7 +324,6 @@ public final class NicControlProgram implements Agent
         log("registration aborted: " + registration);
         counters.registrationsAborted.increment();
         setProcessState(registration.index, ProcessTableLayout.STATE_FAILED);
-        driverDoorbell(registration.driverCommandPosition, Doorbell.ABORTED);
     }
 
     private void completeIfDone(final Registration registration)
@@ -332,20 +333,19 @@ public final class NicControlProgram implements Agent
             log("registration complete: " + registration);
             setProcessState(registration.index, ProcessTableLayout.STATE_REGISTERED);
             counters.registrations.increment();
-            driverDoorbell(registration.driverCommandPosition, Doorbell.DONE);
         }
     }
 
     private void setProcessState(final int index, final int state)
     {
-        // Readers: `cluster status` and the driver.
+        // Readers: `cluster status`, and the driver waiting for a registration (thesis 3.4, step 6).
         sdram.putIntRelease((int)layout.processEntryOffset(index) + ProcessTableLayout.STATE_OFFSET, state);
     }
 
     /**
      * A registration whose process was de-registered meanwhile (the driver cleared the Process Table
-     * PID, de-registration step 1) completes with Aborted, so that its Driver Command Queue position
-     * is released even before the Delete_Process command can be posted.
+     * PID, de-registration step 1) ends in the Registration State failed, even before the
+     * Delete_Process command can be posted.
      */
     private void abortOrphanedRegistrations()
     {

@@ -61,8 +61,10 @@ class NicControlProgramTest
         final int p0 = cluster.newProcess(0, 0, first, 1000, GROUP, 2);
         cluster.settle();
 
-        // Every NIC acknowledged New_Process, but the group is incomplete: no New_Group_Ack yet.
-        assertEquals(Doorbell.USED, cluster.driverDoorbell(0, p0));
+        // Every NIC acknowledged New_Process, but the group is incomplete: no New_Group_Ack yet. The
+        // command itself was taken, so its Driver Command Queue position is free again.
+        assertEquals(Doorbell.DONE, cluster.driverDoorbell(0, p0));
+        assertEquals(ProcessTableLayout.STATE_REGISTERING, processState(0, 0));
         assertEquals(1, cluster.nics.get(0).pendingRegistrations());
         for (final NicControlProgram nic : cluster.nics)
         {
@@ -71,12 +73,13 @@ class NicControlProgramTest
         }
 
         final int p1 = cluster.newProcess(3, 2, second, 1001, GROUP, 2);
-        for (int i = 0; i < 1000 && (cluster.driverDoorbell(0, p0) == Doorbell.USED ||
-            cluster.driverDoorbell(3, p1) == Doorbell.USED); i++)
+        for (int i = 0; i < 1000 && (processState(0, 0) != ProcessTableLayout.STATE_REGISTERED ||
+            processState(3, 2) != ProcessTableLayout.STATE_REGISTERED); i++)
         {
             cluster.step();
             // The moment either registration completes, every NIC must already hold both members.
-            if (cluster.driverDoorbell(0, p0) == Doorbell.DONE || cluster.driverDoorbell(3, p1) == Doorbell.DONE)
+            if (processState(0, 0) == ProcessTableLayout.STATE_REGISTERED ||
+                processState(3, 2) == ProcessTableLayout.STATE_REGISTERED)
             {
                 assertEveryNicHolds(Set.of(first, second));
             }
@@ -118,6 +121,8 @@ class NicControlProgramTest
         {
             assertEquals(Doorbell.DONE, cluster.driverDoorbell(pi, positions[pi]));
             assertEquals(Doorbell.DONE, cluster.driverDoorbell(3 - pi, positions[4 + pi]));
+            assertEquals(ProcessTableLayout.STATE_REGISTERED, processState(pi, pi));
+            assertEquals(ProcessTableLayout.STATE_REGISTERED, processState(3 - pi, 4 + pi));
         }
         for (final NicControlProgram nic : cluster.nics)
         {
@@ -155,14 +160,15 @@ class NicControlProgramTest
         final ProcessName waiting = new ProcessName(5, 0);
         final int position = cluster.newProcess(2, 1, waiting, 5000, 5, 2);
         cluster.settle();
-        assertEquals(Doorbell.USED, cluster.driverDoorbell(2, position));
+        assertEquals(Doorbell.DONE, cluster.driverDoorbell(2, position), "taken at once");
+        assertEquals(ProcessTableLayout.STATE_REGISTERING, processState(2, 1));
 
         // De-registration step 1: the driver clears the PID; the NIC notices at its next heartbeat.
         cluster.images.get(2).sdram().putIntRelease(
             (int)cluster.images.get(2).sdramLayout().processEntryOffset(1) + ProcessTableLayout.PID_OFFSET, 0);
         cluster.clock.advance(1000);
         cluster.settle();
-        assertEquals(Doorbell.ABORTED, cluster.driverDoorbell(2, position));
+        assertEquals(ProcessTableLayout.STATE_FAILED, processState(2, 1));
 
         final int deleted = cluster.post(2, DriverCommand.DELETE_PROCESS, waiting, 5000, 1, 0, 0);
         cluster.settle();

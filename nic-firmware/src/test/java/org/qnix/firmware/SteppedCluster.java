@@ -118,9 +118,11 @@ final class SteppedCluster implements AutoCloseable
         for (int i = 0; i < nodes.length; i++)
         {
             final int doorbell = driverDoorbell(nodes[i], positions[i]);
-            if (Doorbell.DONE != doorbell)
+            final int state = processState(nodes[i], i);
+            if (Doorbell.DONE != doorbell || ProcessTableLayout.STATE_REGISTERED != state)
             {
-                throw new AssertionError("registration of " + processes[i].name + ": " + Doorbell.name(doorbell));
+                throw new AssertionError("registration of " + processes[i].name + ": " + Doorbell.name(doorbell) +
+                    ", " + ProcessTableLayout.stateName(state));
             }
         }
         return processes;
@@ -190,6 +192,14 @@ final class SteppedCluster implements AutoCloseable
         {
             throw new IllegalStateException("FIFO of node " + to + " is full");
         }
+    }
+
+    /** @return the Registration State the NIC wrote into Process Table entry {@code index}. */
+    int processState(final int node, final int index)
+    {
+        final NodeImage image = images.get(node);
+        return image.sdram().getIntVolatile(
+            (int)image.sdramLayout().processEntryOffset(index) + ProcessTableLayout.STATE_OFFSET);
     }
 
     int driverDoorbell(final int node, final int position)
