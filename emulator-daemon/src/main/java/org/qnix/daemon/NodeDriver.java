@@ -344,6 +344,12 @@ final class NodeDriver implements AutoCloseable
                 " (1.." + params.nameTableEntries() + "), timeout " + timeoutMs + " ms");
             return null;
         }
+        if (group != name.ai())
+        {
+            refuse(out, "qx_init of " + name + " names group " + group + ": a process registers in its application's " +
+                "group, named by its AI " + name.ai() + " (thesis 3.6); join other groups with joinGroup");
+            return null;
+        }
         final String deadAtStart = heartbeats.deadNic(System.currentTimeMillis());
         if (null != deadAtStart)
         {
@@ -429,7 +435,8 @@ final class NodeDriver implements AutoCloseable
                 {
                     commandQueue.release(ticket);
                     deregister(registered);
-                    fail(out, doorbell, "NIC " + node + " refused New_Process for " + name + ": " + Doorbell.name(doorbell));
+                    fail(out, doorbell, "NIC " + node + " refused New_Process for " + name + ": " + Doorbell.name(doorbell) +
+                        (Doorbell.NO_RESOURCES == doorbell ? fullTables() : ""));
                     return null;
                 }
                 if (Doorbell.DONE == doorbell)
@@ -485,6 +492,25 @@ final class NodeDriver implements AutoCloseable
             }
             Thread.sleep(POLL_MS);
         }
+    }
+
+    /** @return which of the NIC's tables a New_Process refused for want of room found full. */
+    private String fullTables()
+    {
+        final int names = PublishedTables.names(sdram, layout).size();
+        final int groups = PublishedTables.groups(sdram, layout).size();
+        final StringBuilder text = new StringBuilder();
+        if (names >= params.nameTableEntries())
+        {
+            text.append(": its Name Table is full (T=").append(params.nameTableEntries()).append(" processes)");
+        }
+        if (groups >= params.groupTableEntries())
+        {
+            text.append(text.length() > 0 ? " and" : ":").append(" its Group Table is full (G=")
+                .append(params.groupTableEntries()).append(" groups; each process may join ")
+                .append(ClusterParameters.MAX_JOINED_GROUPS_PER_PROCESS).append(" groups besides its application's)");
+        }
+        return text.length() > 0 ? text.toString() : ": its Name or Group Table has no room";
     }
 
     private void giveUp(final DriverCommandQueueWriter.Ticket ticket, final boolean taken)

@@ -78,6 +78,8 @@ public final class Qnix implements AutoCloseable
     private final MappedFile hps;
     private final MappedFile control;
     private final VirtualNetworkInterface vnic;
+    /** The command last posted on each Send Context, so that an error can say what failed. */
+    private final int[] sendCommands;
     /** Send Contexts of timed-out awaits, still held by their operation in the NIC. */
     private final boolean[] abandonedSendContexts;
     private int abandoned;
@@ -99,6 +101,7 @@ public final class Qnix implements AutoCloseable
         this.hps = hps;
         this.control = control;
         this.vnic = new VirtualNetworkInterface(params, vni.buffer(), hps.buffer(), control.buffer(), 0, node);
+        this.sendCommands = new int[params.contextsPerProcess()];
         this.abandonedSendContexts = new boolean[params.contextsPerProcess()];
     }
 
@@ -855,6 +858,7 @@ public final class Qnix implements AutoCloseable
         {
             checkPeer(receiver, false);
         }
+        sendCommands[context] = command;
         vnic.postMulticast(command, context, receivers);
     }
 
@@ -968,7 +972,15 @@ public final class Qnix implements AutoCloseable
         vnic.free(context, true);
         if (Doorbell.isError(value))
         {
-            throw QnixCompletionException.of(value, "send on context " + context);
+            final int command = sendCommands[context];
+            if (ProcessCommand.JOIN_GROUP == command && Doorbell.NO_RESOURCES == value)
+            {
+                throw new QnixCompletionException(value, "Join_Group on context " + context + ": this process has " +
+                    "joined " + ClusterParameters.MAX_JOINED_GROUPS_PER_PROCESS + " groups besides its application's, " +
+                    "the most it may, or a NIC's Group Table (G=" + params.groupTableEntries() + " groups) is full");
+            }
+            throw QnixCompletionException.of(value,
+                (0 == command ? "send" : ProcessCommand.name(command)) + " on context " + context);
         }
         return true;
     }
@@ -1004,6 +1016,10 @@ public final class Qnix implements AutoCloseable
     {
         ensureOpen();
         checkContext(context);
+        if (ProcessCommand.RECEIVE != command)
+        {
+            sendCommands[context] = command;
+        }
         vnic.post(command, context, group, size);
     }
 

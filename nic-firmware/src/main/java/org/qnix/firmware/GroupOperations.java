@@ -38,6 +38,7 @@ final class GroupOperations
     private final int maxGroupSize;
     private final Consumer<GroupTable.Group> groupCompleted;
     private final Int2ObjectHashMap<BarrierRounds> barriers = new Int2ObjectHashMap<>();
+    private final NameTable names;
     /** Scratch: the NICs a Barrier message already went to. */
     private final boolean[] notified;
 
@@ -48,9 +49,10 @@ final class GroupOperations
      */
     GroupOperations(final ClusterParameters params, final GroupTable groups, final ProcessSlot[] slots,
         final SystemMessageSender messages, final Doorbells doorbells, final NicCounters counters,
-        final NicCoordinates self, final Consumer<GroupTable.Group> groupCompleted)
+        final NicCoordinates self, final NameTable names, final Consumer<GroupTable.Group> groupCompleted)
     {
         this.groups = groups;
+        this.names = names;
         this.slots = slots;
         this.messages = messages;
         this.doorbells = doorbells;
@@ -83,6 +85,17 @@ final class GroupOperations
             return;
         }
         final ProcessName name = new ProcessName(slot.aiName, slot.piName);
+        if (group != slot.aiName && (names.hasApplication(group) || null != existing && existing.isApplicationGroup()))
+        {
+            // The group of another application, named by its AI (issue 17, item 4): not to be joined.
+            complete(slot, wait, Doorbell.BAD_COMMAND);
+            return;
+        }
+        if ((null == existing || existing.indexOf(name) < 0) && groups.joinedGroups(name) >= ClusterParameters.MAX_JOINED_GROUPS_PER_PROCESS)
+        {
+            complete(slot, wait, Doorbell.NO_RESOURCES);
+            return;
+        }
         // Step 1, before the member is added: the group may complete at once and acknowledge it.
         wait.startJoin(group, nodeCount);
         final GroupTable.AddResult added = groups.addMember(group, size, new GroupTable.Member(name, self, slot.nicPid));

@@ -15,6 +15,14 @@ import org.qnix.abi.ProcessName;
 /**
  * The Group Table of thesis 3.3.3: process groups and their members, with the expected size kept apart
  * from the member count. Heap working copy, mirrored into SDRAM under the table's sequence lock.
+ *
+ * <p>An application's group is named by its AI (thesis 3.2, 3.6: qx_init's group_name is the AI), and
+ * belongs to that application (issue 17, item 4): a member whose AI is the group's name is an
+ * application member, any other joined the group at run time. Application members put out run-time
+ * members who came first (a process that joined the group of an application before its ranks
+ * registered), and run-time members are refused once an application member is in. Every NIC applies
+ * the same rule to the New_Group messages it sees, in whatever order they come, and ends with the
+ * same members.
  */
 final class GroupTable
 {
@@ -46,6 +54,19 @@ final class GroupTable
         boolean isComplete()
         {
             return members.size() >= expectedSize;
+        }
+
+        /** @return true if a process of the application named like the group is a member. */
+        boolean isApplicationGroup()
+        {
+            for (final Member member : members)
+            {
+                if (member.name.ai() == name)
+                {
+                    return true;
+                }
+            }
+            return false;
         }
 
         int indexOf(final ProcessName name)
@@ -105,7 +126,10 @@ final class GroupTable
         DUPLICATE,
         /** No room for the group or the member. */
         FULL,
-        /** The group exists with another expected size, or is already complete without this member. */
+        /**
+         * The group exists with another expected size, or is already complete without this member, or
+         * it is an application's group and the member is not of that application.
+         */
         REFUSED
     }
 
@@ -114,7 +138,33 @@ final class GroupTable
      */
     AddResult addMember(final int group, final int expectedSize, final Member member)
     {
+        return addMember(group, expectedSize, member, null);
+    }
+
+    /**
+     * Adds a member as {@link #addMember(int, int, Member)} does; an application member (its AI is the
+     * group's name) first puts out the members of another application that joined the group before it.
+     *
+     * @param evicted receives the group those members were put out of (already out of the table), so
+     *                that the caller can end what waits on it; may be null.
+     */
+    AddResult addMember(final int group, final int expectedSize, final Member member, final List<Group> evicted)
+    {
         Group entry = byName.get(group);
+        final boolean applicationMember = member.name.ai() == group;
+        if (null != entry && applicationMember && !entry.isApplicationGroup())
+        {
+            remove(entry);
+            if (null != evicted)
+            {
+                evicted.add(entry);
+            }
+            entry = null;
+        }
+        else if (null != entry && !applicationMember && entry.isApplicationGroup())
+        {
+            return AddResult.REFUSED;
+        }
         if (null == entry)
         {
             if (freeSlots.isEmpty())
@@ -183,16 +233,35 @@ final class GroupTable
         }
         for (final Group group : emptied)
         {
-            byName.remove(group.name);
-            freeSlots.addInt(group.slot);
-            final int e = base + (int)GroupTableLayout.entryOffset(params, group.slot);
-            SequenceLock.beginWrite(sdram, base + GroupTableLayout.SEQUENCE_OFFSET);
-            sdram.putInt(e + GroupTableLayout.STATE_OFFSET, GroupTableLayout.STATE_FREE);
-            sdram.putInt(e + GroupTableLayout.MEMBER_COUNT_OFFSET, 0);
-            sdram.putInt(base + GroupTableLayout.COUNT_OFFSET, byName.size());
-            SequenceLock.endWrite(sdram, base + GroupTableLayout.SEQUENCE_OFFSET);
+            remove(group);
         }
         return changed;
+    }
+
+    /** @return how many groups {@code name} joined at run time (all but its application's group). */
+    int joinedGroups(final ProcessName name)
+    {
+        int joined = 0;
+        for (final Group group : byName.values())
+        {
+            if (group.name != name.ai() && group.indexOf(name) >= 0)
+            {
+                joined++;
+            }
+        }
+        return joined;
+    }
+
+    private void remove(final Group group)
+    {
+        byName.remove(group.name);
+        freeSlots.addInt(group.slot);
+        final int e = base + (int)GroupTableLayout.entryOffset(params, group.slot);
+        SequenceLock.beginWrite(sdram, base + GroupTableLayout.SEQUENCE_OFFSET);
+        sdram.putInt(e + GroupTableLayout.STATE_OFFSET, GroupTableLayout.STATE_FREE);
+        sdram.putInt(e + GroupTableLayout.MEMBER_COUNT_OFFSET, 0);
+        sdram.putInt(base + GroupTableLayout.COUNT_OFFSET, byName.size());
+        SequenceLock.endWrite(sdram, base + GroupTableLayout.SEQUENCE_OFFSET);
     }
 
     private void publish(final Group group)

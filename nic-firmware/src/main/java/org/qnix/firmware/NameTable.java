@@ -70,6 +70,19 @@ final class NameTable
         return byName.size();
     }
 
+    /** @return true if a process of application {@code ai} is registered (its group is then taken). */
+    boolean hasApplication(final int ai)
+    {
+        for (final Entry entry : byName.values())
+        {
+            if (entry.name.ai() == ai)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * Adds or replaces the entry of a name. A replacement happens when a name is registered again
      * before the Delete_Process of its previous owner arrived here.

@@ -69,6 +69,8 @@ public final class NicControlProgram implements Agent
     private final int controlArea;
     private final SystemMessageSender messages;
     private final PacketHeader inHeader = new PacketHeader();
+    /** Scratch: groups an application's registration put other processes out of. */
+    private final List<GroupTable.Group> evictedGroups = new ArrayList<>();
     private final DriverCommandEntry driverCommand = new DriverCommandEntry();
     private final MessageHandler rxHandler = this::onPacket;
     private int mode = ControlProgramLayout.MODE_THREAD;
@@ -107,7 +109,7 @@ public final class NicControlProgram implements Agent
         final ProcessSlot[] slots = new ProcessSlot[params.maxProcessesPerNic()];
         final Doorbells doorbells = new Doorbells(host, counters);
         this.groupOperations =
-            new GroupOperations(params, groups, slots, messages, doorbells, counters, self, this::acknowledgeGroup);
+            new GroupOperations(params, groups, slots, messages, doorbells, counters, self, names, this::acknowledgeGroup);
         this.engine = new MessageEngine(image, wire, messages, counters, clock, names, groups, slots, groupOperations,
             doorbells);
         this.residents = new ProcessName[params.maxProcessesPerNic()];
@@ -250,7 +252,10 @@ public final class NicControlProgram implements Agent
             driverDoorbell(position, Doorbell.NO_RESOURCES);
             return;
         }
-        final GroupTable.AddResult added = groups.addMember(group, size, new GroupTable.Member(name, self, nicPid));
+        evictedGroups.clear();
+        final GroupTable.AddResult added =
+            groups.addMember(group, size, new GroupTable.Member(name, self, nicPid), evictedGroups);
+        groupOperations.membersLeft(evictedGroups);
         if (GroupTable.AddResult.FULL == added || GroupTable.AddResult.REFUSED == added)
         {
             names.remove(name, self, nicPid);
@@ -526,8 +531,10 @@ public final class NicControlProgram implements Agent
                 {
                     break;
                 }
+                evictedGroups.clear();
                 final GroupTable.AddResult added =
-                    groups.addMember(group, size, new GroupTable.Member(member, source, nicPid));
+                    groups.addMember(group, size, new GroupTable.Member(member, source, nicPid), evictedGroups);
+                groupOperations.membersLeft(evictedGroups);
                 if (GroupTable.AddResult.COMPLETED == added)
                 {
                     acknowledgeGroup(groups.lookup(group));

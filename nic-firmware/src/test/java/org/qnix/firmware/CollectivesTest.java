@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -17,6 +19,7 @@ import org.qnix.abi.Doorbell;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.ProcessName;
+import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.SystemMessage;
 
 /**
@@ -233,6 +236,69 @@ class CollectivesTest
         assertEquals(Doorbell.DONE, p[0].sendDoorbell(0));
         assertEquals(Doorbell.DONE, p[2].sendDoorbell(0));
         assertEquals(Doorbell.FREE, p[0].sendDoorbell(1), "the application group still waits for p1 and p2");
+    }
+
+    /**
+     * Issue 17, item 4: an application's group (named by its AI) is its own. A process of another
+     * application cannot join it once the application is registered, and one that joined it before the
+     * application's processes registered is put out of it on every NIC (its join ends PeerGone) while
+     * they register. A process joins at most {@link ClusterParameters#MAX_JOINED_GROUPS_PER_PROCESS}
+     * groups besides its application's, so it cannot fill the Group Table.
+     */
+    @Test
+    void anApplicationsGroupIsItsOwnAndAProcessJoinsALimitedNumberOfGroups()
+    {
+        start(SteppedCluster.smallParameters(2, 2).groupTableEntries(16).build(), 0, 3);
+        final SteppedProcess squatter = register(1, 2, new ProcessName(50, 0), 1);
+        squatter.post(ProcessCommand.JOIN_GROUP, 0, APP, 3);
+        cluster.settle();
+        assertEquals(Doorbell.BAD_COMMAND, squatter.sendDoorbell(0), "the group of a registered application");
+
+        // Before application 60 registers, the squatter joins its group, with the size it will have.
+        squatter.post(ProcessCommand.JOIN_GROUP, 1, 60, 2);
+        cluster.settle();
+        assertEquals(Doorbell.FREE, squatter.sendDoorbell(1), "waiting for a second member");
+        final SteppedProcess first = new SteppedProcess(cluster, 2, 3, new ProcessName(60, 0));
+        final SteppedProcess second = new SteppedProcess(cluster, 0, 4, new ProcessName(60, 1));
+        first.lockArea(1);
+        second.lockArea(1);
+        first.register(60, 2);
+        second.register(60, 2);
+        cluster.settle();
+        assertEquals(ProcessTableLayout.STATE_REGISTERED, cluster.processState(2, 3));
+        assertEquals(ProcessTableLayout.STATE_REGISTERED, cluster.processState(0, 4));
+        assertEquals(Doorbell.PEER_GONE, squatter.sendDoorbell(1), "put out of application 60's group");
+        for (final NicControlProgram nic : cluster.nics)
+        {
+            assertEquals(Set.of(first.name, second.name),
+                nic.groupTable().lookup(60).members.stream().map(GroupTable.Member::name).collect(Collectors.toSet()),
+                nic.node().toString());
+        }
+        squatter.freeDoorbells();
+        squatter.post(ProcessCommand.JOIN_GROUP, 0, 60, 2);
+        cluster.settle();
+        assertEquals(Doorbell.BAD_COMMAND, squatter.sendDoorbell(0), "and cannot join it again");
+
+        // Groups joined at run time: up to the limit, then NoResources; the table keeps its room.
+        final int limit = ClusterParameters.MAX_JOINED_GROUPS_PER_PROCESS;
+        for (int g = 0; g <= limit; g++)
+        {
+            squatter.freeDoorbells();
+            squatter.post(ProcessCommand.JOIN_GROUP, 0, 200 + g, 1);
+            cluster.settle();
+            assertEquals(g < limit ? Doorbell.DONE : Doorbell.NO_RESOURCES, squatter.sendDoorbell(0), "group " + (200 + g));
+        }
+        assertEquals(3 + limit, cluster.nics.get(3).groupTable().size(), "groups 7, 50, 60 and the joined ones");
+    }
+
+    private SteppedProcess register(final int node, final int index, final ProcessName name, final int size)
+    {
+        final SteppedProcess process = new SteppedProcess(cluster, node, index, name);
+        process.lockArea(1);
+        process.register(name.ai(), size);
+        cluster.settle();
+        assertEquals(ProcessTableLayout.STATE_REGISTERED, cluster.processState(node, index), name.toString());
+        return process;
     }
 
     @Test

@@ -54,6 +54,11 @@ public final class ClusterParameters
      * posts its receives holds no more than this of the NIC's transfer table, and a sender to it waits.
      */
     public static final int STAGED_MESSAGES_PER_PROCESS = 64;
+    /**
+     * Groups one process may join at run time besides its application's (issue 17, item 4): the Group
+     * Table of every NIC holds every group of the cluster, so one process must not be able to fill it.
+     */
+    public static final int MAX_JOINED_GROUPS_PER_PROCESS = 8;
     /** Data packets carry a transfer handle in the 16-bit Context Tag of the packet header. */
     public static final int MAX_TRANSFER_TABLE_ENTRIES = 1 << 16;
 
