@@ -16,7 +16,6 @@ import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessName;
 import org.qnix.firmware.NicCounters;
-import org.qnix.lib.PageTable;
 import org.qnix.lib.Qnix;
 import org.qnix.lib.QnixBuffer;
 import org.qnix.lib.QnixProtectionException;
@@ -61,7 +60,7 @@ class FreedSendPagesTest
             final QnixBuffer victim = sender.allocateBuffer(victimLength, 0, false);
             victim.lock();
             victim.buffer().setMemory(0, victimLength, (byte)0x22);
-            final Set<Long> freedPages = pages(victim);
+            final Set<Long> freedPages = new HashSet<>(TestClusters.pages(victim));
             final int second = sender.sendContext(receiver.name(), 2, true, victim, 0, victimLength);
             sender.send(second);
             Thread.sleep(200);
@@ -82,7 +81,7 @@ class FreedSendPagesTest
                     Thread.sleep(20);
                 }
                 taken = newOwner.allocateBuffer(victimLength, 0, false);
-                reused.addAll(pages(taken));
+                reused.addAll(TestClusters.pages(taken));
                 reused.retainAll(freedPages);
             }
             assertFalse(reused.isEmpty(), "the new owner never got a page of the freed buffer");
@@ -117,16 +116,5 @@ class FreedSendPagesTest
         {
             TestClusters.down(dir);
         }
-    }
-
-    private static Set<Long> pages(final QnixBuffer buffer)
-    {
-        final PageTable table = buffer.translate();
-        final Set<Long> pages = new HashSet<>();
-        for (int i = 0; i < table.descriptors(); i++)
-        {
-            pages.add(table.address(i));
-        }
-        return pages;
     }
 }

@@ -28,7 +28,6 @@ import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.VniLayout;
 import org.qnix.firmware.NicCounters;
-import org.qnix.lib.PageTable;
 import org.qnix.lib.Qnix;
 import org.qnix.lib.QnixBuffer;
 import org.qnix.lib.QnixCompletionException;
@@ -78,7 +77,7 @@ class HostileProcessFuzzTest
             {
                 secret.buffer().putLong(i, SECRET);
             }
-            final List<Long> victimPages = pages(secret);
+            final List<Long> victimPages = TestClusters.pages(secret);
             final List<Long> collectorPages = new ArrayList<>();
 
             final AtomicLong collected = new AtomicLong();
@@ -158,17 +157,6 @@ class HostileProcessFuzzTest
             .timeout(Duration.ofSeconds(120)).init();
     }
 
-    private static List<Long> pages(final QnixBuffer buffer)
-    {
-        final PageTable table = buffer.translate();
-        final List<Long> pages = new ArrayList<>();
-        for (int i = 0; i < table.descriptors(); i++)
-        {
-            pages.add(table.address(i));
-        }
-        return pages;
-    }
-
     /** Receives anything from anyone on every context and checks none of it is the victim's. */
     private static void collect(final Qnix collector, final List<Long> pagesOut, final AtomicBoolean stop,
         final AtomicLong collected) throws Exception
@@ -182,7 +170,7 @@ class HostileProcessFuzzTest
             buffers[c].lock();
             synchronized (pagesOut)
             {
-                pagesOut.addAll(pages(buffers[c]));
+                pagesOut.addAll(TestClusters.pages(buffers[c]));
             }
             rx[c] = post(collector, buffers[c]);
         }
@@ -335,7 +323,7 @@ class HostileProcessFuzzTest
                     buffer.lock();
                     buffer.buffer().setMemory(0, buffer.length(), (byte)0x77);
                     own.add(buffer);
-                    ownPages.addAll(pages(buffer));
+                    ownPages.addAll(TestClusters.pages(buffer));
                     continue;
                 }
                 if (action < 8 && !own.isEmpty())

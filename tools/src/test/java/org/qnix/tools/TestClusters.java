@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,8 @@ import org.qnix.abi.CountersLayout;
 import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.firmware.NicCounters;
+import org.qnix.lib.PageTable;
+import org.qnix.lib.QnixBuffer;
 
 /**
  * Clusters for multi-JVM tests: unique short names, and teardown that happens even when a test fails
@@ -173,6 +176,18 @@ final class TestClusters
             reader.forEach((id, type, key, label) -> values.put(label, reader.getCounterValue(id)));
         }
         return values;
+    }
+
+    /** @return the physical page addresses of a buffer, in its mapping's order. */
+    static List<Long> pages(final QnixBuffer buffer)
+    {
+        final PageTable table = buffer.translate();
+        final List<Long> pages = new ArrayList<>();
+        for (int i = 0; i < table.descriptors(); i++)
+        {
+            pages.add(table.address(i));
+        }
+        return pages;
     }
 
     /** Runs a parallel program to completion; it must exit 0. @return its output. */
