@@ -1,6 +1,6 @@
 package org.qnix.examples;
 
-import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.MutableDirectBuffer;
@@ -31,34 +31,56 @@ public final class Collectives
     {
     }
 
+    /** What a run measures: its options, checked before anything starts. */
+    public record Options(int barriers, int[] sizes, int repeats, int longs)
+    {
+        private static final String USAGE = "Collectives [--barriers N] [--sizes 4096,65536] [--repeats R] [--longs L]";
+
+        /** @throws IllegalArgumentException naming the bad option and value. */
+        public static Options parse(final List<String> args)
+        {
+            int barriers = 1000;
+            int[] sizes = {4096, 65536, 1048576};
+            int repeats = 50;
+            int longs = 1024;
+            final Arguments a = new Arguments(args);
+            while (a.hasNext())
+            {
+                switch (a.next())
+                {
+                    case "--barriers":
+                        barriers = a.intAtLeast(0);
+                        break;
+                    case "--sizes":
+                        sizes = a.sizes(0);
+                        break;
+                    case "--repeats":
+                        repeats = a.intAtLeast(1);
+                        break;
+                    case "--longs":
+                        // The vector is one message: its bytes must fit an int.
+                        longs = a.intAtLeast(1);
+                        if (longs > Integer.MAX_VALUE / Long.BYTES)
+                        {
+                            throw new IllegalArgumentException("--longs " + longs + ": at most " +
+                                Integer.MAX_VALUE / Long.BYTES);
+                        }
+                        break;
+                    default:
+                        throw a.unknown(USAGE);
+                }
+            }
+            return new Options(barriers, sizes, repeats, longs);
+        }
+    }
+
     public static void main(final String[] args)
     {
-        int barriers = 1000;
-        int[] sizes = {4096, 65536, 1048576};
-        int repeats = 50;
-        int longs = 1024;
-        for (int i = 0; i < args.length; i++)
-        {
-            switch (args[i])
-            {
-                case "--barriers":
-                    barriers = Integer.parseInt(args[++i]);
-                    break;
-                case "--sizes":
-                    sizes = Arrays.stream(args[++i].split(",")).mapToInt(s -> Integer.parseInt(s.trim())).toArray();
-                    break;
-                case "--repeats":
-                    repeats = Integer.parseInt(args[++i]);
-                    break;
-                case "--longs":
-                    longs = Integer.parseInt(args[++i]);
-                    break;
-                default:
-                    System.err.println(
-                        "usage: Collectives [--barriers N] [--sizes 4096,65536] [--repeats R] [--longs L]");
-                    System.exit(2);
-            }
-        }
+        final Options options = Arguments.parseOrExit("Collectives", Options::parse, args);
+        final int barriers = options.barriers();
+        final int[] sizes = options.sizes();
+        final int repeats = options.repeats();
+        final int longs = options.longs();
 
         try (Qnix qnix = Qnix.initFromEnvironment())
         {

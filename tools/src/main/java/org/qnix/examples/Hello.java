@@ -23,21 +23,29 @@ public final class Hello
     {
     }
 
+    /** Its one option, checked before anything starts. */
+    public record Options(Path hold)
+    {
+        /** @throws IllegalArgumentException naming the bad option. */
+        public static Options parse(final List<String> args)
+        {
+            Path hold = null;
+            final Arguments a = new Arguments(args);
+            while (a.hasNext())
+            {
+                if (!"--hold-while".equals(a.next()))
+                {
+                    throw a.unknown("Hello [--hold-while FILE]");
+                }
+                hold = Path.of(a.value());
+            }
+            return new Options(hold);
+        }
+    }
+
     public static void main(final String[] args) throws Exception
     {
-        Path hold = null;
-        for (int i = 0; i < args.length; i++)
-        {
-            if ("--hold-while".equals(args[i]) && i + 1 < args.length)
-            {
-                hold = Path.of(args[++i]);
-            }
-            else
-            {
-                System.err.println("usage: Hello [--hold-while FILE]");
-                System.exit(2);
-            }
-        }
+        final Path hold = Arguments.parseOrExit("Hello", Options::parse, args).hold();
 
         try (Qnix qnix = Qnix.initFromEnvironment())
         {

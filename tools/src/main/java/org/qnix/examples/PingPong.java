@@ -1,6 +1,7 @@
 package org.qnix.examples;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.MutableDirectBuffer;
@@ -31,35 +32,54 @@ public final class PingPong
     {
     }
 
+    /** What a run measures: its options, checked before anything starts. */
+    public record Options(int[] sizes, int iterations, DoorbellWait doorbellWait)
+    {
+        private static final String USAGE =
+            "PingPong [--sizes 0,8,1024] [--iterations N] [--wait busy|yield|backoff|sleep]";
+
+        /** @throws IllegalArgumentException naming the bad option and value. */
+        public static Options parse(final List<String> args)
+        {
+            int[] sizes = {0, 8, 64, 512, 1024, 4096, 65536};
+            int iterations = 2000;
+            DoorbellWait wait = DoorbellWait.SLEEP;
+            final Arguments a = new Arguments(args);
+            while (a.hasNext())
+            {
+                switch (a.next())
+                {
+                    case "--sizes":
+                        sizes = a.sizes(0);
+                        break;
+                    case "--iterations":
+                        iterations = a.intAtLeast(1);
+                        break;
+                    case "--wait":
+                        final String text = a.value();
+                        try
+                        {
+                            wait = DoorbellWait.parse(text);
+                        }
+                        catch (final IllegalArgumentException ex)
+                        {
+                            throw new IllegalArgumentException("--wait " + text + ": " + ex.getMessage());
+                        }
+                        break;
+                    default:
+                        throw a.unknown(USAGE);
+                }
+            }
+            return new Options(sizes, iterations, wait);
+        }
+    }
+
     public static void main(final String[] args)
     {
-        int[] sizes = {0, 8, 64, 512, 1024, 4096, 65536};
-        int iterations = 2000;
-        DoorbellWait wait = DoorbellWait.SLEEP;
-        for (int i = 0; i < args.length; i++)
-        {
-            switch (args[i])
-            {
-                case "--sizes":
-                    sizes = Arrays.stream(args[++i].split(",")).mapToInt(s -> Integer.parseInt(s.trim())).toArray();
-                    break;
-                case "--iterations":
-                    iterations = Integer.parseInt(args[++i]);
-                    break;
-                case "--wait":
-                    try
-                    {
-                        wait = DoorbellWait.parse(args[++i]);
-                    }
-                    catch (final IllegalArgumentException ex)
-                    {
-                        usage(ex.getMessage());
-                    }
-                    break;
-                default:
-                    usage("unknown option " + args[i]);
-            }
-        }
+        final Options options = Arguments.parseOrExit("PingPong", Options::parse, args);
+        final int[] sizes = options.sizes();
+        final int iterations = options.iterations();
+        final DoorbellWait wait = options.doorbellWait();
 
         try (Qnix qnix = Qnix.initFromEnvironment())
         {
@@ -78,13 +98,6 @@ public final class PingPong
                 run(qnix, peer, me, size, iterations, wait);
             }
         }
-    }
-
-    private static void usage(final String problem)
-    {
-        System.err.println("PingPong: " + problem);
-        System.err.println("usage: PingPong [--sizes 0,8,1024] [--iterations N] [--wait busy|yield|backoff|sleep]");
-        System.exit(2);
     }
 
     private static void run(final Qnix qnix, final ProcessName peer, final int me, final int size, final int iterations,

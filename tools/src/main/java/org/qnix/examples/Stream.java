@@ -1,6 +1,6 @@
 package org.qnix.examples;
 
-import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.qnix.abi.ProcessName;
@@ -27,29 +27,45 @@ public final class Stream
     {
     }
 
+    /** What a run measures: its options, checked before anything starts. */
+    public record Options(int[] sizes, long total, int window)
+    {
+        private static final String USAGE = "Stream [--sizes 4096,65536] [--bytes TOTAL] [--window W]";
+
+        /** @throws IllegalArgumentException naming the bad option and value. */
+        public static Options parse(final List<String> args)
+        {
+            int[] sizes = {4096, 16384, 65536, 262144, 1048576, 2097152};
+            long total = 64L << 20;
+            int window = 8;
+            final Arguments a = new Arguments(args);
+            while (a.hasNext())
+            {
+                switch (a.next())
+                {
+                    case "--sizes":
+                        sizes = a.sizes(1);
+                        break;
+                    case "--bytes":
+                        total = a.longAtLeast(1);
+                        break;
+                    case "--window":
+                        window = a.intAtLeast(1);
+                        break;
+                    default:
+                        throw a.unknown(USAGE);
+                }
+            }
+            return new Options(sizes, total, window);
+        }
+    }
+
     public static void main(final String[] args)
     {
-        int[] sizes = {4096, 16384, 65536, 262144, 1048576, 2097152};
-        long total = 64L << 20;
-        int window = 8;
-        for (int i = 0; i < args.length; i++)
-        {
-            switch (args[i])
-            {
-                case "--sizes":
-                    sizes = Arrays.stream(args[++i].split(",")).mapToInt(s -> Integer.parseInt(s.trim())).toArray();
-                    break;
-                case "--bytes":
-                    total = Long.parseLong(args[++i]);
-                    break;
-                case "--window":
-                    window = Integer.parseInt(args[++i]);
-                    break;
-                default:
-                    System.err.println("usage: Stream [--sizes 4096,65536] [--bytes TOTAL] [--window W]");
-                    System.exit(2);
-            }
-        }
+        final Options options = Arguments.parseOrExit("Stream", Options::parse, args);
+        final int[] sizes = options.sizes();
+        final long total = options.total();
+        int window = options.window();
 
         try (Qnix qnix = Qnix.initFromEnvironment())
         {
