@@ -133,9 +133,14 @@ final class Bench implements Runnable
             {
                 throw new IllegalArgumentException("--passes must be at least 1");
             }
+            if (null != json)
+            {
+                checkOutputFile("--json", json);
+            }
             if (null != chart)
             {
                 LogLogChart.checkFileName(chart);
+                checkOutputFile("--chart", chart);
             }
             // Refused now rather than after the baselines, which run before the cluster is up.
             if (null == cluster)
@@ -423,6 +428,29 @@ final class Bench implements Runnable
                     measurement.measure(transport, size, ofSize.apply(size));
                 }
             }
+        }
+    }
+
+    /**
+     * Refuses an output file that cannot be written, before anything is measured: a missing directory
+     * would otherwise be found when the report is written, after the whole run.
+     *
+     * @throws IllegalArgumentException naming the option and the file.
+     */
+    static void checkOutputFile(final String option, final Path file)
+    {
+        final Path directory = file.toAbsolutePath().getParent();
+        if (Files.isDirectory(file))
+        {
+            throw new IllegalArgumentException(option + " " + file + ": is a directory, not a file");
+        }
+        if (null == directory || !Files.isDirectory(directory))
+        {
+            throw new IllegalArgumentException(option + " " + file + ": no such directory " + directory);
+        }
+        if (Files.exists(file) ? !Files.isWritable(file) : !Files.isWritable(directory))
+        {
+            throw new IllegalArgumentException(option + " " + file + ": cannot be written here");
         }
     }
 

@@ -86,6 +86,10 @@ final class BenchStrategies implements Callable<Integer>
         {
             idle.forEach(strategy -> BenchCluster.checkSettings(placement, strategy));
         }
+        if (null != json)
+        {
+            Bench.checkOutputFile("--json", json);
+        }
         final int[] sizeList = Bench.parseSizes(sizes, 0);
         final int maxSize = Arrays.stream(sizeList).max().orElse(0);
         final PrintStream out = System.out;
