@@ -8,7 +8,10 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.jar.JarFile;
@@ -18,14 +21,24 @@ import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.JvmFlags;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.daemon.ClusterState;
+import org.qnix.examples.Collectives;
+import org.qnix.examples.Hello;
+import org.qnix.examples.PingPong;
+import org.qnix.examples.Stream;
 
 /**
  * {@code qnix run}: launches a parallel program of K JVMs on a cluster, process i named (AI, i) in
  * group AI of size K (thesis 3.2), placed on nodes by a node map, each output line prefixed with its
  * rank. Returns the first non-zero exit code and stops the other processes when one fails.
  *
+ * <p>Everything it can check is checked before the first JVM starts: the program and, for an example,
+ * its arguments; the cluster; and that the cluster's Process Tables have a free entry for every rank
+ * on the node the node map puts it on.
+ *
  * <pre>{@code
  * int exit = new ProgramLauncher(ClusterDirectory.of("t"), 8, "Hello", List.of()).run(System.out);
+ * int mine = new ProgramLauncher(ClusterDirectory.of("t"), 2, "UserMain", List.of())
+ *     .classPath(UserClassPath.of("build/classes", null)).run(System.out);
  * }</pre>
  */
 public final class ProgramLauncher
@@ -50,6 +63,12 @@ public final class ProgramLauncher
     }
 
     static final String EXAMPLES_PACKAGE = "org.qnix.examples.";
+    /** The examples' own argument checks, run here so that bad arguments start no JVM. */
+    private static final Map<String, Consumer<List<String>>> EXAMPLE_ARGUMENTS = Map.of(
+        Hello.class.getName(), Hello.Options::parse,
+        PingPong.class.getName(), PingPong.Options::parse,
+        Stream.class.getName(), Stream.Options::parse,
+        Collectives.class.getName(), Collectives.Options::parse);
     private static final long STOP_GRACE_MS = 5_000;
 
     private final ClusterDirectory dir;
@@ -60,6 +79,7 @@ public final class ProgramLauncher
     private int applicationId = (int)(ProcessHandle.current().pid() & 0x7FFF_FFFF);
     private final List<String> jvmOptions = new ArrayList<>();
     private Consumer<String> lineListener = line -> {};
+    private UserClassPath userClassPath = UserClassPath.of(null, null);
 
     public ProgramLauncher(final ClusterDirectory dir, final int processes, final String program, final List<String> args)
     {
@@ -81,6 +101,12 @@ public final class ProgramLauncher
 
     public ProgramLauncher applicationId(final int ai)
     {
+        if (ai < 0)
+        {
+            // -1 is ANY, the wildcard of a Receive: a process of that name would match every sender.
+            throw new IllegalArgumentException("--ai " + ai + ": an Application Identifier is 0 or more " +
+                "(-1 is the wildcard ANY)");
+        }
         this.applicationId = ai;
         return this;
     }
@@ -88,6 +114,13 @@ public final class ProgramLauncher
     public ProgramLauncher jvmOption(final String option)
     {
         jvmOptions.add(option);
+        return this;
+    }
+
+    /** The user's class path, after qnix's own: where a program of the user's is found. */
+    public ProgramLauncher classPath(final UserClassPath classPath)
+    {
+        this.userClassPath = classPath;
         return this;
     }
 
@@ -124,6 +157,20 @@ public final class ProgramLauncher
      */
     public int run(final PrintStream out) throws InterruptedException
     {
+        final String[] mainAndClassPath = resolveProgram();
+        final Consumer<List<String>> exampleArguments = EXAMPLE_ARGUMENTS.get(mainAndClassPath[0]);
+        if (null != exampleArguments)
+        {
+            try
+            {
+                exampleArguments.accept(args);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new IllegalArgumentException(
+                    mainAndClassPath[0].substring(EXAMPLES_PACKAGE.length()) + " " + ex.getMessage());
+            }
+        }
         final ClusterState state = ClusterState.inspect(dir);
         if (!state.isLive())
         {
@@ -134,7 +181,7 @@ public final class ProgramLauncher
         }
         final ClusterParameters params = state.properties().orElseThrow().parameters();
         final List<NicCoordinates> placement = place(nodeMap, processes, params);
-        final String[] mainAndClassPath = resolveProgram();
+        checkRoom(placement, params);
 
         final List<Process> children = new ArrayList<>();
         final List<Thread> pumps = new ArrayList<>();
@@ -173,6 +220,12 @@ public final class ProgramLauncher
                 synchronized (children)
                 {
                     children.add(child);
+                }
+                // Before its output, so that a rank can be found (jstack, a debugger, kill) while it runs.
+                synchronized (out)
+                {
+                    out.println("[qnix run] rank " + rank + " is OS pid " + child.pid() + " on node " +
+                        placement.get(rank));
                 }
                 final int r = rank;
                 final Thread pump = new Thread(() -> pump(child, r, out, lineListener), "qnix-run-output-" + rank);
@@ -221,6 +274,36 @@ public final class ProgramLauncher
             catch (final IllegalStateException ignore)
             {
                 // Already shutting down: the hook is running.
+            }
+        }
+    }
+
+    /**
+     * Refuses a run the cluster cannot take: more ranks than P x nodes, or more ranks on a node than its
+     * Process Table has free entries. The driver would refuse the extra registrations anyway, but only
+     * after every JVM had started and the others had waited for them.
+     */
+    private void checkRoom(final List<NicCoordinates> placement, final ClusterParameters params)
+    {
+        final int perNic = params.maxProcessesPerNic();
+        final int capacity = perNic * params.nodeCount();
+        if (processes > capacity)
+        {
+            throw new IllegalArgumentException("-n " + processes + ": cluster '" + dir.name() + "' takes at most " +
+                capacity + " processes (P = " + perNic + " per NIC x " + params.nodeCount() + " NICs)");
+        }
+        final Map<NicCoordinates, Integer> ranks = new LinkedHashMap<>();
+        placement.forEach(node -> ranks.merge(node, 1, Integer::sum));
+        final Map<NicCoordinates, Integer> taken = new HashMap<>();
+        ClusterStatus.read(dir).processes().forEach(p -> taken.merge(p.node(), 1, Integer::sum));
+        for (final Map.Entry<NicCoordinates, Integer> node : ranks.entrySet())
+        {
+            final int inUse = taken.getOrDefault(node.getKey(), 0);
+            if (node.getValue() > perNic - inUse)
+            {
+                throw new IllegalStateException("-n " + processes + ": node " + node.getKey() + " would get " +
+                    node.getValue() + " ranks but has " + (perNic - inUse) + " free Process Table entries of " +
+                    perNic + " (" + inUse + " taken; qnix cluster status --name " + dir.name() + " lists them)");
             }
         }
     }
@@ -277,10 +360,13 @@ public final class ProgramLauncher
         }
     }
 
-    /** @return main class and class path for the program: a jar, a class, or an example's short name. */
+    /**
+     * @return main class and class path for the program: a jar, a class of the user's class path, an
+     * example's short name, or a class of qnix's class path, in that order.
+     */
     private String[] resolveProgram()
     {
-        final String classPath = JvmFlags.classPath();
+        final String classPath = userClassPath.after(JvmFlags.classPath());
         if (program.endsWith(".jar"))
         {
             final File jar = new File(program);
@@ -303,14 +389,20 @@ public final class ProgramLauncher
                 throw new UncheckedIOException("cannot read " + program, ex);
             }
         }
+        // The user's own class first: their Hello, given with -cp, is the one they mean.
+        if (userClassPath.contains(program))
+        {
+            return new String[]{ program, classPath };
+        }
         if (!program.contains(".") && exists(EXAMPLES_PACKAGE + program))
         {
             return new String[]{ EXAMPLES_PACKAGE + program, classPath };
         }
         if (!exists(program))
         {
-            throw new IllegalArgumentException("no class " + program +
-                " on the class path (examples: Hello, PingPong, Stream, Collectives)");
+            throw new IllegalArgumentException("no class " + program + " on the class path (" +
+                (userClassPath.isEmpty() ? "give yours with -cp or $CLASSPATH" : userClassPath.describe()) +
+                "; examples: Hello, PingPong, Stream, Collectives)");
         }
         return new String[]{ program, classPath };
     }
