@@ -2,6 +2,7 @@ package org.qnix.lib;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -13,7 +14,9 @@ import org.qnix.abi.MappedFile;
  * virtually contiguous in page order, and nothing else of the file (DESIGN.md 2: the emulated MMU).
  * A physically contiguous run is one {@link MappedFile}; scattered pages are mapped one run at a time
  * with {@code MAP_FIXED} into an address range reserved with {@code PROT_NONE}, which is what a real
- * kernel's page tables do for a buffer whose physical pages are scattered.
+ * kernel's page tables do for a buffer whose physical pages are scattered. Each run is one of the
+ * process's memory mappings, counted against the kernel's limit by {@link MappingBudget}; a mapping
+ * that cannot be made is a {@link QnixException}.
  */
 final class HostMemoryMapping implements AutoCloseable
 {
@@ -22,14 +25,17 @@ final class HostMemoryMapping implements AutoCloseable
     private final MappedFile file;
     private final long address;
     private final long length;
+    /** The mappings it holds, counted by {@link MappingBudget}. */
+    private final int runs;
     private boolean mlocked;
     private boolean closed;
 
-    private HostMemoryMapping(final MappedFile file, final long address, final long length)
+    private HostMemoryMapping(final MappedFile file, final long address, final long length, final int runs)
     {
         this.file = file;
         this.address = address;
         this.length = length;
+        this.runs = runs;
     }
 
     /**
@@ -54,17 +60,61 @@ final class HostMemoryMapping implements AutoCloseable
 
     /**
      * Maps {@code pages} of {@code hostMemory} (physical addresses, each {@code pageSize} long) in order.
+     *
+     * @throws QnixException if the mappings would pass the process's limit ({@link MappingBudget}) or the
+     *                       kernel refuses one.
      */
     static HostMemoryMapping map(final Path hostMemory, final long[] pages, final int pageSize)
     {
         final long length = (long)pages.length * pageSize;
-        if (isContiguous(pages, pageSize))
+        final int runs = runs(pages, pageSize);
+        if (1 != runs)
         {
-            final MappedFile file = MappedFile.mapExisting(hostMemory, pages[0], length);
-            return new HostMemoryMapping(file, file.buffer().addressOffset(), length);
+            checkScatteredSupported(pageSize);
         }
-        checkScatteredSupported(pageSize);
-        return new HostMemoryMapping(null, mapScattered(hostMemory, pages, pageSize, length), length);
+        MappingBudget.acquire(runs, "a buffer of " + pages.length + " page(s) in " + runs + " run(s)");
+        try
+        {
+            if (1 == runs)
+            {
+                final MappedFile file = mapContiguous(hostMemory, pages[0], length);
+                return new HostMemoryMapping(file, file.buffer().addressOffset(), length, runs);
+            }
+            return new HostMemoryMapping(null, mapScattered(hostMemory, pages, pageSize, length), length, runs);
+        }
+        catch (final RuntimeException ex)
+        {
+            MappingBudget.release(runs);
+            throw ex;
+        }
+    }
+
+    private static MappedFile mapContiguous(final Path hostMemory, final long address, final long length)
+    {
+        try
+        {
+            return MappedFile.mapExisting(hostMemory, address, length);
+        }
+        catch (final UncheckedIOException | IllegalArgumentException ex)
+        {
+            // Java reports a refused mmap (ENOMEM: too many mappings) as an IOException "Map failed".
+            throw new QnixException("cannot map " + length + " bytes at " + address + " of " + hostMemory + ": " +
+                ex.getMessage() + (null != ex.getCause() ? " (" + ex.getCause() + ")" : ""), ex);
+        }
+    }
+
+    /** @return how many physically contiguous runs {@code pages} make: one mapping each. */
+    static int runs(final long[] pages, final int pageSize)
+    {
+        int runs = pages.length > 0 ? 1 : 0;
+        for (int i = 1; i < pages.length; i++)
+        {
+            if (pages[i] != pages[i - 1] + pageSize)
+            {
+                runs++;
+            }
+        }
+        return runs;
     }
 
     static boolean isContiguous(final long[] pages, final int pageSize)
@@ -199,5 +249,6 @@ final class HostMemoryMapping implements AutoCloseable
             // munmap also drops any mlock of the range.
             Libc.munmap(address, length);
         }
+        MappingBudget.release(runs);
     }
 }
