@@ -60,7 +60,7 @@ public final class LoadedFirmware implements AutoCloseable
                     continue;
                 }
                 final NicCoordinates peer = NicCoordinates.ofIndex(i, params.torusWidth());
-                final MappedFile fifo = MappedFile.mapExisting(dir.rxFifo(peer));
+                final MappedFile fifo = PeerFifoMappings.acquire(dir.rxFifo(peer));
                 fifos.add(fifo);
                 FileDescriptorBlock.verify(fifo.buffer(), FileDescriptorBlock.TYPE_RX_FIFO, dir.rxFifo(peer).toString());
                 rings[i] = new UnsafeBuffer(fifo.buffer(), RxFifoLayout.RING_OFFSET, RxFifoLayout.ringLength(params));
@@ -73,7 +73,7 @@ public final class LoadedFirmware implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            CloseHelper.closeAll(fifos);
+            fifos.forEach(PeerFifoMappings::release);
             CloseHelper.close(image);
             throw ex;
         }
@@ -101,7 +101,7 @@ public final class LoadedFirmware implements AutoCloseable
     public void close()
     {
         CloseHelper.close(runner);
-        CloseHelper.closeAll(peerFifos);
+        peerFifos.forEach(PeerFifoMappings::release);
         CloseHelper.close(image);
     }
 }
