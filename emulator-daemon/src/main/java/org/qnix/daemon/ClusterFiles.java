@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 import org.qnix.abi.ClusterDirectory;
@@ -133,21 +134,23 @@ public final class ClusterFiles
      */
     public static List<String> remove(final ClusterDirectory dir)
     {
-        return remove(dir, Set.of());
+        return remove(dir, null);
     }
 
     /**
-     * Removes the files of a cluster that failed to start but its log and {@code cluster.properties},
-     * so that {@code cluster up} can show why; the marker and directory stay with them.
+     * Removes the files of a cluster that failed to start but its log, {@code cluster.properties} and
+     * JVM crash reports, so that {@code cluster up} can show why; the marker and directory stay with them.
      *
      * @return what was left that qnix did not create, one line each.
      */
     public static List<String> removeAllButLog(final ClusterDirectory dir)
     {
-        return remove(dir, Set.of(ClusterDirectory.DAEMON_LOG, ClusterDirectory.PROPERTIES_FILE));
+        final Set<String> log = Set.of(ClusterDirectory.DAEMON_LOG, ClusterDirectory.PROPERTIES_FILE);
+        return remove(dir, name -> log.contains(name) || ClusterDirectory.isCrashFileName(name));
     }
 
-    private static List<String> remove(final ClusterDirectory dir, final Set<String> keep)
+    /** @param keep the names to keep, with the marker and directory; null to remove everything qnix named. */
+    private static List<String> remove(final ClusterDirectory dir, final Predicate<String> keep)
     {
         final Path root = dir.path();
         if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS))
@@ -162,11 +165,20 @@ public final class ClusterFiles
         for (final Path entry : list(root))
         {
             final String name = entry.getFileName().toString();
-            if (ClusterDirectory.MARKER_FILE.equals(name) || keep.contains(name))
+            if (ClusterDirectory.MARKER_FILE.equals(name) || null != keep && keep.test(name))
             {
                 continue;
             }
-            if (isClusterFileName(dir, name))
+            if (ClusterDirectory.isCrashFileName(name))
+            {
+                // Said, since it is the only trace of a JVM of the cluster that crashed.
+                removal.deleteFile(entry);
+                if (!Files.exists(entry, LinkOption.NOFOLLOW_LINKS))
+                {
+                    removal.report.add("removed JVM crash report " + entry);
+                }
+            }
+            else if (isClusterFileName(dir, name))
             {
                 removal.deleteFile(entry);
             }
@@ -179,7 +191,7 @@ public final class ClusterFiles
                 removal.leave(entry);
             }
         }
-        if (!keep.isEmpty())
+        if (null != keep)
         {
             return removal.report;
         }

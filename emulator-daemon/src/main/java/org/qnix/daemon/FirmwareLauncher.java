@@ -42,6 +42,7 @@ final class FirmwareLauncher implements AutoCloseable
         command.add(JvmFlags.javaExecutable());
         command.add(JvmFlags.clusterMarker(dir.path()));
         command.addAll(JvmFlags.flags());
+        command.addAll(JvmFlags.crashFiles(dir));
         command.add("-Xmx256m");
         command.add("-XX:+UseSerialGC");
         if (debugPort > 0)

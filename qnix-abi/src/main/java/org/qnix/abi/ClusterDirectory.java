@@ -38,7 +38,16 @@ public final class ClusterDirectory
     public static final List<String> NODE_FILES =
         List.of(NIC_SDRAM, HOST_MEMORY, RX_FIFO, COUNTERS, DRIVER_SOCKET, FIRMWARE_LOG);
 
+    /**
+     * Where the daemon and firmware JVMs write a crash report ({@code -XX:ErrorFile}) and the JIT's replay
+     * data ({@code -XX:ReplayDataFile}), {@code %p} being the JVM's pid: in the cluster directory rather
+     * than the working directory of whoever ran {@code cluster up}.
+     */
+    public static final String ERROR_FILE = "hs_err_pid%p.log";
+    public static final String REPLAY_FILE = "replay_pid%p.log";
+
     private static final Pattern NODE_DIRECTORY = Pattern.compile("node-[0-9]+-[0-9]+");
+    private static final Pattern CRASH_FILE = Pattern.compile("(hs_err|replay)_pid[0-9]+\\.log");
 
     private final String name;
     private final Path path;
@@ -125,6 +134,24 @@ public final class ClusterDirectory
     public Path lockFile()
     {
         return path.resolveSibling("." + name + ".lock");
+    }
+
+    /** @return whether a file name is one of a JVM crash report or replay file, {@link #ERROR_FILE}. */
+    public static boolean isCrashFileName(final String fileName)
+    {
+        return CRASH_FILE.matcher(fileName).matches();
+    }
+
+    /** @return the {@code -XX:ErrorFile} pattern of the cluster's JVMs. */
+    public Path errorFile()
+    {
+        return path.resolve(ERROR_FILE);
+    }
+
+    /** @return the {@code -XX:ReplayDataFile} pattern of the cluster's JVMs. */
+    public Path replayFile()
+    {
+        return path.resolve(REPLAY_FILE);
     }
 
     /** @return whether a file name is one {@link NicCoordinates#directoryName()} gives. */

@@ -61,6 +61,15 @@ public final class JvmFlags
         return "-Dqnix.cluster=" + clusterDirectory.toAbsolutePath();
     }
 
+    /**
+     * @return the flags that send a cluster JVM's crash report and replay data into the cluster
+     * directory, where {@code cluster down} knows to remove them, instead of the working directory.
+     */
+    public static List<String> crashFiles(final ClusterDirectory dir)
+    {
+        return List.of("-XX:ErrorFile=" + dir.errorFile(), "-XX:ReplayDataFile=" + dir.replayFile());
+    }
+
     /** @return the {@code java} of the running JVM, so that children run on the same runtime. */
     public static String javaExecutable()
     {

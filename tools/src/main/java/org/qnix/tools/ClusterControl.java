@@ -153,6 +153,7 @@ public final class ClusterControl
         command.add(JvmFlags.javaExecutable());
         command.add(JvmFlags.clusterMarker(dir.path()));
         command.addAll(JvmFlags.flags());
+        command.addAll(JvmFlags.crashFiles(dir));
         command.add("-Xmx512m");
         command.add("-XX:+UseSerialGC");
         command.add("-cp");
