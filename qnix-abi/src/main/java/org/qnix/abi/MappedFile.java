@@ -11,8 +11,10 @@ import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * A memory-mapped region of one of the cluster's files, seen as an {@link UnsafeBuffer}. Files are
- * created sparse ({@code /dev/shm} is tmpfs: only touched pages cost memory). {@link #close()} unmaps.
+ * A memory-mapped region of one of the cluster's files, seen as an {@link UnsafeBuffer}. A file
+ * {@link #create}d here has all its blocks reserved before it is mapped ({@link FileSpace}): a sparse
+ * file in a full {@code tmpfs} would kill the JVM that first writes a page of it with SIGBUS.
+ * {@link #close()} unmaps.
  *
  * <pre>{@code
  * try (MappedFile sdram = MappedFile.mapExisting(dir.nicSdram(node), 0, length))
@@ -35,13 +37,16 @@ public final class MappedFile implements AutoCloseable
     }
 
     /**
-     * Creates (or truncates) a sparse file of {@code length} zero bytes and maps all of it.
+     * Creates (or truncates) a file of {@code length} zero bytes, reserves its blocks and maps all of it.
+     *
+     * @throws IllegalStateException if its file system has no room for it.
      */
     public static MappedFile create(final Path file, final long length)
     {
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
         {
             raf.setLength(0);
+            FileSpace.reserve(file, length);
             raf.setLength(length);
             return new MappedFile(file, raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, length));
         }

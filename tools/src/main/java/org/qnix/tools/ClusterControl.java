@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.ClusterFootprint;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.JvmFlags;
@@ -22,6 +23,7 @@ import org.qnix.abi.NicCoordinates;
 import org.qnix.daemon.ClusterFiles;
 import org.qnix.daemon.ClusterLock;
 import org.qnix.daemon.ClusterState;
+import org.qnix.daemon.DaemonMappings;
 
 /**
  * Brings clusters up and down: starts the emulator daemon as a detached JVM, waits until it reports
@@ -96,9 +98,11 @@ public final class ClusterControl
     /**
      * Starts a cluster and returns once it is up. A stale cluster of the same name is cleaned up first;
      * a live one, one being brought up or down by another process, and a directory of that name qnix
-     * did not create are refused.
+     * did not create are refused, and so is a cluster whose files would not fit into the free space of
+     * {@code $QNIX_DIR}'s file system (the daemon reserves every byte of them).
      *
-     * @throws IllegalStateException with the reason (and the daemon's log) if it cannot come up.
+     * @throws IllegalArgumentException naming the sizes if the cluster's files do not fit.
+     * @throws IllegalStateException    with the reason (and the daemon's log) if it cannot come up.
      */
     public static ClusterDirectory up(final Settings settings, final PrintStream out)
         throws InterruptedException
@@ -113,6 +117,14 @@ public final class ClusterControl
             throw new IllegalArgumentException("--debug-firmware needs --firmware processes: " +
                 "with threads, attach the debugger to the daemon JVM instead");
         }
+        // Before anything is made: a sparse file that cannot grow would kill its JVM with SIGBUS later,
+        // and a daemon past the kernel's mapping limit would die of native out-of-memory.
+        new ClusterFootprint(settings.params).refusal(settings.name, dir.path().getParent())
+            .or(() -> DaemonMappings.refusal(settings.params, settings.firmware))
+            .ifPresent(reason ->
+            {
+                throw new IllegalArgumentException(reason);
+            });
         refuseForeignOrBusy(dir);
         try (ClusterLock lock = ClusterLock.acquire(dir, ClusterLock.Purpose.UP))
         {
