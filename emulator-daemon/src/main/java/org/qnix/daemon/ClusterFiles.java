@@ -19,6 +19,8 @@ import java.util.stream.Stream;
 
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterProperties;
+import org.qnix.abi.FileModes;
+import org.qnix.abi.NicCoordinates;
 
 /**
  * The files of a cluster directory, by name. A directory qnix creates gets a marker first
@@ -27,7 +29,7 @@ import org.qnix.abi.ClusterProperties;
  * place and reported, and a directory that is not empty then stays.
  *
  * <pre>{@code
- * ClusterFiles.create(dir);                               // the directory and its marker
+ * ClusterFiles.create(dir, false);                        // the directory (0700) and its marker
  * ClusterFiles.remove(dir).forEach(System.out::println);  // what was removed, what was left and why
  * }</pre>
  */
@@ -42,18 +44,31 @@ public final class ClusterFiles
     }
 
     /**
-     * Creates the cluster directory, which must not exist yet, and its marker, which names the process
-     * that created it.
+     * Creates the cluster directory, which must not exist yet, for its owner only (0700), and its
+     * marker, which names the process that created it.
      *
      * @throws IllegalStateException if something already has that name.
      */
     public static void create(final ClusterDirectory dir)
     {
+        create(dir, false);
+    }
+
+    /**
+     * Creates the cluster directory, which must not exist yet, and its marker, which names the process
+     * that created it. The directory is the owner's only (0700), or its group's too (0770) when
+     * {@code sharedWithGroup}; every file and directory qnix creates in it follows ({@link FileModes}).
+     * {@code $QNIX_DIR}, if qnix creates it, gets 0755.
+     *
+     * @throws IllegalStateException if something already has that name.
+     */
+    public static void create(final ClusterDirectory dir, final boolean sharedWithGroup)
+    {
         final Path path = dir.path();
         try
         {
-            Files.createDirectories(path.getParent());
-            Files.createDirectory(path);
+            FileModes.createDirectories(path.getParent(), FileModes.BASE_DIRECTORY);
+            FileModes.createDirectory(path, sharedWithGroup);
         }
         catch (final FileAlreadyExistsException ex)
         {
@@ -69,12 +84,36 @@ public final class ClusterFiles
             "created.by.startMs=" + self.info().startInstant().map(Instant::toEpochMilli).orElse(0L) + "\n";
         try
         {
+            FileModes.createFile(dir.markerFile());
             Files.writeString(dir.markerFile(), marker, StandardCharsets.UTF_8,
-                StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING, LinkOption.NOFOLLOW_LINKS);
         }
         catch (final IOException ex)
         {
             throw new UncheckedIOException("cannot write " + dir.markerFile(), ex);
+        }
+    }
+
+    /**
+     * Creates a node's directory with the mode of the cluster directory's kind. One that exists (a daemon
+     * started by hand on a cluster directory it left) is used as it is.
+     */
+    public static void createNodeDirectory(final ClusterDirectory dir, final NicCoordinates node)
+    {
+        try
+        {
+            FileModes.createDirectory(dir.nodeDirectory(node));
+        }
+        catch (final FileAlreadyExistsException ex)
+        {
+            if (!Files.isDirectory(dir.nodeDirectory(node), LinkOption.NOFOLLOW_LINKS))
+            {
+                throw new IllegalStateException(dir.nodeDirectory(node) + " exists and is not a directory: not touching it");
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot create " + dir.nodeDirectory(node), ex);
         }
     }
 
@@ -84,11 +123,11 @@ public final class ClusterFiles
      *
      * @throws IllegalStateException if the directory exists but qnix did not create it.
      */
-    public static void createOrCheck(final ClusterDirectory dir)
+    public static void createOrCheck(final ClusterDirectory dir, final boolean sharedWithGroup)
     {
         if (!Files.exists(dir.path(), LinkOption.NOFOLLOW_LINKS))
         {
-            create(dir);
+            create(dir, sharedWithGroup);
         }
         else if (!isMarked(dir))
         {

@@ -13,13 +13,16 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 
 import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.FileModes;
 
 /**
  * The right to create or remove a cluster's files: an exclusive {@link FileLock} on
@@ -109,10 +112,13 @@ public final class ClusterLock implements AutoCloseable
             FileChannel channel = null;
             try
             {
-                Files.createDirectories(file.getParent());
-                // Not through a symbolic link: the file is truncated, and must be this one.
-                channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+                FileModes.createDirectories(file.getParent(), FileModes.BASE_DIRECTORY);
+                // Not through a symbolic link: the file is truncated, and must be this one. The owner's
+                // only, whatever the umask: anyone who could write it could lock it or forge its holder.
+                channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+                    PosixFilePermissions.asFileAttribute(FileModes.OWNER_FILE));
+                Files.setPosixFilePermissions(file, FileModes.OWNER_FILE);
                 final FileLock lock = tryLock(channel);
                 if (null == lock)
                 {

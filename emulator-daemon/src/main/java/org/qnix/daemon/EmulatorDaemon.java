@@ -53,6 +53,10 @@ public final class EmulatorDaemon implements Callable<Integer>
     @Option(names = "--set", description = "KEY=VALUE cluster parameter, as in cluster.properties.")
     private Map<String, String> settings = new LinkedHashMap<>();
 
+    @Option(names = "--shared-with-group",
+        description = "Files 0660 and directories 0770, and the drivers accept the group's processes.")
+    private boolean sharedWithGroup;
+
     private final List<FirmwareLauncher> launchers = new ArrayList<>();
     private final List<NodeImage> images = new ArrayList<>();
     private final List<NodeDriver> drivers = new ArrayList<>();
@@ -77,7 +81,7 @@ public final class EmulatorDaemon implements Callable<Integer>
         final long startMs = ProcessHandle.current().info().startInstant()
             .map(java.time.Instant::toEpochMilli).orElse(System.currentTimeMillis());
         // `cluster up` created the directory and its marker; a daemon started by hand creates them itself.
-        ClusterFiles.createOrCheck(dir);
+        ClusterFiles.createOrCheck(dir, sharedWithGroup);
         ClusterProperties state = ClusterProperties.of(params, pid, startMs, firmwareMode, ClusterProperties.STATE_STARTING);
         state.write(dir.propertiesFile());
         Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(false), "daemon-shutdown"));
@@ -88,6 +92,8 @@ public final class EmulatorDaemon implements Callable<Integer>
             {
                 final NicCoordinates node = NicCoordinates.ofIndex(i, params.torusWidth());
                 dir.checkSocketPathLength(node);
+                // Made here, with the cluster directory's kind of mode, before NodeImage fills it.
+                ClusterFiles.createNodeDirectory(dir, node);
                 images.add(NodeImage.create(dir, params, node));
             }
             for (int i = 0; i < params.nodeCount(); i++)

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ControlProgramLayout;
+import org.qnix.abi.FileModes;
 import org.qnix.abi.JvmFlags;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.firmware.IdleStrategies;
@@ -60,6 +61,8 @@ final class FirmwareLauncher implements AutoCloseable
         {
             command.add("--debug-port=" + debugPort);
         }
+        // Made first, so that it has the cluster's mode rather than the umask's.
+        FileModes.createFileOrThrow(dir.firmwareLog(node));
         final ProcessBuilder builder = new ProcessBuilder(command)
             .redirectErrorStream(true)
             .redirectOutput(dir.firmwareLog(node).toFile());

@@ -23,6 +23,7 @@ import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.DriverCommand;
 import org.qnix.abi.DriverProtocol;
+import org.qnix.abi.FileModes;
 import org.qnix.abi.HostMemoryLayout;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicCoordinates;
@@ -91,6 +92,8 @@ final class NodeDriver implements AutoCloseable
         Files.deleteIfExists(socketPath);
         server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         server.bind(UnixDomainSocketAddress.of(socketPath));
+        // bind gives the socket the umask's mode; connecting needs write permission on it.
+        FileModes.restrict(socketPath);
         final Thread acceptor = new Thread(this::acceptLoop, "driver-" + node);
         acceptor.setDaemon(true);
         acceptor.start();

@@ -60,7 +60,7 @@ class ClusterFilesTest
             report.get(0).endsWith("not touching it"), report.toString());
         assertEquals(before, list(dir.path()));
         assertEquals("keep me", Files.readString(dir.path().resolve("notes.txt")));
-        assertThrows(IllegalStateException.class, () -> ClusterFiles.createOrCheck(dir));
+        assertThrows(IllegalStateException.class, () -> ClusterFiles.createOrCheck(dir, false));
         assertThrows(IllegalStateException.class, () -> ClusterFiles.create(dir));
         assertEquals(before, list(dir.path()));
     }

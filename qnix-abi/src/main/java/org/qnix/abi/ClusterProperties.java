@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -74,11 +75,20 @@ public final class ClusterProperties
         }
     }
 
-    /** Writes to a temporary file and renames it over the target. */
+    /** Writes to a temporary file, with the mode of its directory's kind, and renames it over the target. */
     public void write(final Path file)
     {
         final Path tmp = temporaryFile(file);
-        try (Writer writer = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8))
+        try
+        {
+            FileModes.createFile(tmp);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot create " + tmp, ex);
+        }
+        try (Writer writer = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8,
+            StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING))
         {
             props.store(writer, "QNIX emulated cluster");
         }

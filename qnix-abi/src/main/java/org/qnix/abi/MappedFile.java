@@ -12,9 +12,10 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * A memory-mapped region of one of the cluster's files, seen as an {@link UnsafeBuffer}. A file
- * {@link #create}d here has all its blocks reserved before it is mapped ({@link FileSpace}): a sparse
- * file in a full {@code tmpfs} would kill the JVM that first writes a page of it with SIGBUS.
- * {@link #close()} unmaps.
+ * {@link #create}d here gets the mode of its directory's kind ({@link FileModes}: 0600, or 0660 in a
+ * cluster shared with its group) and has all its blocks reserved before it is mapped
+ * ({@link FileSpace}): a sparse file in a full {@code tmpfs} would kill the JVM that first writes a
+ * page of it with SIGBUS. {@link #close()} unmaps.
  *
  * <pre>{@code
  * try (MappedFile sdram = MappedFile.mapExisting(dir.nicSdram(node), 0, length))
@@ -43,12 +44,16 @@ public final class MappedFile implements AutoCloseable
      */
     public static MappedFile create(final Path file, final long length)
     {
-        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
+        try
         {
-            raf.setLength(0);
-            FileSpace.reserve(file, length);
-            raf.setLength(length);
-            return new MappedFile(file, raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, length));
+            FileModes.createFile(file);
+            try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
+            {
+                raf.setLength(0);
+                FileSpace.reserve(file, length);
+                raf.setLength(length);
+                return new MappedFile(file, raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, length));
+            }
         }
         catch (final IOException ex)
         {

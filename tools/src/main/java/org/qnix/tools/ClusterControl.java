@@ -18,6 +18,7 @@ import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterFootprint;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ClusterProperties;
+import org.qnix.abi.FileModes;
 import org.qnix.abi.JvmFlags;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.daemon.ClusterFiles;
@@ -50,6 +51,7 @@ public final class ClusterControl
         final ClusterParameters params;
         String firmware = ClusterProperties.FIRMWARE_PROCESSES;
         String idle = "backoff";
+        boolean sharedWithGroup;
         final Map<NicCoordinates, Integer> debugPorts = new LinkedHashMap<>();
 
         public Settings(final String name, final ClusterParameters params)
@@ -72,6 +74,16 @@ public final class ClusterControl
         public Settings idle(final String idle)
         {
             this.idle = idle;
+            return this;
+        }
+
+        /**
+         * Files 0660 and directories 0770 instead of 0600 and 0700, and drivers that accept processes of
+         * the owner's group as well as the owner's.
+         */
+        public Settings sharedWithGroup(final boolean shared)
+        {
+            this.sharedWithGroup = shared;
             return this;
         }
 
@@ -155,7 +167,9 @@ public final class ClusterControl
         }
 
         // The marker goes in first, before the daemon or its log: it is what allows removing them again.
-        ClusterFiles.create(dir);
+        ClusterFiles.create(dir, settings.sharedWithGroup);
+        // Made here, so that it has the cluster's mode rather than the umask's.
+        FileModes.createFileOrThrow(dir.daemonLog());
         final List<String> command = new ArrayList<>();
         if (new File("/usr/bin/setsid").canExecute())
         {
@@ -174,6 +188,10 @@ public final class ClusterControl
         command.add("--cluster-dir=" + dir.path());
         command.add("--firmware=" + settings.firmware);
         command.add("--idle=" + settings.idle);
+        if (settings.sharedWithGroup)
+        {
+            command.add("--shared-with-group");
+        }
         for (final Map.Entry<String, String> e : settings.params.toMap().entrySet())
         {
             command.add("--set=" + e.getKey() + "=" + e.getValue());

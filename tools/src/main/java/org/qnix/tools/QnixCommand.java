@@ -96,7 +96,9 @@ public final class QnixCommand implements Runnable
             "Creates its files under $QNIX_DIR (default /dev/shm/qnix), one NIC control program per node",
             "and one driver socket per node; returns when every NIC reports running.",
             "A stale cluster of the same name (its daemon died) is cleaned up first. A directory of that",
-            "name that qnix did not create is refused, as is a second `up` while the first is running." })
+            "name that qnix did not create is refused, as is a second `up` while the first is running.",
+            "Every byte of the files is reserved at once: sizes that do not fit the file system's free space",
+            "are refused before anything starts. Files and directories are yours only (0600, 0700)." })
     static final class Up implements Callable<Integer>
     {
         @Option(names = "--name", description = "Cluster name (default: $QNIX_CLUSTER or 'default').")
@@ -128,6 +130,11 @@ public final class QnixCommand implements Runnable
         @Option(names = "--command-queue", description = "N: Command Queue entries, N >= 2M (default 64).")
         Integer commandQueue;
 
+        @Option(names = "--shared-with-group",
+            description = "Let your group use the cluster: files 0660 and directories 0770 instead of 0600 and 0700, " +
+                "and the drivers accept its processes.")
+        boolean sharedWithGroup;
+
         @Option(names = "--debug-firmware", paramLabel = "X-Y[:PORT]",
             description = "Start that node's firmware JVM with a JDWP agent (default port 5005). Repeatable.")
         List<String> debug = new ArrayList<>();
@@ -156,7 +163,8 @@ public final class QnixCommand implements Runnable
                 builder.commandQueueEntries(commandQueue);
             }
             final ClusterControl.Settings settings =
-                new ClusterControl.Settings(clusterName(name), builder.build()).firmware(firmware).idle(idle);
+                new ClusterControl.Settings(clusterName(name), builder.build()).firmware(firmware).idle(idle)
+                    .sharedWithGroup(sharedWithGroup);
             int nextPort = 5005;
             for (final String spec : debug)
             {
