@@ -116,10 +116,11 @@ public final class EmulatorDaemon implements Callable<Integer>
             }
             final ClusterRegistry registry = new ClusterRegistry();
             final NicHeartbeats heartbeats = new NicHeartbeats(images);
+            final DriverAccess access = DriverAccess.of(dir, sharedWithGroup);
             for (int i = 0; i < params.nodeCount(); i++)
             {
                 final NodeImage image = images.get(i);
-                final NodeDriver driver = new NodeDriver(image, registry, dir.driverSocket(image.node()), heartbeats);
+                final NodeDriver driver = new NodeDriver(image, registry, dir.driverSocket(image.node()), heartbeats, access);
                 drivers.add(driver);
                 driver.start();
             }

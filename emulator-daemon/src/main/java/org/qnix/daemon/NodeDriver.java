@@ -59,6 +59,7 @@ final class NodeDriver implements AutoCloseable
     private final Path socketPath;
     private final DriverConnections connections;
     private final NicHeartbeats heartbeats;
+    private final DriverAccess access;
     private ServerSocketChannel server;
     private volatile boolean closed;
 
@@ -68,11 +69,15 @@ final class NodeDriver implements AutoCloseable
     {
     }
 
-    /** @param heartbeats of every NIC of the cluster: a registration needs them all. */
+    /**
+     * @param heartbeats of every NIC of the cluster: a registration needs them all.
+     * @param access     who may connect.
+     */
     NodeDriver(final NodeImage image, final ClusterRegistry registry, final Path socketPath,
-        final NicHeartbeats heartbeats)
+        final NicHeartbeats heartbeats, final DriverAccess access)
     {
         this.heartbeats = heartbeats;
+        this.access = access;
         this.node = image.node();
         this.params = image.parameters();
         this.layout = image.sdramLayout();
@@ -135,15 +140,20 @@ final class NodeDriver implements AutoCloseable
                 pause(Math.min(ACCEPT_RETRY_MAX_MS, 10L << Math.min(failures, 7)));
                 continue;
             }
+            final PeerCredentials peer = admittedPeer(channel);
+            if (null == peer)
+            {
+                continue;
+            }
             final DriverConnections.Connection connection = connections.admit(channel, System.currentTimeMillis());
             if (null == connection)
             {
-                refuseConnection(channel);
+                refuseConnection(channel, overLimit());
                 continue;
             }
             try
             {
-                final Thread handler = new Thread(() -> serve(connection), "driver-" + node + "-connection");
+                final Thread handler = new Thread(() -> serve(connection, peer), "driver-" + node + "-connection");
                 handler.setDaemon(true);
                 handler.start();
             }
@@ -151,24 +161,55 @@ final class NodeDriver implements AutoCloseable
             {
                 // No thread to be had: refuse this one rather than lose the acceptor.
                 connections.remove(connection);
-                refuseConnection(channel);
+                refuseConnection(channel, overLimit());
             }
         }
     }
 
     /**
-     * Tells a connection over the limit why, without waiting for its request, and shuts its output; it is
+     * @return the credentials of a new connection's peer if it may use the driver (issue 17, item 8),
+     * else null, the connection refused.
+     */
+    private PeerCredentials admittedPeer(final SocketChannel channel)
+    {
+        final PeerCredentials peer;
+        try
+        {
+            peer = PeerCredentials.of(channel);
+        }
+        catch (final IOException ex)
+        {
+            refuseConnection(channel, "the driver of node " + node + " cannot tell who connected: " + ex.getMessage());
+            return null;
+        }
+        final String refusal = access.refusal(peer);
+        if (null != refusal)
+        {
+            System.err.println("driver " + node + ": " + refusal);
+            refuseConnection(channel, refusal);
+            return null;
+        }
+        return peer;
+    }
+
+    private String overLimit()
+    {
+        return "the driver of node " + node + " serves " + connections.limit() +
+            " connections at most (P=" + params.maxProcessesPerNic() + " processes and " +
+            DriverConnections.SPARE_CONNECTIONS + " more) and has that many open: try again later";
+    }
+
+    /**
+     * Tells a connection why it is refused, without waiting for its request, and shuts its output; it is
      * closed a little later, so that the client's request does not meet a closed socket first.
      */
-    private void refuseConnection(final SocketChannel channel)
+    private void refuseConnection(final SocketChannel channel, final String reason)
     {
         try
         {
-            // A few dozen bytes into a new connection's empty socket buffer: the write does not block.
+            // A few hundred bytes into a new connection's empty socket buffer: the write does not block.
             final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(channel)));
-            refuse(out, "the driver of node " + node + " serves " + connections.limit() +
-                " connections at most (P=" + params.maxProcessesPerNic() + " processes and " +
-                DriverConnections.SPARE_CONNECTIONS + " more) and has that many open: try again later");
+            refuse(out, reason);
             channel.shutdownOutput();
             connections.linger(channel, System.currentTimeMillis());
         }
@@ -205,7 +246,8 @@ final class NodeDriver implements AutoCloseable
         }
     }
 
-    private void serve(final DriverConnections.Connection connection)
+    /** @param peer who connected, as the kernel says: its pid is the one the driver uses, not the claimed one. */
+    private void serve(final DriverConnections.Connection connection, final PeerCredentials peer)
     {
         final SocketChannel channel = connection.channel();
         Registered registered = null;
@@ -224,15 +266,20 @@ final class NodeDriver implements AutoCloseable
                         final int pi = in.readInt();
                         final int group = in.readInt();
                         final int groupSize = in.readInt();
-                        final int osPid = in.readInt();
+                        final int claimedPid = in.readInt();
                         final long timeoutMs = in.readLong();
                         connection.registering();
+                        if (claimedPid != peer.pid())
+                        {
+                            System.err.println("driver " + node + ": a REGISTER of (" + ai + ", " + pi + ") claims pid " +
+                                claimedPid + " but comes from pid " + peer.pid() + ": using " + peer.pid());
+                        }
                         if (null != registered)
                         {
                             refuse(out, "this connection already registered " + registered.name());
                             break;
                         }
-                        registered = register(out, new ProcessName(ai, pi), group, groupSize, osPid, timeoutMs);
+                        registered = register(out, new ProcessName(ai, pi), group, groupSize, peer.pid(), timeoutMs);
                         break;
                     }
 
