@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -57,9 +59,9 @@ class CrashFilesTest
         try
         {
             final byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(process.pid()), "cmdline"));
-            return List.of(new String(raw, java.nio.charset.StandardCharsets.UTF_8).split("\0"));
+            return List.of(new String(raw, StandardCharsets.UTF_8).split("\0"));
         }
-        catch (final java.io.IOException ex)
+        catch (final IOException ex)
         {
             return List.of();
         }
