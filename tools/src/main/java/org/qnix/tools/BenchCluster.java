@@ -7,7 +7,6 @@ import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.daemon.ClusterState;
-import org.qnix.firmware.IdleStrategies;
 
 /**
  * The cluster QNIX is measured on by {@code qnix bench}: the user's, or a 2x1 cluster brought up for
@@ -100,15 +99,7 @@ final class BenchCluster implements AutoCloseable
      */
     static void checkSettings(final String firmware, final String idle)
     {
-        new ClusterControl.Settings("check", ClusterParameters.builder().build()).firmware(firmware);
-        try
-        {
-            IdleStrategies.parse(idle);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            throw new IllegalArgumentException("--idle: " + ex.getMessage());
-        }
+        new ClusterControl.Settings("check", ClusterParameters.builder().build()).firmware(firmware).idle(idle);
     }
 
     String name()

@@ -25,6 +25,7 @@ import org.qnix.daemon.ClusterFiles;
 import org.qnix.daemon.ClusterLock;
 import org.qnix.daemon.ClusterState;
 import org.qnix.daemon.DaemonMappings;
+import org.qnix.firmware.IdleStrategies;
 
 /**
  * Brings clusters up and down: starts the emulator daemon as a detached JVM, waits until it reports
@@ -73,6 +74,16 @@ public final class ClusterControl
 
         public Settings idle(final String idle)
         {
+            try
+            {
+                IdleStrategies.parse(idle);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                // Here, not in the daemon: there it would fail after the cluster's files were made.
+                throw new IllegalArgumentException("--idle " + idle + ": use " + IdleStrategies.BACKOFF + ", " +
+                    IdleStrategies.YIELD + " or " + IdleStrategies.BUSY);
+            }
             this.idle = idle;
             return this;
         }

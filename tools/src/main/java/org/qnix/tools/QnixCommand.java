@@ -54,6 +54,17 @@ public final class QnixCommand implements Runnable
     static CommandLine commandLine()
     {
         final CommandLine cli = new CommandLine(new QnixCommand()).setUsageHelpWidth(100);
+        // One line, not picocli's message followed by the whole usage: the help is one option away.
+        cli.setParameterExceptionHandler((ex, args) ->
+        {
+            final CommandLine where = ex.getCommandLine();
+            final List<String> suggestions = ex instanceof CommandLine.UnmatchedArgumentException ?
+                ((CommandLine.UnmatchedArgumentException)ex).getSuggestions() : List.of();
+            where.getErr().println("qnix: " + ex.getMessage().replace(System.lineSeparator(), "; ") +
+                (suggestions.isEmpty() ? "" : "; did you mean " + String.join(" or ", suggestions) + "?") +
+                " (" + where.getCommandSpec().qualifiedName() + " --help lists the options)");
+            return BAD_ARGUMENT;
+        });
         cli.setExecutionExceptionHandler((ex, commandLine, parseResult) ->
         {
             if (ex instanceof IllegalArgumentException)
@@ -168,10 +179,10 @@ public final class QnixCommand implements Runnable
             int nextPort = 5005;
             for (final String spec : debug)
             {
-                final String[] parts = spec.split(":");
-                final int port = parts.length > 1 ? Integer.parseInt(parts[1]) : nextPort;
+                final String[] parts = spec.split(":", -1);
+                final int port = parts.length > 1 ? debugPort(spec, parts[1]) : nextPort;
                 nextPort = port + 1;
-                settings.debug(NicCoordinates.parse(parts[0]), port);
+                settings.debug(debugNode(spec, parts[0]), port);
             }
             final ClusterDirectory dir = ClusterControl.up(settings, System.out);
             final ClusterParameters params = settings.params;
@@ -182,6 +193,32 @@ public final class QnixCommand implements Runnable
                 " (or attach your IDE's remote JVM debugger there)"));
             System.out.println("next: ./qnix run -n 4 --cluster " + dir.name() + " -- Hello");
             return OK;
+        }
+
+        private static NicCoordinates debugNode(final String spec, final String node)
+        {
+            try
+            {
+                return NicCoordinates.parse(node);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new IllegalArgumentException("--debug-firmware " + spec +
+                    ": expected X-Y[:PORT], e.g. 1-0 or 1-0:5005");
+            }
+        }
+
+        private static int debugPort(final String spec, final String port)
+        {
+            try
+            {
+                return Integer.parseInt(port);
+            }
+            catch (final NumberFormatException ex)
+            {
+                throw new IllegalArgumentException("--debug-firmware " + spec + ": PORT " + port +
+                    " is not a number (X-Y[:PORT], e.g. 1-0:5005)");
+            }
         }
     }
 
@@ -249,9 +286,13 @@ public final class QnixCommand implements Runnable
         description = {
             "Launch a parallel program of K JVMs on a cluster.",
             "Process i is named (AI, i) in group AI of size K, placed on the cluster's nodes, with its",
-            "output prefixed by its rank. Exits with the first non-zero exit code and stops the other",
-            "processes when one fails.",
-            "PROGRAM is a main class, a jar with a Main-Class, or an example: Hello, PingPong, Stream, Collectives." })
+            "output prefixed by its rank; each rank's OS pid is printed as it starts. Exits with the first",
+            "non-zero exit code and stops the other processes when one fails.",
+            "PROGRAM is a main class of your class path (-cp, or $CLASSPATH), an example (Hello, PingPong,",
+            "Stream, Collectives), a jar with a Main-Class, or a class of qnix's own class path. Your class path",
+            "goes after qnix's, so programs run on the libqnix of the cluster.",
+            "Refused before any JVM starts: an unknown program, an example's bad arguments, and more ranks",
+            "than the cluster has free Process Table entries (P per NIC) on the nodes they go to." })
     static final class Run implements Callable<Integer>
     {
         @Option(names = "-n", required = true, description = "Number of processes.")
@@ -264,8 +305,13 @@ public final class QnixCommand implements Runnable
             description = "round-robin (default: rank r on node r mod nodes) or packed.")
         String nodeMap;
 
-        @Option(names = "--ai", description = "Application Identifier (default: this launcher's pid).")
+        @Option(names = "--ai", description = "Application Identifier, 0 or more (default: this launcher's pid).")
         Integer ai;
+
+        @Option(names = { "-cp", "--classpath", "--class-path" }, paramLabel = "PATH",
+            description = "Your program's classes: directories and jars separated by ':', dir/* for every jar " +
+                "in dir, as for java (default: $CLASSPATH).")
+        String classPath;
 
         @Parameters(index = "0", paramLabel = "PROGRAM", description = "Main class, jar, or example name.")
         String program;
@@ -276,7 +322,8 @@ public final class QnixCommand implements Runnable
         public Integer call() throws Exception
         {
             final ProgramLauncher launcher = new ProgramLauncher(
-                ClusterDirectory.of(clusterName(cluster)), processes, program, args).nodeMap(nodeMap);
+                ClusterDirectory.of(clusterName(cluster)), processes, program, args).nodeMap(nodeMap)
+                .classPath(UserClassPath.of(classPath, System.getenv("CLASSPATH")));
             if (null != ai)
             {
                 launcher.applicationId(ai);

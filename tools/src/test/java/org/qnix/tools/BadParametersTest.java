@@ -2,21 +2,30 @@ package org.qnix.tools;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.ClusterParameters;
 
 /**
- * {@code qnix cluster up} refuses inconsistent parameters before starting anything, with a message
- * naming the offending value.
+ * Bad input is refused before anything starts (issue 17, item 10), with exactly one line on stderr
+ * naming the offending value and a non-zero exit: {@code cluster up} creates no cluster directory,
+ * {@code run} starts no JVM, {@code bench} measures nothing.
  */
 class BadParametersTest
 {
-    @ParameterizedTest(name = "{0} -> {2}")
+    @ParameterizedTest(name = "cluster up {0} -> {2}")
     @CsvSource(delimiter = '|', value = {
         "--torus 0x3               | --torus | 0x3",
         "--torus 3                 | --torus | expected WxH",
@@ -28,14 +37,148 @@ class BadParametersTest
         "--sdram lots              | --sdram lots | not a size",
         "--firmware gpus           | --firmware gpus | processes or threads",
         "--debug-firmware 5-5      | --debug-firmware 5-5 | no such node",
+        "--idle bogus              | --idle bogus | backoff, yield or busy",
+        "--debug-firmware 0-0:abc  | --debug-firmware 0-0:abc | PORT abc is not a number",
+        "--debug-firmware zero     | --debug-firmware zero | expected X-Y[:PORT]",
+        "--processes many          | --processes | 'many' is not an int",
     })
-    void refusedNamingTheValue(final String options, final String option, final String detail)
+    void clusterUpRefusedNamingTheValue(final String options, final String option, final String detail)
     {
         final String name = TestClusters.uniqueName("f");
-        final String[] args = ("cluster up --name " + name + " " + options.trim()).split("\\s+");
-        final CliResult result = CliResult.run(args);
-        assertEquals(QnixCommand.BAD_ARGUMENT, result.exit, result.out + result.err);
-        assertTrue(result.err.contains(option) && result.err.contains(detail), result.err);
+        final CliResult result = CliResult.run(("cluster up --name " + name + " " + options.trim()).split("\\s+"));
+        assertRefused(result, option, detail);
         assertFalse(Files.exists(ClusterDirectory.of(name).path()), "nothing created");
+    }
+
+    /**
+     * Against a cluster that does not exist: the refusal names the argument, not the missing cluster,
+     * so it came before the cluster was looked at, let alone a JVM started.
+     */
+    @ParameterizedTest(name = "run {0} -> {2}")
+    @CsvSource(delimiter = '|', value = {
+        "-n 2 --ai -1 -- Hello                         | --ai -1 | wildcard",
+        "-n 0 -- Hello                                 | -n 0 | at least one process",
+        "-n many -- Hello                              | -n | 'many' is not an int",
+        "-n 2 -cp /no/such/classes -- UserMain         | -cp /no/such/classes | no such directory or jar",
+        "-n 2 -- NoSuchProgram                         | NoSuchProgram | examples: Hello",
+        "-n 2 -- PingPong --sizes abc                  | PingPong --sizes abc | comma-separated list",
+        "-n 2 -- PingPong --iterations -1              | PingPong --iterations -1 | at least 1",
+        "-n 2 -- PingPong --wait nap                   | PingPong --wait nap | busy, yield, backoff or sleep",
+        "-n 2 -- Stream --window 0                     | Stream --window 0 | at least 1",
+        "-n 2 -- Stream --sizes 0                      | Stream --sizes 0 | each size at least 1",
+        "-n 4 -- Collectives --longs -1                | Collectives --longs -1 | at least 1",
+        "-n 4 -- Collectives --repeats                 | Collectives --repeats | needs a value",
+        "-n 2 -- Hello --bogus                         | Hello --bogus | unknown option",
+    })
+    void runRefusedBeforeLookingAtTheCluster(final String options, final String option, final String detail)
+    {
+        final String name = TestClusters.uniqueName("r");
+        final CliResult result = CliResult.run(("run --cluster " + name + " " + options.trim()).split("\\s+"));
+        assertRefused(result, option, detail);
+        assertFalse(result.err.contains("no cluster"), result.err);
+        assertFalse(result.out.contains("[qnix run] rank"), "no rank started: " + result.out);
+        assertFalse(Files.exists(ClusterDirectory.of(name).path()), "nothing created");
+    }
+
+    @ParameterizedTest(name = "bench {0}")
+    @CsvSource(delimiter = '|', value = {
+        "latency --json /no/such/dir/x.json     | --json /no/such/dir/x.json | no such directory /no/such/dir",
+        "bandwidth --chart /no/such/dir/x.svg   | --chart /no/such/dir/x.svg | no such directory /no/such/dir",
+        "strategies --json /no/such/dir/x.json  | --json /no/such/dir/x.json | no such directory /no/such/dir",
+    })
+    void benchOutputInAMissingDirectoryIsRefusedBeforeMeasuring(final String options, final String option,
+        final String detail)
+    {
+        // Short settings and a name of its own, so that a regression costs seconds and no other cluster.
+        final String name = TestClusters.uniqueName("j");
+        final String command = options.trim().startsWith("strategies") ?
+            options.trim() + " --name " + name + " --firmware threads --idle backoff --wait sleep --iterations 1 " +
+                "--warmup 0 --warmup-ms 0 --idle-seconds 0" :
+            options.trim() + " --name " + name + " --firmware threads --warmup-ms 0 --passes 1";
+        final CliResult result = CliResult.run(("bench " + command).split("\\s+"));
+        assertRefused(result, option, detail);
+        assertFalse(result.out.contains("== measuring") || result.out.contains("== bringing up"),
+            "nothing measured: " + result.out);
+        assertFalse(Files.exists(ClusterDirectory.of(name).path()), "no cluster brought up");
+    }
+
+    /**
+     * "run -n 60 on 8 slots": a cluster takes at most P x nodes processes, and each node only as many
+     * as its Process Table has free entries; either is refused before a JVM starts.
+     */
+    @Test
+    void runRefusesMoreRanksThanTheClusterHasRoomFor(@TempDir final Path temp) throws Exception
+    {
+        final String name = TestClusters.uniqueName("p");
+        final ClusterParameters params = ClusterParameters.builder().torus(2, 1).processes(2)
+            .sdramBytes(64L << 20).hostMemoryBytes(64L << 20).build();
+        final ClusterDirectory dir = ClusterDirectory.of(name);
+        final Path hold = Files.createFile(temp.resolve("hold"));
+        Thread holders = null;
+        try
+        {
+            ClusterControl.up(new ClusterControl.Settings(name, params).firmware("threads"), TestClusters.quiet());
+            final Set<Long> childrenBefore = children();
+            final CliResult tooMany = CliResult.run("run", "-n", "60", "--cluster", name, "--", "Hello");
+            assertRefused(tooMany, "-n 60", "takes at most 4 processes (P = 2 per NIC x 2 NICs)");
+            assertEquals(childrenBefore, children(), "no JVM started");
+
+            // One rank registered on each node: each has one free entry left, so 3 ranks do not fit.
+            final ProgramLauncher held = new ProgramLauncher(dir, 2, "Hello", List.of("--hold-while", hold.toString()))
+                .applicationId(701);
+            holders = new Thread(() ->
+            {
+                try
+                {
+                    held.run(TestClusters.quiet());
+                }
+                catch (final InterruptedException ignore)
+                {
+                    Thread.currentThread().interrupt();
+                }
+            }, "holders");
+            holders.start();
+            TestClusters.await("2 processes registered", () -> ClusterStatus.read(dir).registered().size() == 2);
+            final Set<Long> holding = children();
+            final CliResult noRoom = CliResult.run("run", "-n", "3", "--cluster", name, "--", "Hello");
+            assertNotEquals(0, noRoom.exit, noRoom.out + noRoom.err);
+            assertOneLine(noRoom, "node 0-0 would get 2 ranks but has 1 free Process Table entries of 2");
+            assertTrue(holding.containsAll(children()), "no JVM started");
+            assertEquals(2, ClusterStatus.read(dir).processes().size());
+        }
+        finally
+        {
+            Files.deleteIfExists(hold);
+            if (null != holders)
+            {
+                holders.join(60_000);
+            }
+            TestClusters.down(dir);
+        }
+    }
+
+    private static Set<Long> children()
+    {
+        return ProcessHandle.current().children().filter(ProcessHandle::isAlive).map(ProcessHandle::pid)
+            .collect(Collectors.toSet());
+    }
+
+    private static void assertRefused(final CliResult result, final String option, final String detail)
+    {
+        assertEquals(QnixCommand.BAD_ARGUMENT, result.exit, result.out + result.err);
+        assertOneLine(result, option, detail);
+    }
+
+    /** Exactly one line on stderr, naming what was wrong; no stack trace. */
+    private static void assertOneLine(final CliResult result, final String... naming)
+    {
+        final List<String> lines = result.err.lines().toList();
+        assertEquals(1, lines.size(), "one line on stderr: " + result.err);
+        assertTrue(lines.get(0).startsWith("qnix: "), result.err);
+        for (final String part : naming)
+        {
+            assertTrue(lines.get(0).contains(part), "'" + part + "' in: " + result.err);
+        }
+        assertFalse(result.err.contains("Exception") || result.err.contains("\tat "), "no stack trace: " + result.err);
     }
 }
