@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -63,7 +64,13 @@ class FreedSendPagesTest
             final Set<Long> freedPages = new HashSet<>(TestClusters.pages(victim));
             final int second = sender.sendContext(receiver.name(), 2, true, victim, 0, victimLength);
             sender.send(second);
-            Thread.sleep(200);
+            // The NIC has read the command (and checked its pages) once the receiver defers its request.
+            TestClusters.await("the receiver's NIC to defer the second message", () ->
+            {
+                final Map<String, Long> counters = TestClusters.counters(dir, NicCoordinates.parse("1-0"));
+                return counters.get(NicCounters.REQUESTS_DEFERRED_RECEIVER_QUOTA) +
+                    counters.get(NicCounters.REQUESTS_DEFERRED_STAGING_FULL) > 0;
+            });
             assertFalse(sender.pollForSend(second), "the second send waits: the receiver's staging is full");
 
             // The sender frees its buffer; the driver gives its pages to the other process, which
