@@ -94,6 +94,21 @@ public final class ClusterLock implements AutoCloseable
         this.lock = lock;
     }
 
+    private static final int HOLDER_LOOKS = 50;
+    private static final long HOLDER_LOOK_MS = 10;
+
+    private static void pause(final long ms)
+    {
+        try
+        {
+            Thread.sleep(ms);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /**
      * Takes the cluster's lock without waiting.
      *
@@ -122,8 +137,14 @@ public final class ClusterLock implements AutoCloseable
                 final FileLock lock = tryLock(channel);
                 if (null == lock)
                 {
-                    // Read through this channel: its content is the other process's, written while it locked.
-                    final Optional<Holder> other = parse(read(channel));
+                    // Read through this channel: its content is the other process's, written just after
+                    // it locked; a holder caught between the two gets a moment to write its name.
+                    Optional<Holder> other = parse(read(channel));
+                    for (int look = 0; other.isEmpty() && look < HOLDER_LOOKS; look++)
+                    {
+                        pause(HOLDER_LOOK_MS);
+                        other = parse(read(channel));
+                    }
                     channel.close();
                     throw busy(dir, other);
                 }
