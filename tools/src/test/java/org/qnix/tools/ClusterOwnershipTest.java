@@ -15,7 +15,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.ClusterDirectory;
-import org.qnix.abi.JvmFlags;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.daemon.ClusterState;
 
@@ -194,15 +193,7 @@ class ClusterOwnershipTest
     /** Starts {@code qnix ARGS} in a new JVM on this test's {@code $QNIX_DIR}, its output to a file. */
     private Running start(final String... args) throws IOException
     {
-        final List<String> command = new ArrayList<>();
-        command.add(JvmFlags.javaExecutable());
-        command.addAll(JvmFlags.flags());
-        command.add("-XX:+UseSerialGC");
-        command.add("-XX:TieredStopAtLevel=1");
-        command.add("-cp");
-        command.add(JvmFlags.classPath());
-        command.add(QnixCommand.class.getName());
-        command.addAll(List.of(args));
+        final List<String> command = ChildCommand.qnix(args);
         // Outside $QNIX_DIR, which the test checks holds nothing else.
         final Path output = Files.createTempFile("qnix-command", ".out");
         final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)

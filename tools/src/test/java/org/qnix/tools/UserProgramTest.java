@@ -78,15 +78,8 @@ class UserProgramTest
 
             // $CLASSPATH is read from the environment of the qnix command, so that one runs as its own JVM.
             final Path output = temp.resolve("cli.out");
-            final List<String> command = new ArrayList<>();
-            command.add(JvmFlags.javaExecutable());
-            command.addAll(JvmFlags.flags());
-            command.add("-XX:+UseSerialGC");
-            command.add("-XX:TieredStopAtLevel=1");
-            command.add("-cp");
-            command.add(JvmFlags.classPath());
-            command.add(QnixCommand.class.getName());
-            command.addAll(List.of("run", "-n", "2", "--cluster", dir.name(), "--ai", "802", "--", "UserMain"));
+            final List<String> command =
+                ChildCommand.qnix("run", "-n", "2", "--cluster", dir.name(), "--ai", "802", "--", "UserMain");
             final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(output.toFile());
             builder.environment().put("CLASSPATH", classes.toString());
