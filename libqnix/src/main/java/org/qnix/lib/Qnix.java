@@ -83,7 +83,8 @@ public final class Qnix implements AutoCloseable
     /** Send Contexts of timed-out awaits, still held by their operation in the NIC. */
     private final boolean[] abandonedSendContexts;
     private int abandoned;
-    private boolean closed;
+    /** Read by the calls of any thread, written by close(). */
+    private volatile boolean closed;
 
     private Qnix(final ProcessName name, final NicCoordinates node, final String clusterName,
         final ClusterParameters params, final int nicPid, final SocketChannel channel, final DataInputStream in,
@@ -1025,6 +1026,9 @@ public final class Qnix implements AutoCloseable
 
     private void checkContext(final int context)
     {
+        // Every poll and wait passes here: after close() the VNI is unmapped, and touching it would
+        // crash the JVM instead of telling the caller.
+        ensureOpen();
         if (context < 0 || context >= params.contextsPerProcess())
         {
             throw new IllegalArgumentException("context " + context + " is not in 0.." +

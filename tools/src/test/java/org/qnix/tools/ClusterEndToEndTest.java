@@ -24,7 +24,9 @@ import org.qnix.abi.ProcessName;
 import org.qnix.abi.PublishedTables;
 import org.qnix.daemon.ClusterState;
 import org.qnix.lib.Qnix;
+import org.qnix.lib.QnixException;
 import org.qnix.lib.QnixTimeoutException;
+import org.qnix.lib.ReceiveStatus;
 
 /**
  * Multi-JVM tests: a real daemon, real firmware JVMs (or threads), real user JVMs launched by
@@ -167,10 +169,17 @@ class ClusterEndToEndTest
         final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("d"), 2, 2, "processes");
         final long daemon = ClusterState.inspect(dir).properties().orElseThrow().daemonPid();
         assertEquals(5, TestClusters.processesOf(dir).size(), "daemon and 4 firmware JVMs");
+        final Qnix closed;
         try (Qnix qnix = Qnix.options().name(new ProcessName(401, 0)).group(401, 1).cluster(dir.name()).node("1-1").init())
         {
             assertEquals(1, ClusterStatus.read(dir).registered().size());
+            closed = qnix;
         }
+        // A poll after qx_end is a program error: an exception, not a crash in unmapped memory.
+        final int context = 0;
+        final QnixException afterClose = assertThrows(QnixException.class, () -> closed.pollForSend(context));
+        assertTrue(afterClose.getMessage().contains("is closed"), afterClose.getMessage());
+        assertThrows(QnixException.class, () -> closed.pollForReceive(context, new ReceiveStatus()));
         TestClusters.down(dir);
         assertFalse(Files.exists(dir.path()), dir.path() + " still exists");
         assertFalse(ProcessHandle.of(daemon).map(ProcessHandle::isAlive).orElse(false), "daemon still alive");
