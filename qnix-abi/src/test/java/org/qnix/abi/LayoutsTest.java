@@ -1,0 +1,105 @@
+package org.qnix.abi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The binary contract's arithmetic, without a cluster: the NIC SDRAM segments follow each other in the
+ * thesis' order without overlapping, every structure's fields fit inside it, and the words other
+ * processes read or write with volatile or ordered accesses are naturally aligned (a 64-bit word that
+ * straddled two cache lines could be read torn).
+ */
+class LayoutsTest
+{
+    private static List<ClusterParameters> parameters()
+    {
+        return List.of(
+            ClusterParameters.builder().build(),
+            ClusterParameters.builder().torus(4, 4).processes(16).contexts(8).commandQueueEntries(16).build(),
+            ClusterParameters.builder().torus(2, 2).processes(8).contexts(4).commandQueueEntries(8)
+                .descriptorsPerRegion(4).shortThreshold(64).pageSize(1024).bufferPoolPages(4)
+                .driverCommandQueueEntries(8).nameTableEntries(64).groupTableEntries(8).sdramBytes(1 << 20)
+                .hostMemoryBytes(1 << 20).rxFifoBytes(1 << 16).build());
+    }
+
+    @Test
+    void sdramSegmentsFollowEachOtherWithoutOverlapping()
+    {
+        for (final ClusterParameters params : parameters())
+        {
+            final NicSdramLayout layout = new NicSdramLayout(params);
+            final String what = params.toString();
+            final int p = params.maxProcessesPerNic();
+            assertTrue(layout.vnisOffset() >= FileDescriptorBlock.LENGTH, what);
+            assertEquals(0, layout.vnisOffset() % params.pageSize(), "VNIs are mapped by processes: page aligned");
+            assertEquals(0, layout.vniLength() % params.pageSize(), what);
+            assertTrue(layout.vniOffset(p - 1) + layout.vniLength() <= layout.processTableOffset(), what);
+            assertTrue(layout.processEntryOffset(p - 1) + ProcessTableLayout.ENTRY_LENGTH <=
+                layout.driverCommandQueueOffset(), what);
+            assertTrue(layout.driverCommandOffset(params.driverCommandQueueEntries() - 1) +
+                DriverCommandQueueLayout.ENTRY_LENGTH <= layout.driverInfoOffset(), what);
+            assertTrue(layout.driverInfoOffset() < layout.controlProgramOffset(), what);
+            assertTrue(layout.controlProgramOffset() + ControlProgramLayout.LENGTH <= layout.nicTableOffset(), what);
+            assertTrue(layout.nicTableOffset() + NicTableLayout.length(params) <= layout.nameTableOffset(), what);
+            assertTrue(layout.nameTableOffset() + NameTableLayout.length(params) <= layout.groupTableOffset(), what);
+            assertTrue(layout.groupTableOffset() + GroupTableLayout.length(params) <= layout.protectionTableOffset(),
+                what);
+            final long lastPage = params.hostMemoryBytes() - params.pageSize();
+            assertTrue(layout.protectionEntryOffset(lastPage) + ProtectionTableLayout.ENTRY_LENGTH <=
+                layout.managedMemoryOffset(), what);
+            assertTrue(layout.managedMemoryOffset() + params.maxMessageBytes() <= params.sdramBytes(), what);
+            for (final long shared : new long[] {layout.processTableOffset(), layout.driverCommandQueueOffset(),
+                layout.controlProgramOffset(), layout.nameTableOffset(), layout.groupTableOffset(),
+                layout.protectionTableOffset(), layout.managedMemoryOffset()})
+            {
+                assertEquals(0, shared % Long.BYTES, "segment at " + shared + " is 8-byte aligned");
+            }
+        }
+    }
+
+    @Test
+    void fieldsFitTheirStructuresAndSharedWordsAreAligned()
+    {
+        // Control Program segment: the heartbeat and the DMA epoch are 64-bit words read by the driver.
+        aligned8(ControlProgramLayout.HEARTBEAT_COUNTER_OFFSET, ControlProgramLayout.HEARTBEAT_TIME_OFFSET,
+            ControlProgramLayout.DUTY_CYCLES_OFFSET, ControlProgramLayout.PID_OFFSET, ControlProgramLayout.START_TIME_OFFSET);
+        assertTrue(ControlProgramLayout.DUTY_CYCLES_OFFSET + Long.BYTES <= ControlProgramLayout.LENGTH);
+
+        // Process Table entry: its addresses are 64-bit words the NIC reads.
+        aligned8(ProcessTableLayout.SEND_DOORBELLS_OFFSET, ProcessTableLayout.RECEIVE_DOORBELLS_OFFSET,
+            ProcessTableLayout.PROCESS_CQ_HEAD_OFFSET, ProcessTableLayout.HPS_ADDRESS_OFFSET,
+            ProcessTableLayout.VNI_BUFFER_POOL_OFFSET);
+        assertTrue(ProcessTableLayout.VNI_BUFFER_POOL_OFFSET + Long.BYTES <= ProcessTableLayout.ENTRY_LENGTH);
+
+        // Send and Receive Contexts, Context Region descriptors, Command Queue entries.
+        aligned8(ContextLayout.LEN_OFFSET, ContextLayout.COMPLETION_LENGTH_OFFSET, ContextLayout.CONTEXT_LENGTH);
+        assertTrue(ContextLayout.COMPLETION_LENGTH_OFFSET + Long.BYTES <= ContextLayout.CONTEXT_LENGTH);
+        aligned8(ContextRegionLayout.ADDRESS_OFFSET, ContextRegionLayout.DESCRIPTOR_LENGTH);
+        assertEquals(16, ContextRegionLayout.DESCRIPTOR_LENGTH, "thesis 3.3.1: 16-byte descriptors");
+        assertEquals(16, CommandQueueLayout.ENTRY_LENGTH, "DESIGN.md 3.1: 16-byte Command Queue entries");
+        assertEquals(0, CommandQueueLayout.COMMAND_OFFSET % Integer.BYTES);
+
+        // System messages: each fits the largest payload, and their 64-bit operation ids are aligned.
+        for (final int length : new int[] {SystemMessage.NEW_PROCESS_LENGTH, SystemMessage.NEW_PROCESS_ACK_LENGTH,
+            SystemMessage.NEW_GROUP_LENGTH, SystemMessage.NEW_GROUP_ACK_LENGTH, SystemMessage.BARRIER_LENGTH,
+            SystemMessage.DELETE_PROCESS_LENGTH, SystemMessage.PERMISSION_REQUEST_LENGTH,
+            SystemMessage.PERMISSION_REPLY_LENGTH, SystemMessage.TRANSFER_ABORT_LENGTH})
+        {
+            assertTrue(length <= SystemMessage.MAX_PAYLOAD_LENGTH, length + " bytes");
+        }
+        aligned8(SystemMessage.REQUEST_OPERATION_OFFSET, SystemMessage.REPLY_OPERATION_OFFSET, PacketHeader.LENGTH);
+        assertEquals(16, PacketHeader.LENGTH, "DESIGN.md 3.3: the thesis' 16-byte header");
+    }
+
+    private static void aligned8(final int... offsets)
+    {
+        for (final int offset : offsets)
+        {
+            assertEquals(0, offset % Long.BYTES, "offset " + offset + " is not 8-byte aligned");
+        }
+    }
+}
