@@ -3,14 +3,12 @@ package org.qnix.tools;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.NicCoordinates;
-import org.qnix.abi.ProcessName;
 import org.qnix.lib.Qnix;
 import org.qnix.lib.QnixNicDeadException;
 
@@ -28,11 +26,13 @@ class DeadNicTest
         final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("n"), 2, 1, "processes");
         try
         {
-            final Qnix survivor = init(dir, 801, "0-0");
+            final Qnix survivor = TestClusters.registerAlone(dir, 801, "0-0");
             kill(dir, "1-0");
-            final QnixNicDeadException dead = assertThrows(QnixNicDeadException.class, () -> init(dir, 802, "0-0"));
+            final QnixNicDeadException dead =
+                assertThrows(QnixNicDeadException.class, () -> TestClusters.registerAlone(dir, 802, "0-0"));
             assertTrue(dead.getMessage().contains("node 1-0"), dead.getMessage());
-            assertThrows(QnixNicDeadException.class, () -> init(dir, 803, "0-0"), "and at once for the next one");
+            assertThrows(QnixNicDeadException.class, () -> TestClusters.registerAlone(dir, 803, "0-0"),
+                "and at once for the next one");
 
             kill(dir, "0-0");
             final long start = System.nanoTime();
@@ -46,11 +46,6 @@ class DeadNicTest
         }
     }
 
-    private static Qnix init(final ClusterDirectory dir, final int ai, final String node)
-    {
-        return Qnix.options().name(new ProcessName(ai, 0)).group(ai, 1).cluster(dir.name()).node(node)
-            .timeout(Duration.ofSeconds(120)).init();
-    }
 
     private static void kill(final ClusterDirectory dir, final String node) throws Exception
     {

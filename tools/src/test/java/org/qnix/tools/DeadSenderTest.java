@@ -26,8 +26,7 @@ class DeadSenderTest
     void messagesThatArrivedBeforeTheirSenderLeftAreDeliveredThenPeerGone() throws Exception
     {
         final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("d"), 2, 1, "threads");
-        try (Qnix receiver = Qnix.options().name(new ProcessName(902, 0)).group(902, 1).cluster(dir.name())
-            .node("1-0").init())
+        try (Qnix receiver = TestClusters.registerAlone(dir, 902, "1-0"))
         {
             final ProcessName senderName = new ProcessName(901, 0);
             final int length = 3 * receiver.parameters().pageSize() + 100;

@@ -15,7 +15,6 @@ import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
-import org.qnix.abi.ProcessName;
 import org.qnix.firmware.NicCounters;
 import org.qnix.lib.Qnix;
 import org.qnix.lib.QnixBuffer;
@@ -44,12 +43,9 @@ class FreedSendPagesTest
         final int victimLength = 16 * params.pageSize();
         final ClusterDirectory dir = ClusterControl.up(
             new ClusterControl.Settings(TestClusters.uniqueName("fp"), params).firmware("processes"), TestClusters.quiet());
-        try (Qnix receiver = Qnix.options().name(new ProcessName(501, 0)).group(501, 1).cluster(dir.name())
-                .node("1-0").init();
-             Qnix sender = Qnix.options().name(new ProcessName(502, 0)).group(502, 1).cluster(dir.name())
-                .node("0-0").init();
-             Qnix newOwner = Qnix.options().name(new ProcessName(503, 0)).group(503, 1).cluster(dir.name())
-                .node("0-0").init())
+        try (Qnix receiver = TestClusters.registerAlone(dir, 501, "1-0");
+             Qnix sender = TestClusters.registerAlone(dir, 502, "0-0");
+             Qnix newOwner = TestClusters.registerAlone(dir, 503, "0-0"))
         {
             final QnixBuffer big = sender.allocateBuffer(largest, 0, false);
             big.lock();

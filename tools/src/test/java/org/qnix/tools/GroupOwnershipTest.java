@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -13,7 +12,6 @@ import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.Doorbell;
-import org.qnix.abi.ProcessName;
 import org.qnix.lib.Qnix;
 import org.qnix.lib.QnixCompletionException;
 import org.qnix.lib.QnixDriverException;
@@ -35,7 +33,7 @@ class GroupOwnershipTest
             .sdramBytes(64L << 20).hostMemoryBytes(64L << 20).build();
         final ClusterDirectory dir = ClusterControl.up(
             new ClusterControl.Settings(TestClusters.uniqueName("g"), params).firmware("threads"), TestClusters.quiet());
-        try (Qnix squatter = init(dir, 70_001))
+        try (Qnix squatter = TestClusters.registerAlone(dir, 70_001, "0-0"))
         {
             final int application = 70_002;
             final int join = squatter.groupContext();
@@ -58,10 +56,12 @@ class GroupOwnershipTest
             assertTrue(full.getMessage().contains("the most it may"), full.getMessage());
 
             // 1 + 8 groups of the squatter; two more processes take the rest of the 12 entries.
-            try (Qnix other = init(dir, 70_003); Qnix third = init(dir, 70_004))
+            try (Qnix other = TestClusters.registerAlone(dir, 70_003, "0-0");
+                 Qnix third = TestClusters.registerAlone(dir, 70_004, "0-0"))
             {
                 other.awaitJoinGroup(90_000, 1, 60, TimeUnit.SECONDS);
-                final QnixDriverException refused = assertThrows(QnixDriverException.class, () -> init(dir, 70_005));
+                final QnixDriverException refused =
+                    assertThrows(QnixDriverException.class, () -> TestClusters.registerAlone(dir, 70_005, "0-0"));
                 assertTrue(refused.getMessage().contains("Group Table is full"), refused.getMessage());
             }
         }
@@ -69,11 +69,5 @@ class GroupOwnershipTest
         {
             TestClusters.down(dir);
         }
-    }
-
-    private static Qnix init(final ClusterDirectory dir, final int ai)
-    {
-        return Qnix.options().name(new ProcessName(ai, 0)).group(ai, 1).cluster(dir.name()).node("0-0")
-            .timeout(Duration.ofSeconds(60)).init();
     }
 }

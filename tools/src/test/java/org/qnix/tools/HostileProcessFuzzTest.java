@@ -3,7 +3,6 @@ package org.qnix.tools;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -66,10 +65,10 @@ class HostileProcessFuzzTest
         final AtomicBoolean stop = new AtomicBoolean();
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         final List<Thread> threads = new ArrayList<>();
-        try (Qnix victim = init(dir, 1101, "0-0");
-             Qnix collector = init(dir, 1102, "1-0");
-             Qnix pinger = init(dir, 1103, "0-0");
-             Qnix ponger = init(dir, 1104, "1-0"))
+        try (Qnix victim = TestClusters.registerAlone(dir, 1101, "0-0");
+             Qnix collector = TestClusters.registerAlone(dir, 1102, "1-0");
+             Qnix pinger = TestClusters.registerAlone(dir, 1103, "0-0");
+             Qnix ponger = TestClusters.registerAlone(dir, 1104, "1-0"))
         {
             final QnixBuffer secret = victim.allocateBuffer(VICTIM_BYTES, 0, false);
             secret.lock();
@@ -151,11 +150,6 @@ class HostileProcessFuzzTest
         return thread;
     }
 
-    private static Qnix init(final ClusterDirectory dir, final int ai, final String node)
-    {
-        return Qnix.options().name(new ProcessName(ai, 0)).group(ai, 1).cluster(dir.name()).node(node)
-            .timeout(Duration.ofSeconds(120)).init();
-    }
 
     /** Receives anything from anyone on every context and checks none of it is the victim's. */
     private static void collect(final Qnix collector, final List<Long> pagesOut, final AtomicBoolean stop,
@@ -276,7 +270,7 @@ class HostileProcessFuzzTest
         // holding all its contexts, and its de-registration with everything in flight is worth having.
         for (int life = 0; System.nanoTime() < end; life++)
         {
-            try (Qnix hostile = init(dir, 1200 + life, "0-0"))
+            try (Qnix hostile = TestClusters.registerAlone(dir, 1200 + life, "0-0"))
             {
                 hostileLife(dir, hostile, victimPages, collectorPages, victim, collector, bystander, random,
                     Math.min(end, System.nanoTime() + TimeUnit.SECONDS.toNanos(5)), commands);

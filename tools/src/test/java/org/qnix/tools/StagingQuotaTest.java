@@ -12,7 +12,6 @@ import org.junit.jupiter.api.Test;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.NicCoordinates;
-import org.qnix.abi.ProcessName;
 import org.qnix.firmware.NicCounters;
 import org.qnix.lib.Qnix;
 import org.qnix.lib.QnixBuffer;
@@ -34,14 +33,10 @@ class StagingQuotaTest
     void aProcessThatNeverReceivesCannotStopItsNodeFromReceivingAndNothingIsLost() throws Exception
     {
         final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("q"), 2, 1, "processes");
-        try (Qnix victim = Qnix.options().name(new ProcessName(601, 0)).group(601, 1).cluster(dir.name())
-                .node("1-0").init();
-             Qnix flooder = Qnix.options().name(new ProcessName(602, 0)).group(602, 1).cluster(dir.name())
-                .node("0-0").init();
-             Qnix bystander = Qnix.options().name(new ProcessName(603, 0)).group(603, 1).cluster(dir.name())
-                .node("0-0").init();
-             Qnix neighbour = Qnix.options().name(new ProcessName(604, 0)).group(604, 1).cluster(dir.name())
-                .node("1-0").init())
+        try (Qnix victim = TestClusters.registerAlone(dir, 601, "1-0");
+             Qnix flooder = TestClusters.registerAlone(dir, 602, "0-0");
+             Qnix bystander = TestClusters.registerAlone(dir, 603, "0-0");
+             Qnix neighbour = TestClusters.registerAlone(dir, 604, "1-0"))
         {
             final int contexts = victim.parameters().contextsPerProcess();
             final UnsafeBuffer one = new UnsafeBuffer(new byte[4]);

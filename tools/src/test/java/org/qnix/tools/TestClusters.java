@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -21,8 +22,10 @@ import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.CountersLayout;
 import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.ProcessName;
 import org.qnix.firmware.NicCounters;
 import org.qnix.lib.PageTable;
+import org.qnix.lib.Qnix;
 import org.qnix.lib.QnixBuffer;
 
 /**
@@ -176,6 +179,16 @@ final class TestClusters
             reader.forEach((id, type, key, label) -> values.put(label, reader.getCounterValue(id)));
         }
         return values;
+    }
+
+    /**
+     * Registers a test's own process (AI, 0), alone in its application's group, on {@code node}: the
+     * init timeout is a hang guard, not a timing assertion.
+     */
+    static Qnix registerAlone(final ClusterDirectory dir, final int ai, final String node)
+    {
+        return Qnix.options().name(new ProcessName(ai, 0)).group(ai, 1).cluster(dir.name()).node(node)
+            .timeout(Duration.ofSeconds(120)).init();
     }
 
     /** @return the physical page addresses of a buffer, in its mapping's order. */
