@@ -1,5 +1,7 @@
 package org.qnix.lib;
 
+import org.qnix.abi.ContextRegionDescriptor;
+
 /**
  * The page table of a byte range of a {@link QnixBuffer}, as {@code qx_buffer_translate} gives it
  * (thesis 3.6): one descriptor per page the range touches, each with the page's physical address, the
@@ -83,7 +85,7 @@ public final class PageTable
      */
     void fill(final long[] pages, final int pageSize, final long start, final int length)
     {
-        final int needed = 0 == length ? 0 : (int)((start + length - 1) / pageSize - start / pageSize + 1);
+        final int needed = ContextRegionDescriptor.pagesTouched(pageSize, start, length);
         if (needed > addresses.length)
         {
             throw new IllegalArgumentException("a range of " + length + " bytes starting " + (start % pageSize) +

@@ -86,6 +86,12 @@ public final class QnixBuffer implements AutoCloseable
         return pages[page];
     }
 
+    /** @return the page addresses themselves, for writing a Context Region; callers must not change them. */
+    long[] pageAddresses()
+    {
+        return pages;
+    }
+
     /** @return true if the pages are one physically contiguous run. */
     public boolean isContiguous()
     {

@@ -6,15 +6,16 @@ import java.util.concurrent.locks.LockSupport;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.CommandQueueEntry;
 import org.qnix.abi.CommandQueueLayout;
-import org.qnix.abi.ContextLayout;
-import org.qnix.abi.ContextRegionLayout;
+import org.qnix.abi.ContextRegionDescriptor;
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.Futex;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
+import org.qnix.abi.VniContext;
 import org.qnix.abi.VniLayout;
 
 /**
@@ -50,6 +51,9 @@ final class VirtualNetworkInterface
     private final int entries;
     private final int pageSize;
     private int commandTail;
+    private final CommandQueueEntry entry = new CommandQueueEntry();
+    private final VniContext context = new VniContext();
+    private final ContextRegionDescriptor region = new ContextRegionDescriptor();
 
     VirtualNetworkInterface(final ClusterParameters params, final UnsafeBuffer vni, final UnsafeBuffer hps,
         final UnsafeBuffer control, final int controlOffset, final NicCoordinates node)
@@ -140,13 +144,7 @@ final class VirtualNetworkInterface
     void writeContext(final int contextOffset, final int peerAi, final int peerPi, final int tag,
         final boolean doorbellFlag, final int pages, final int length, final int bufferPoolIndex)
     {
-        vni.putInt(contextOffset + ContextLayout.PEER_AI_OFFSET, peerAi);
-        vni.putInt(contextOffset + ContextLayout.PEER_PI_OFFSET, peerPi);
-        vni.putInt(contextOffset + ContextLayout.TAG_OFFSET, tag);
-        vni.putInt(contextOffset + ContextLayout.DOORBELL_FLAG_OFFSET, doorbellFlag ? 1 : 0);
-        vni.putInt(contextOffset + ContextLayout.SIZE_OFFSET, pages);
-        vni.putInt(contextOffset + ContextLayout.BUFFER_POOL_INDEX_OFFSET, bufferPoolIndex);
-        vni.putLong(contextOffset + ContextLayout.LEN_OFFSET, length);
+        context.wrap(vni, contextOffset).fill(peerAi, peerPi, tag, doorbellFlag, pages, length, bufferPoolIndex);
     }
 
     /**
@@ -155,34 +153,8 @@ final class VirtualNetworkInterface
      */
     int writePageTable(final int regionOffset, final QnixBuffer buffer, final int offset, final int length)
     {
-        if (0 == length)
-        {
-            return 0;
-        }
-        int position = buffer.firstPageOffset() + offset;
-        int remaining = length;
-        int written = 0;
-        final int capacity = params.descriptorsPerRegion();
-        while (remaining > 0)
-        {
-            if (written == capacity)
-            {
-                throw new IllegalArgumentException(length + " bytes at offset " + offset + " span more than K=" +
-                    capacity + " pages");
-            }
-            final int page = position / pageSize;
-            final int inPage = position % pageSize;
-            final int len = Math.min(remaining, pageSize - inPage);
-            final int d = regionOffset + written * ContextRegionLayout.DESCRIPTOR_LENGTH;
-            vni.putLong(d + ContextRegionLayout.ADDRESS_OFFSET, buffer.pageAddress(page));
-            vni.putShort(d + ContextRegionLayout.OFFSET_OFFSET, (short)inPage);
-            vni.putShort(d + ContextRegionLayout.FLAG_OFFSET, ContextRegionLayout.FLAG_VALID);
-            vni.putInt(d + ContextRegionLayout.LEN_OFFSET, len);
-            written++;
-            position += len;
-            remaining -= len;
-        }
-        return written;
+        return region.wrap(vni, regionOffset).translate(buffer.pageAddresses(), pageSize,
+            buffer.firstPageOffset() + (long)offset, length, params.descriptorsPerRegion());
     }
 
     /** Programmed I/O of a short message into the Send Context's Context Region. */
@@ -204,8 +176,8 @@ final class VirtualNetworkInterface
     /** For tests of protection: a raw Descriptor page address, as a buggy process could write it. */
     void overwriteDescriptorAddress(final int regionOffset, final int descriptor, final long address)
     {
-        vni.putLong(regionOffset + descriptor * ContextRegionLayout.DESCRIPTOR_LENGTH +
-            ContextRegionLayout.ADDRESS_OFFSET, address);
+        region.wrap(vni, regionOffset).put(descriptor, address, region.offsetInPage(descriptor),
+            region.length(descriptor));
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -216,14 +188,8 @@ final class VirtualNetworkInterface
     void post(final int command, final int context, final int group, final int size)
     {
         waitForRoom(1);
-        final int entry = layout.commandOffset(commandTail);
-        vni.putInt(entry + CommandQueueLayout.CONTEXT_OFFSET, context);
-        vni.putInt(entry + CommandQueueLayout.GROUP_OFFSET, group);
-        vni.putInt(entry + CommandQueueLayout.SIZE_OFFSET, size);
-        // Reader: the NIC control program (TX step 6), which reads the Command field first.
-        vni.putIntRelease(entry + CommandQueueLayout.COMMAND_OFFSET, command);
-        commandTail = (commandTail + 1) % entries;
-        hps.putIntRelease(HostProcessStructuresLayout.CQ_TAIL_OFFSET, commandTail);
+        entry.wrap(vni, layout.commandOffset(commandTail)).publish(command, context, group, size);
+        advanceTail(1);
     }
 
     /**
@@ -237,18 +203,18 @@ final class VirtualNetworkInterface
         waitForRoom(1 + nameEntries);
         for (int i = 0; i < receivers.length; i++)
         {
-            final int entry = layout.commandOffset((commandTail + 1 + i / CommandQueueLayout.NAMES_PER_ENTRY) % entries);
-            final int name = entry + (i % CommandQueueLayout.NAMES_PER_ENTRY) * CommandQueueLayout.NAME_LENGTH;
-            vni.putInt(name, receivers[i].ai());
-            vni.putInt(name + Integer.BYTES, receivers[i].pi());
+            entry.wrap(vni, layout.commandOffset((commandTail + 1 + i / CommandQueueLayout.NAMES_PER_ENTRY) % entries))
+                .putName(i % CommandQueueLayout.NAMES_PER_ENTRY, receivers[i].ai(), receivers[i].pi());
         }
-        final int entry = layout.commandOffset(commandTail);
-        vni.putInt(entry + CommandQueueLayout.CONTEXT_OFFSET, context);
-        vni.putInt(entry + CommandQueueLayout.GROUP_OFFSET, 0);
-        vni.putInt(entry + CommandQueueLayout.SIZE_OFFSET, receivers.length);
-        // Reader: the NIC control program, which reads the names after the Command field.
-        vni.putIntRelease(entry + CommandQueueLayout.COMMAND_OFFSET, command);
-        commandTail = (commandTail + 1 + nameEntries) % entries;
+        entry.wrap(vni, layout.commandOffset(commandTail)).publish(command, context, 0, receivers.length);
+        advanceTail(1 + nameEntries);
+    }
+
+    private void advanceTail(final int used)
+    {
+        commandTail = (commandTail + used) % entries;
+        // Reader: no one polls it: the NIC finds commands by their Command field (thesis 3.3.3). This
+        // library reads it back when it maps the VNI, and inspection reads it.
         hps.putIntRelease(HostProcessStructuresLayout.CQ_TAIL_OFFSET, commandTail);
     }
 
@@ -386,22 +352,22 @@ final class VirtualNetworkInterface
     /** @return the receive's completion fields, written by the NIC before the doorbell. */
     void readCompletion(final int context, final ReceiveStatus into)
     {
-        final int c = layout.receiveContextOffset(context);
-        into.sourceAi = vni.getInt(c + ContextLayout.SOURCE_AI_OFFSET);
-        into.sourcePi = vni.getInt(c + ContextLayout.SOURCE_PI_OFFSET);
-        into.tag = vni.getInt(c + ContextLayout.SOURCE_TAG_OFFSET);
-        into.length = vni.getLong(c + ContextLayout.COMPLETION_LENGTH_OFFSET);
+        final VniContext c = this.context.wrap(vni, layout.receiveContextOffset(context));
+        into.sourceAi = c.sourceAi();
+        into.sourcePi = c.sourcePi();
+        into.tag = c.sourceTag();
+        into.length = c.completionLength();
     }
 
     long receiveCapacity(final int context)
     {
-        return vni.getLong(layout.receiveContextOffset(context) + ContextLayout.LEN_OFFSET);
+        return this.context.wrap(vni, layout.receiveContextOffset(context)).length();
     }
 
     ProcessName receivePeer(final int context)
     {
-        final int c = layout.receiveContextOffset(context);
-        return new ProcessName(vni.getInt(c + ContextLayout.PEER_AI_OFFSET), vni.getInt(c + ContextLayout.PEER_PI_OFFSET));
+        final VniContext c = this.context.wrap(vni, layout.receiveContextOffset(context));
+        return new ProcessName(c.peerAi(), c.peerPi());
     }
 
     // ---------------------------------------------------------------------------------------------

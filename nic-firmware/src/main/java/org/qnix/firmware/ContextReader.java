@@ -3,10 +3,11 @@ package org.qnix.firmware;
 import org.agrona.concurrent.AtomicBuffer;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ContextLayout;
-import org.qnix.abi.ContextRegionLayout;
+import org.qnix.abi.ContextRegionDescriptor;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProtectionTableLayout;
+import org.qnix.abi.VniContext;
 import org.qnix.abi.VniLayout;
 
 /**
@@ -27,6 +28,8 @@ final class ContextReader
     private final int poolPages;
     private final long hostBytes;
     private final int shortThreshold;
+    private final VniContext context = new VniContext();
+    private final ContextRegionDescriptor region = new ContextRegionDescriptor();
 
     ContextReader(final AtomicBuffer sdram, final NicSdramLayout layout)
     {
@@ -100,7 +103,7 @@ final class ContextReader
     /** @return the Len field, or -1 if it is outside 0..max message size. */
     int length(final int contextAddress)
     {
-        final long len = sdram.getLong(contextAddress + ContextLayout.LEN_OFFSET);
+        final long len = context.wrap(sdram, contextAddress).length();
         return len < 0 || len > maxMessage ? -1 : (int)len;
     }
 
@@ -114,7 +117,7 @@ final class ContextReader
     {
         into.clear();
         into.length = length;
-        final int poolIndex = sdram.getInt(contextAddress + ContextLayout.BUFFER_POOL_INDEX_OFFSET);
+        final int poolIndex = context.wrap(sdram, contextAddress).bufferPoolIndex();
         if (0 == length)
         {
             return 0;
@@ -148,7 +151,8 @@ final class ContextReader
     private int readRegion(
         final int nicPid, final int contextAddress, final int regionAddress, final int length, final PageList into)
     {
-        final int pages = sdram.getInt(contextAddress + ContextLayout.SIZE_OFFSET);
+        final int pages = context.wrap(sdram, contextAddress).pages();
+        region.wrap(sdram, regionAddress);
         if (pages < 1 || pages > descriptors || pages > into.pageAddresses.length)
         {
             return Doorbell.BAD_CONTEXT;
@@ -156,12 +160,10 @@ final class ContextReader
         long total = 0;
         for (int i = 0; i < pages; i++)
         {
-            final int d = regionAddress + i * ContextRegionLayout.DESCRIPTOR_LENGTH;
-            final long address = sdram.getLong(d + ContextRegionLayout.ADDRESS_OFFSET);
-            final int offset = sdram.getShort(d + ContextRegionLayout.OFFSET_OFFSET) & 0xFFFF;
-            final int flag = sdram.getShort(d + ContextRegionLayout.FLAG_OFFSET);
-            final int len = sdram.getInt(d + ContextRegionLayout.LEN_OFFSET);
-            if (ContextRegionLayout.FLAG_VALID != flag || len < 1 || offset >= pageSize || len > pageSize - offset)
+            final long address = region.address(i);
+            final int offset = region.offsetInPage(i);
+            final int len = region.length(i);
+            if (!region.isValid(i) || len < 1 || offset >= pageSize || len > pageSize - offset)
             {
                 return Doorbell.BAD_CONTEXT;
             }
