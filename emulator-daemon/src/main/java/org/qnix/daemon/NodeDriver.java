@@ -424,13 +424,14 @@ final class NodeDriver implements AutoCloseable
             return null;
         }
 
-        // Step 4: the Host Process Structures page, non-swappable (thesis 3.1): locked for life.
-        final PageAllocator.Region hpsRegion = allocator.allocateContiguous(index, 1);
+        // Step 4: the Host Process Structures pages, non-swappable (thesis 3.1): locked for life.
+        final PageAllocator.Region hpsRegion = allocator.allocateContiguous(index,
+            HostProcessStructuresLayout.pages(params.contextsPerProcess(), params.pageSize()));
         if (null == hpsRegion)
         {
             registry.remove(name, node, index);
             releaseProcessTableEntry(index);
-            refuse(out, "host memory of node " + node + " is exhausted: no page for the Host Process Structures");
+            refuse(out, "host memory of node " + node + " is exhausted: no pages for the Host Process Structures");
             return null;
         }
         allocator.protect(hpsRegion, 1);

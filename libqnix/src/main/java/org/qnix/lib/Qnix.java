@@ -1375,7 +1375,9 @@ public final class Qnix implements AutoCloseable
                 }
 
                 final MappedFile vni = MappedFile.mapExisting(dir.nicSdram(where), addresses[0], reply[1]);
-                final MappedFile hps = MappedFile.mapExisting(dir.hostMemory(where), addresses[1], params.pageSize());
+                final MappedFile hps = MappedFile.mapExisting(dir.hostMemory(where), addresses[1],
+                    (long)HostProcessStructuresLayout.pages(params.contextsPerProcess(), params.pageSize()) *
+                    params.pageSize());
                 final long commandQueue = hps.buffer().getLong(HostProcessStructuresLayout.COMMAND_QUEUE_ADDRESS_OFFSET);
                 if (commandQueue != addresses[0])
                 {

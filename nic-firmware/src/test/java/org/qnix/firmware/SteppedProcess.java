@@ -2,14 +2,16 @@ package org.qnix.firmware;
 
 import org.agrona.concurrent.AtomicBuffer;
 import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.CommandQueueEntry;
 import org.qnix.abi.CommandQueueLayout;
 import org.qnix.abi.ContextLayout;
-import org.qnix.abi.ContextRegionLayout;
+import org.qnix.abi.ContextRegionDescriptor;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.ProtectionTableLayout;
+import org.qnix.abi.VniContext;
 import org.qnix.abi.VniLayout;
 
 /**
@@ -34,6 +36,10 @@ final class SteppedProcess
     private final AtomicBuffer host;
     private final long hps;
     private final long area;
+    private final long[] areaPages = new long[AREA_PAGES];
+    private final CommandQueueEntry entry = new CommandQueueEntry();
+    private final VniContext context = new VniContext();
+    private final ContextRegionDescriptor region = new ContextRegionDescriptor();
     private int commandTail;
 
     SteppedProcess(final SteppedCluster cluster, final int node, final int index, final ProcessName name)
@@ -51,11 +57,16 @@ final class SteppedProcess
         this.host = image.hostMemory();
         final int page = params.pageSize();
         final long pool = image.hostLayout().pagePoolOffset();
-        this.hps = pool + (long)index * page;
-        this.area = pool + (long)(params.maxProcessesPerNic() + index * AREA_PAGES) * page;
+        final int hpsPages = HostProcessStructuresLayout.pages(params.contextsPerProcess(), page);
+        this.hps = pool + (long)index * hpsPages * page;
+        this.area = pool + ((long)params.maxProcessesPerNic() * hpsPages + (long)index * AREA_PAGES) * page;
         if (area + (long)AREA_PAGES * page > params.hostMemoryBytes())
         {
             throw new IllegalStateException("host memory too small for process area " + index);
+        }
+        for (int p = 0; p < AREA_PAGES; p++)
+        {
+            areaPages[p] = area + (long)p * page;
         }
     }
 
@@ -64,7 +75,7 @@ final class SteppedProcess
     {
         final int contexts = params.contextsPerProcess();
         sdram.setMemory((int)layout.vniOffset(index), vni.length(), (byte)0);
-        host.setMemory((int)hps, params.pageSize(), (byte)0);
+        host.setMemory((int)hps, HostProcessStructuresLayout.length(contexts), (byte)0);
         final int entry = (int)layout.processEntryOffset(index);
         sdram.putLong(entry + ProcessTableLayout.SEND_DOORBELLS_OFFSET, hps + HostProcessStructuresLayout.sendDoorbellOffset(0));
         sdram.putLong(entry + ProcessTableLayout.RECEIVE_DOORBELLS_OFFSET,
@@ -119,7 +130,7 @@ final class SteppedProcess
     {
         final int c = (int)(layout.vniOffset(index) + vni.sendContextOffset(context));
         final int region = (int)(layout.vniOffset(index) + vni.sendContextRegionOffset(context));
-        writeContext(c, receiver.ai(), receiver.pi(), tag, length, pageTable(region, area + offset, length));
+        writeContext(c, receiver.ai(), receiver.pi(), tag, length, pageTable(region, offset, length));
     }
 
     /** A Send Context for Send_Short: the data itself in the Context Region. */
@@ -136,50 +147,26 @@ final class SteppedProcess
     {
         final int c = (int)(layout.vniOffset(index) + vni.receiveContextOffset(context));
         final int region = (int)(layout.vniOffset(index) + vni.receiveContextRegionOffset(context));
-        writeContext(c, senderAi, senderPi, tag, length, pageTable(region, area + offset, length));
+        writeContext(c, senderAi, senderPi, tag, length, pageTable(region, offset, length));
     }
 
     /** Overwrites one Descriptor's page address, as a buggy or hostile process could. */
     void corruptSendDescriptor(final int context, final int descriptor, final long address)
     {
-        final int region = (int)(layout.vniOffset(index) + vni.sendContextRegionOffset(context));
-        sdram.putLong(region + descriptor * ContextRegionLayout.DESCRIPTOR_LENGTH + ContextRegionLayout.ADDRESS_OFFSET,
-            address);
+        region.wrap(sdram, (int)(layout.vniOffset(index) + vni.sendContextRegionOffset(context)))
+            .put(descriptor, address, region.offsetInPage(descriptor), region.length(descriptor));
     }
 
     private void writeContext(final int c, final int ai, final int pi, final int tag, final int length, final int pages)
     {
-        sdram.putInt(c + ContextLayout.PEER_AI_OFFSET, ai);
-        sdram.putInt(c + ContextLayout.PEER_PI_OFFSET, pi);
-        sdram.putInt(c + ContextLayout.TAG_OFFSET, tag);
-        sdram.putInt(c + ContextLayout.DOORBELL_FLAG_OFFSET, 1);
-        sdram.putInt(c + ContextLayout.SIZE_OFFSET, pages);
-        sdram.putInt(c + ContextLayout.BUFFER_POOL_INDEX_OFFSET, ContextLayout.NO_BUFFER_POOL);
-        sdram.putLong(c + ContextLayout.LEN_OFFSET, length);
+        this.context.wrap(sdram, c).fill(ai, pi, tag, true, pages, length, ContextLayout.NO_BUFFER_POOL);
     }
 
-    /** qx_buffer_translate into a Context Region. @return descriptors written. */
-    private int pageTable(final int region, final long start, final int length)
+    /** qx_buffer_translate of area bytes [offset, offset+length) into a Context Region, as libqnix does it. */
+    private int pageTable(final int regionAddress, final int offset, final int length)
     {
-        final int page = params.pageSize();
-        int written = 0;
-        long position = start;
-        int remaining = length;
-        while (remaining > 0)
-        {
-            final long pageAddress = position - position % page;
-            final int offset = (int)(position - pageAddress);
-            final int len = Math.min(remaining, page - offset);
-            final int d = region + written * ContextRegionLayout.DESCRIPTOR_LENGTH;
-            sdram.putLong(d + ContextRegionLayout.ADDRESS_OFFSET, pageAddress);
-            sdram.putShort(d + ContextRegionLayout.OFFSET_OFFSET, (short)offset);
-            sdram.putShort(d + ContextRegionLayout.FLAG_OFFSET, ContextRegionLayout.FLAG_VALID);
-            sdram.putInt(d + ContextRegionLayout.LEN_OFFSET, len);
-            written++;
-            position += len;
-            remaining -= len;
-        }
-        return written;
+        return region.wrap(sdram, regionAddress).translate(areaPages, params.pageSize(), offset, length,
+            params.descriptorsPerRegion());
     }
 
     /** Posts a command: fields first, the Command field last with release (its reader is the NIC). */
@@ -190,11 +177,7 @@ final class SteppedProcess
 
     void post(final int command, final int context, final int group, final int size)
     {
-        final int e = entry(commandTail);
-        sdram.putInt(e + CommandQueueLayout.CONTEXT_OFFSET, context);
-        sdram.putInt(e + CommandQueueLayout.GROUP_OFFSET, group);
-        sdram.putInt(e + CommandQueueLayout.SIZE_OFFSET, size);
-        sdram.putIntRelease(e + CommandQueueLayout.COMMAND_OFFSET, command);
+        entry(commandTail).publish(command, context, group, size);
         commandTail = (commandTail + 1) % params.commandQueueEntries();
     }
 
@@ -203,33 +186,29 @@ final class SteppedProcess
     {
         final int first = commandTail;
         entry(first);
-        int e = 0;
         for (int i = 0; i < receivers.length; i++)
         {
             final int n = i % CommandQueueLayout.NAMES_PER_ENTRY;
             if (0 == n)
             {
-                e = entry((first + 1 + i / CommandQueueLayout.NAMES_PER_ENTRY) % params.commandQueueEntries());
+                // A name's AI overwrites the Command field: look for an empty entry before its first name.
+                entry((first + 1 + i / CommandQueueLayout.NAMES_PER_ENTRY) % params.commandQueueEntries());
             }
-            sdram.putInt(e + n * CommandQueueLayout.NAME_LENGTH, receivers[i].ai());
-            sdram.putInt(e + n * CommandQueueLayout.NAME_LENGTH + Integer.BYTES, receivers[i].pi());
+            entry.putName(n, receivers[i].ai(), receivers[i].pi());
         }
         commandTail = (first + 1 + CommandQueueLayout.namesEntries(receivers.length)) % params.commandQueueEntries();
-        final int c = (int)(layout.vniOffset(index) + vni.commandOffset(first));
-        sdram.putInt(c + CommandQueueLayout.CONTEXT_OFFSET, context);
-        sdram.putInt(c + CommandQueueLayout.SIZE_OFFSET, receivers.length);
-        sdram.putIntRelease(c + CommandQueueLayout.COMMAND_OFFSET, command);
+        entry(first).publish(command, context, 0, receivers.length);
     }
 
-    /** @return the SDRAM address of a Command Queue entry, which must be empty. */
-    private int entry(final int position)
+    /** @return the Command Queue entry at {@code position}, which must be empty. */
+    private CommandQueueEntry entry(final int position)
     {
-        final int e = (int)(layout.vniOffset(index) + vni.commandOffset(position));
-        if (0 != sdram.getIntVolatile(e + CommandQueueLayout.COMMAND_OFFSET))
+        entry.wrap(sdram, (int)(layout.vniOffset(index) + vni.commandOffset(position)));
+        if (!entry.isEmpty())
         {
             throw new IllegalStateException("Command Queue full");
         }
-        return e;
+        return entry;
     }
 
     /** What qx_poll_for_send/receive do after seeing a completion: the doorbell is Free again. */
@@ -263,11 +242,7 @@ final class SteppedProcess
     /** @return (source AI, source PI, tag, length) written by the NIC at completion. */
     long[] receiveCompletion(final int context)
     {
-        final int c = (int)(layout.vniOffset(index) + vni.receiveContextOffset(context));
-        return new long[] {
-            sdram.getInt(c + ContextLayout.SOURCE_AI_OFFSET),
-            sdram.getInt(c + ContextLayout.SOURCE_PI_OFFSET),
-            sdram.getInt(c + ContextLayout.SOURCE_TAG_OFFSET),
-            sdram.getLong(c + ContextLayout.COMPLETION_LENGTH_OFFSET) };
+        final VniContext c = this.context.wrap(sdram, (int)(layout.vniOffset(index) + vni.receiveContextOffset(context)));
+        return new long[] {c.sourceAi(), c.sourcePi(), c.sourceTag(), c.completionLength()};
     }
 }

@@ -530,11 +530,12 @@ public final class ClusterParameters
                 throw new IllegalArgumentException("T (name table entries) = " + nameTableEntries +
                     " must be at least P = " + processes + ": one full NIC must fit the Name Table");
             }
-            if (HostProcessStructuresLayout.length(contexts) > pageSize)
+            if (HostProcessStructuresLayout.pages(contexts, pageSize) > HostProcessStructuresLayout.MAX_PAGES)
             {
                 throw new IllegalArgumentException("M (contexts per process) = " + contexts +
                     ": the Host Process Structures (" + HostProcessStructuresLayout.length(contexts) +
-                    " bytes) must fit one page of " + pageSize + " bytes");
+                    " bytes, a cache line per doorbell) must fit " + HostProcessStructuresLayout.MAX_PAGES +
+                    " pages of " + pageSize + " bytes: lower --contexts");
             }
 
             if (sdramBytes > MAX_FILE_BYTES || hostMemoryBytes > MAX_FILE_BYTES)

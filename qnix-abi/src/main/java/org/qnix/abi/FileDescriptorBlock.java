@@ -39,7 +39,7 @@ public final class FileDescriptorBlock
     /** "QNIXEMU1" in little-endian ASCII. */
     public static final long MAGIC = 0x31554D4558494E51L;
     /** Bump on any change of any layout in this package. */
-    public static final int LAYOUT_VERSION = 3;
+    public static final int LAYOUT_VERSION = 4;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int LAYOUT_VERSION_OFFSET = MAGIC_OFFSET + Long.BYTES;
@@ -123,7 +123,10 @@ public final class FileDescriptorBlock
         if (LAYOUT_VERSION != version)
         {
             throw new IllegalStateException(what + " has layout version " + version +
-                " but this QNIX build reads version " + LAYOUT_VERSION + ": use the same build for the whole cluster");
+                " but this QNIX build reads version " + LAYOUT_VERSION + ": the cluster was brought up by " +
+                (version < LAYOUT_VERSION ? "an older" : "a newer") + " build. Bring it down with the build " +
+                "that started it, or remove its directory, then `qnix cluster up` it again with this build; " +
+                "every process of a cluster must use one build");
         }
         final int type = buffer.getInt(FILE_TYPE_OFFSET);
         if (fileType != type)

@@ -10,14 +10,17 @@ package org.qnix.abi;
  *  +---------------------------------------------------------------+ 0
  *  |  File Descriptor Block (4 KiB)                                |
  *  +---------------------------------------------------------------+ nicStatusOffset
- *  |  NIC Status (64 bytes):                                       |
+ *  |  NIC Status (128 bytes), a cache line per writer:             |
  *  |    Driver Command Queue Head (NIC writes, every 8 and empty)  |
+ *  |    Reserved to 64 bytes                                       |
  *  |    Driver Command Queue Tail (driver)                         |
  *  |    Process Table Entry (driver: most probably free entry)     |
  *  |    Free pages of the page pool (driver, release)              |
+ *  |    Reserved to 64 bytes                                       |
  *  +---------------------------------------------------------------+ processFlagArrayOffset
  *  |  Process Flag Array: P ints, OS pid or 0 = free (driver)      |
  *  +---------------------------------------------------------------+ driverDoorbellArrayOffset
+ *  |  (cache line aligned)                                         |
  *  |  Driver Doorbell Array: D ints (NIC writes, release)          |
  *  +---------------------------------------------------------------+ pagePoolOffset (page aligned)
  *  |  Page pool: HPS pages and DMA-able buffers, to the end        |
@@ -26,12 +29,13 @@ package org.qnix.abi;
  */
 public final class HostMemoryLayout
 {
+    /** The NIC's word; the driver's words follow a cache line later. */
     public static final int NIC_STATUS_DCQ_HEAD_OFFSET = 0;
-    public static final int NIC_STATUS_DCQ_TAIL_OFFSET = NIC_STATUS_DCQ_HEAD_OFFSET + Integer.BYTES;
+    public static final int NIC_STATUS_DCQ_TAIL_OFFSET = NIC_STATUS_DCQ_HEAD_OFFSET + Sizes.CACHE_LINE;
     public static final int NIC_STATUS_PROCESS_ENTRY_OFFSET = NIC_STATUS_DCQ_TAIL_OFFSET + Integer.BYTES;
     /** Driver-written: pages of the page pool not allocated to any process (for tools and tests). */
     public static final int NIC_STATUS_FREE_PAGES_OFFSET = NIC_STATUS_PROCESS_ENTRY_OFFSET + Integer.BYTES;
-    public static final int NIC_STATUS_LENGTH = 64;
+    public static final int NIC_STATUS_LENGTH = 2 * Sizes.CACHE_LINE;
 
     private final ClusterParameters params;
     private final long nicStatusOffset;
@@ -44,7 +48,9 @@ public final class HostMemoryLayout
         this.params = params;
         nicStatusOffset = FileDescriptorBlock.LENGTH;
         processFlagArrayOffset = nicStatusOffset + NIC_STATUS_LENGTH;
-        driverDoorbellArrayOffset = processFlagArrayOffset + (long)params.maxProcessesPerNic() * Integer.BYTES;
+        // The NIC writes the Driver Doorbells; the driver writes the Process Flags: separate cache lines.
+        driverDoorbellArrayOffset = VniLayout.align(
+            processFlagArrayOffset + (long)params.maxProcessesPerNic() * Integer.BYTES, Sizes.CACHE_LINE);
         pagePoolOffset = VniLayout.align(
             driverDoorbellArrayOffset + (long)params.driverCommandQueueEntries() * Integer.BYTES, params.pageSize());
     }

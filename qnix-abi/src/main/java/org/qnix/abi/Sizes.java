@@ -9,6 +9,12 @@ package org.qnix.abi;
  */
 public final class Sizes
 {
+    /**
+     * Bytes of a cache line on the machines this runs on (x86-64, most ARM64): shared words that
+     * different parties write are kept this far apart.
+     */
+    public static final int CACHE_LINE = 64;
+
     private static final String[] UNITS = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
 
     private Sizes()

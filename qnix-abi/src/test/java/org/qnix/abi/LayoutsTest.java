@@ -3,7 +3,17 @@ package org.qnix.abi;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 
@@ -93,6 +103,80 @@ class LayoutsTest
         }
         aligned8(SystemMessage.REQUEST_OPERATION_OFFSET, SystemMessage.REPLY_OPERATION_OFFSET, PacketHeader.LENGTH);
         assertEquals(16, PacketHeader.LENGTH, "DESIGN.md 3.3: the thesis' 16-byte header");
+    }
+
+    @Test
+    void wordsThatDifferentPartiesWriteSitOnDifferentCacheLines()
+    {
+        // Host Process Structures: the process's Command Queue Tail and hints, the NIC's Head.
+        assertTrue(line(HostProcessStructuresLayout.CQ_TAIL_OFFSET) != line(HostProcessStructuresLayout.CQ_HEAD_OFFSET));
+        assertEquals(line(HostProcessStructuresLayout.CQ_TAIL_OFFSET),
+            line(HostProcessStructuresLayout.NEXT_RECEIVE_CONTEXT_OFFSET + Integer.BYTES - 1));
+        assertTrue(line(HostProcessStructuresLayout.CQ_HEAD_OFFSET) < line(HostProcessStructuresLayout.DOORBELL_ARRAY_OFFSET));
+        assertEquals(0, HostProcessStructuresLayout.DOORBELL_ARRAY_OFFSET % Sizes.CACHE_LINE);
+        assertEquals(Sizes.CACHE_LINE, HostProcessStructuresLayout.DOORBELL_LENGTH, "a doorbell per cache line");
+        assertTrue(HostProcessStructuresLayout.DOORBELL_WAITERS_OFFSET + Integer.BYTES <=
+            HostProcessStructuresLayout.DOORBELL_LENGTH);
+
+        // NIC Status: the NIC's Driver Command Queue Head, the driver's Tail and hints.
+        assertTrue(line(HostMemoryLayout.NIC_STATUS_DCQ_HEAD_OFFSET) != line(HostMemoryLayout.NIC_STATUS_DCQ_TAIL_OFFSET));
+        assertTrue(HostMemoryLayout.NIC_STATUS_FREE_PAGES_OFFSET + Integer.BYTES <= HostMemoryLayout.NIC_STATUS_LENGTH);
+        for (final ClusterParameters params : parameters())
+        {
+            final HostMemoryLayout host = new HostMemoryLayout(params);
+            assertEquals(0, host.nicStatusOffset() % Sizes.CACHE_LINE);
+            assertEquals(0, host.driverDoorbellArrayOffset() % Sizes.CACHE_LINE, "the NIC's Driver Doorbells");
+            assertTrue(host.processFlagOffset(params.maxProcessesPerNic() - 1) + Integer.BYTES <=
+                host.driverDoorbellArrayOffset());
+            final int contexts = params.contextsPerProcess();
+            assertTrue(HostProcessStructuresLayout.length(contexts) <=
+                HostProcessStructuresLayout.pages(contexts, params.pageSize()) * params.pageSize());
+        }
+    }
+
+    /**
+     * The byte offsets written at the right of a layout diagram ({@code +---+ 128}) are offsets the class
+     * defines, so a diagram cannot silently drift from the constants.
+     */
+    @Test
+    void diagramOffsetsAreTheClassesConstants() throws IOException, IllegalAccessException
+    {
+        final Pattern marker = Pattern.compile("^\\s*\\*\\s+\\+-+\\+ ([0-9]+)\\s*$");
+        int checked = 0;
+        for (final Class<?> layout : List.of(HostProcessStructuresLayout.class, HostMemoryLayout.class,
+            CountersLayout.class, NicSdramLayout.class, RxFifoLayout.class, VniLayout.class))
+        {
+            final Set<Long> constants = new HashSet<>(List.of(0L));
+            for (final Field field : layout.getFields())
+            {
+                if (Modifier.isStatic(field.getModifiers()) && int.class == field.getType())
+                {
+                    constants.add((long)field.getInt(null));
+                }
+            }
+            final Path source = Path.of("src/main/java", layout.getName().replace('.', '/') + ".java");
+            final List<Long> markers = new ArrayList<>();
+            for (final String text : Files.readAllLines(source))
+            {
+                final Matcher m = marker.matcher(text);
+                if (m.matches())
+                {
+                    markers.add(Long.parseLong(m.group(1)));
+                }
+            }
+            for (final long offset : markers)
+            {
+                assertTrue(constants.contains(offset), layout.getSimpleName() + "'s diagram marks byte " + offset +
+                    ", which none of its constants is");
+                checked++;
+            }
+        }
+        assertTrue(checked >= 4, "the diagrams have offset markers to check");
+    }
+
+    private static int line(final int offset)
+    {
+        return offset / Sizes.CACHE_LINE;
     }
 
     private static void aligned8(final int... offsets)
