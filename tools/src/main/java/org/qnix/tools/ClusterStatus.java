@@ -9,13 +9,16 @@ import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.ControlProgramLayout;
+import org.qnix.abi.Doorbell;
 import org.qnix.abi.FileDescriptorBlock;
 import org.qnix.abi.HostMemoryLayout;
+import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.ProcessTableLayout;
+import org.qnix.abi.ProtectionTableLayout;
 import org.qnix.abi.PublishedTables;
 import org.qnix.daemon.ClusterState;
 
@@ -38,9 +41,14 @@ public final class ClusterStatus
     {
     }
 
-    /** One registered process, from the Process Table of its NIC. */
+    /**
+     * One registered process, from the Process Table of its NIC, with what it holds: Send and Receive
+     * Contexts whose doorbells are not Free (from its Host Process Structures; -1 if the table's address
+     * of them is not a sane one), and the host pages its NIC PID owns in the Protection Table, of which
+     * {@code pagesLocked} have a lock count (its Host Process Structures included).
+     */
     public record Process(ProcessName name, int group, int groupSize, NicCoordinates node, int nicPid, int osPid,
-        int state)
+        int state, int sendContextsInUse, int receiveContextsInUse, long pagesHeld, long pagesLocked)
     {
     }
 
@@ -99,6 +107,9 @@ public final class ClusterStatus
                     hostLayout.pagePoolPages(),
                     PublishedTables.names(sdram, layout),
                     PublishedTables.groups(sdram, layout)));
+                final long[] held = new long[params.maxProcessesPerNic() + 1];
+                final long[] locked = new long[params.maxProcessesPerNic() + 1];
+                pagesByOwner(params, layout, hostLayout, sdram, held, locked);
                 for (int p = 0; p < params.maxProcessesPerNic(); p++)
                 {
                     final int osPid = host.getIntVolatile((int)hostLayout.processFlagOffset(p));
@@ -107,17 +118,66 @@ public final class ClusterStatus
                         continue;
                     }
                     final int entry = (int)layout.processEntryOffset(p);
+                    final int nicPid = ProcessTableLayout.nicPid(p);
+                    final long hps = sdram.getLong(entry + ProcessTableLayout.HPS_ADDRESS_OFFSET);
                     processes.add(new Process(
                         new ProcessName(sdram.getInt(entry + ProcessTableLayout.NAME_AI_OFFSET),
                             sdram.getInt(entry + ProcessTableLayout.NAME_PI_OFFSET)),
                         sdram.getInt(entry + ProcessTableLayout.GROUP_OFFSET),
                         sdram.getInt(entry + ProcessTableLayout.GROUP_SIZE_OFFSET),
-                        node, ProcessTableLayout.nicPid(p), osPid,
-                        sdram.getIntVolatile(entry + ProcessTableLayout.STATE_OFFSET)));
+                        node, nicPid, osPid,
+                        sdram.getIntVolatile(entry + ProcessTableLayout.STATE_OFFSET),
+                        contextsInUse(params, host, hps, true), contextsInUse(params, host, hps, false),
+                        nicPid < held.length ? held[nicPid] : 0, nicPid < locked.length ? locked[nicPid] : 0));
                 }
             }
         }
         return new ClusterStatus(dir, props, nodes, processes);
+    }
+
+    /** Counts, per owner NIC PID, the pool pages the Protection Table gives it and those it has locked. */
+    private static void pagesByOwner(final ClusterParameters params, final NicSdramLayout layout,
+        final HostMemoryLayout hostLayout, final AtomicBuffer sdram, final long[] held, final long[] locked)
+    {
+        final long first = hostLayout.pagePoolOffset();
+        for (long address = first; address + params.pageSize() <= params.hostMemoryBytes(); address += params.pageSize())
+        {
+            // Writer: the driver, with release, whenever it hands out, locks, unlocks or takes back a page.
+            final int entry = sdram.getIntVolatile((int)layout.protectionEntryOffset(address));
+            final int owner = ProtectionTableLayout.owner(entry);
+            if (owner > 0 && owner < held.length)
+            {
+                held[owner]++;
+                if (ProtectionTableLayout.lockCount(entry) > 0)
+                {
+                    locked[owner]++;
+                }
+            }
+        }
+    }
+
+    /** @return doorbells of one direction that are not Free, or -1 if {@code hps} is not a sane address. */
+    private static int contextsInUse(final ClusterParameters params, final AtomicBuffer host, final long hps,
+        final boolean send)
+    {
+        final int contexts = params.contextsPerProcess();
+        if (hps <= 0 || hps % params.pageSize() != 0 ||
+            hps + HostProcessStructuresLayout.length(contexts) > params.hostMemoryBytes())
+        {
+            return -1;
+        }
+        int inUse = 0;
+        for (int c = 0; c < contexts; c++)
+        {
+            final int offset = send ? HostProcessStructuresLayout.sendDoorbellOffset(c) :
+                HostProcessStructuresLayout.receiveDoorbellOffset(contexts, c);
+            // Writers: the process (Used, Free) and the NIC (Done or an error), both with release.
+            if (Doorbell.FREE != host.getIntVolatile((int)(hps + offset)))
+            {
+                inUse++;
+            }
+        }
+        return inUse;
     }
 
     public List<Node> nodes()

@@ -16,10 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 
-import org.agrona.concurrent.status.CountersReader;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
-import org.qnix.abi.CountersLayout;
 import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
@@ -170,15 +168,7 @@ final class TestClusters
 
     static Map<String, Long> counters(final ClusterDirectory dir, final NicCoordinates node)
     {
-        final Map<String, Long> values = new HashMap<>();
-        try (MappedFile file = MappedFile.mapExisting(dir.counters(node)))
-        {
-            final CountersReader reader = new CountersReader(
-                new org.agrona.concurrent.UnsafeBuffer(file.buffer(), CountersLayout.METADATA_OFFSET, CountersLayout.METADATA_LENGTH),
-                new org.agrona.concurrent.UnsafeBuffer(file.buffer(), CountersLayout.VALUES_OFFSET, CountersLayout.VALUES_LENGTH));
-            reader.forEach((id, type, key, label) -> values.put(label, reader.getCounterValue(id)));
-        }
-        return values;
+        return NicStatistics.counters(dir, node);
     }
 
     /**
