@@ -7,10 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.awt.image.BufferedImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 
 import javax.imageio.ImageIO;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.bench.LatencyReport;
@@ -23,6 +25,7 @@ import org.qnix.bench.StrategyReport;
  * their JSON and chart (SVG and PNG), and tear their cluster down; {@code qnix bench strategies}
  * measures each combination it is given; {@code qnix bench jmh} runs a benchmark in a JMH fork. Smoke runs: few iterations, no time asserted.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class BenchCommandSmokeTest
 {
     @TempDir
