@@ -150,9 +150,8 @@ final class DriverRequests implements AutoCloseable
     {
         if (null != registered)
         {
-            final ProcessRegistrar.Registered process = registered;
+            registrar.deregister(registered);
             registered = null;
-            registrar.deregister(process);
         }
         replies.deregistered();
     }
@@ -263,9 +262,8 @@ final class DriverRequests implements AutoCloseable
     {
         if (null != registered)
         {
-            final ProcessRegistrar.Registered process = registered;
+            registrar.deregister(registered);
             registered = null;
-            registrar.deregister(process);
         }
     }
 }
