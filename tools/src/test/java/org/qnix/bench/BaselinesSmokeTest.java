@@ -6,15 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Each baseline starts its peer JVM, moves messages of every size both ways and produces numbers, and
  * leaves no process or file behind. No time is asserted: speed is for the benchmarks to show.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class BaselinesSmokeTest
 {
     private static final int MAX = 65536;

@@ -9,9 +9,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -23,6 +25,7 @@ import org.qnix.abi.ClusterParameters;
  * naming the offending value and a non-zero exit: {@code cluster up} creates no cluster directory,
  * {@code run} starts no JVM, {@code bench} measures nothing.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class BadParametersTest
 {
     @ParameterizedTest(name = "cluster up {0} -> {2}")

@@ -7,10 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.awt.image.BufferedImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 
 import javax.imageio.ImageIO;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.bench.LatencyReport;
@@ -23,6 +25,7 @@ import org.qnix.bench.StrategyReport;
  * their JSON and chart (SVG and PNG), and tear their cluster down; {@code qnix bench strategies}
  * measures each combination it is given; {@code qnix bench jmh} runs a benchmark in a JMH fork. Smoke runs: few iterations, no time asserted.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class BenchCommandSmokeTest
 {
     @TempDir
@@ -126,26 +129,29 @@ class BenchCommandSmokeTest
     void badOptionsAreRefusedBeforeAnythingStarts() throws Exception
     {
         final CliResult wait = CliResult.run("bench", "strategies", "--wait", "nap");
-        assertEquals(2, wait.exit, wait.out + wait.err);
+        assertEquals(QnixCommand.BAD_ARGUMENT, wait.exit, wait.out + wait.err);
         assertTrue(wait.err.contains("busy, yield, backoff or sleep"), wait.err);
         final CliResult idle = CliResult.run("bench", "strategies", "--idle", "nap");
-        assertTrue(0 != idle.exit && idle.err.contains("--idle") && idle.err.contains("nap"), idle.out + idle.err);
+        assertEquals(QnixCommand.BAD_ARGUMENT, idle.exit, idle.out + idle.err);
+        assertTrue(idle.err.contains("--idle") && idle.err.contains("nap"), idle.out + idle.err);
         final CliResult chart = CliResult.run("bench", "latency", "--chart", "latency.jpg");
-        assertTrue(0 != chart.exit && chart.err.contains(".png or .svg"), chart.out + chart.err);
+        assertEquals(QnixCommand.BAD_ARGUMENT, chart.exit, chart.out + chart.err);
+        assertTrue(chart.err.contains(".png or .svg"), chart.out + chart.err);
         final CliResult api = CliResult.run("bench", "latency", "--api", "qnix,qnix");
-        assertTrue(0 != api.exit && api.err.contains("each at most once"), api.out + api.err);
+        assertEquals(QnixCommand.BAD_ARGUMENT, api.exit, api.out + api.err);
+        assertTrue(api.err.contains("each at most once"), api.out + api.err);
         // Refused before the baselines are measured: nothing was measured.
         final CliResult absent = CliResult.run("bench", "latency", "--baselines", "--cluster", "no-such-cluster");
-        assertTrue(0 != absent.exit && absent.err.contains("--cluster no-such-cluster: the cluster is not up"),
-            absent.out + absent.err);
+        assertEquals(QnixCommand.BAD_ARGUMENT, absent.exit, absent.out + absent.err);
+        assertTrue(absent.err.contains("--cluster no-such-cluster: the cluster is not up"), absent.out + absent.err);
         assertFalse(absent.out.contains("== measuring"), absent.out);
         // A file that is not a latency or bandwidth result is refused before JMH runs.
         final Path strategies = out.resolve("strategies.json");
         new StrategyReport("by hand").writeJson(strategies);
         final CliResult compare = CliResult.run("bench", "jmh", "--compare", strategies.toString(), "--",
             "LatencyBenchmark");
-        assertTrue(0 != compare.exit && compare.err.contains("not a file of qnix bench latency|bandwidth"),
-            compare.out + compare.err);
+        assertEquals(QnixCommand.BAD_ARGUMENT, compare.exit, compare.out + compare.err);
+        assertTrue(compare.err.contains("not a file of qnix bench latency|bandwidth"), compare.out + compare.err);
         assertFalse(compare.out.contains("# Run progress"), compare.out);
     }
 

@@ -15,10 +15,12 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.PublishedTables;
@@ -32,6 +34,7 @@ import org.qnix.lib.ReceiveStatus;
  * Multi-JVM tests: a real daemon, real firmware JVMs (or threads), real user JVMs launched by
  * {@code qnix run}, all talking through the cluster's files and driver sockets.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ClusterEndToEndTest
 {
     @Test

@@ -11,9 +11,11 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.NicCoordinates;
@@ -23,6 +25,7 @@ import org.qnix.abi.NicCoordinates;
  * {@code --shared-with-group}, 0660 and 0770, whatever the umask of whoever runs {@code cluster up}
  * (issue 17, item 8). {@code cluster up} runs as a user runs it, in its own JVM, under umask 000.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ClusterFileModesTest
 {
     @TempDir

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.NicCoordinates;
@@ -23,6 +24,7 @@ import org.qnix.daemon.ClusterState;
  * (issue 17, item 2). Each command runs as the user runs it: {@code qnix} in its own JVM, here on a
  * {@code $QNIX_DIR} of the test's own.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ClusterOwnershipTest
 {
     /** A hang guard for one command, not a timing assertion. */

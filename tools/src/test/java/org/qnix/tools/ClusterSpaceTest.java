@@ -11,8 +11,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.ClusterDirectory;
 
@@ -23,6 +25,7 @@ import org.qnix.abi.ClusterDirectory;
  * root only), so it goes away with the command; without root, the check is shown against the free
  * space of {@code $QNIX_DIR} itself.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ClusterSpaceTest
 {
     private static final String UNSHARE = "/usr/bin/unshare";

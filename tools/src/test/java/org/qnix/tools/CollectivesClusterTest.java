@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ProcessName;
 import org.qnix.firmware.NicCounters;
@@ -30,6 +31,7 @@ import org.qnix.lib.QnixTimeoutException;
  * Groups and collectives across JVMs (issue 4): a real daemon, firmware JVMs and user JVMs running
  * {@link CollectivesWorker}.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class CollectivesClusterTest
 {
     @Test

@@ -10,8 +10,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
 
 /**
@@ -19,6 +21,7 @@ import org.qnix.abi.ClusterDirectory;
  * not into the working directory of whoever ran {@code cluster up}, and {@code cluster down} removes
  * them with the rest (issue 17, item 7). A firmware JVM is made to crash with SIGSEGV.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class CrashFilesTest
 {
     @Test

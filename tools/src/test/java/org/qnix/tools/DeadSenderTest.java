@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ProcessName;
 import org.qnix.lib.Qnix;
@@ -18,6 +19,7 @@ import org.qnix.lib.ReceiveStatus;
  * completed before anybody posted a Receive, the messages were staged by the receiver's NIC, and they
  * are still delivered after it de-registered; only then does a Receive naming it end with PeerGone.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class DeadSenderTest
 {
     private static final long TIMEOUT_S = 30;

@@ -72,6 +72,7 @@ class DriverConnectionsTest
             final int threads = threads(daemon);
             assertTrue(threads < 2 * limit + 60, "daemon threads " + threads + " for " + 3 * limit + " connections");
             final QnixDriverException full = assertThrows(QnixDriverException.class, () -> init(dir, 701, 30));
+            assertEquals(DriverProtocol.REFUSED, full.code(), full.getMessage());
             assertTrue(full.getMessage().contains("connections at most"), full.getMessage());
 
             // Connections that never ask to register are closed by the driver.

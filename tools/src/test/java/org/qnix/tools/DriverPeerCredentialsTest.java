@@ -18,8 +18,10 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.DriverProtocol;
@@ -33,6 +35,7 @@ import org.qnix.abi.ProcessName;
  * process of another user is refused unless the cluster is shared with that user's group. The other
  * user is {@code nobody}, run through {@code setpriv}, so those tests need root.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class DriverPeerCredentialsTest
 {
     private static final NicCoordinates NODE = new NicCoordinates(0, 0);

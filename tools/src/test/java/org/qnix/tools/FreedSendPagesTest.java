@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.NicCoordinates;
@@ -28,6 +29,7 @@ import org.qnix.lib.ReceiveStatus;
  * another process on the node. The NIC checks each page at its DMA read: the send ends with
  * {@link QnixProtectionException} and not one byte of the new owner's buffer reaches the receiver.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class FreedSendPagesTest
 {
     private static final int SECRET = 0x5A;

@@ -62,6 +62,7 @@ class GroupOwnershipTest
                 other.awaitJoinGroup(90_000, 1, 60, TimeUnit.SECONDS);
                 final QnixDriverException refused =
                     assertThrows(QnixDriverException.class, () -> TestClusters.registerAlone(dir, 70_005, "0-0"));
+                assertEquals(Doorbell.NO_RESOURCES, refused.code(), refused.getMessage());
                 assertTrue(refused.getMessage().contains("Group Table is full"), refused.getMessage());
             }
         }

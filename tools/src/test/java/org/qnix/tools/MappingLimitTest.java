@@ -7,9 +7,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.ClusterDirectory;
 
@@ -19,6 +21,7 @@ import org.qnix.abi.ClusterDirectory;
  * the JVM could no longer map its own memory. The limit is lowered to 200 mappings
  * ({@code -Dqnix.maxMappings}) so that the loop takes a second, not the 60,000 buffers of the real one.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class MappingLimitTest
 {
     @TempDir

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
@@ -25,6 +26,7 @@ import org.qnix.lib.ReceiveStatus;
  * Point-to-point messaging across JVMs (issue 3): real daemon, firmware JVMs and user JVMs running
  * {@link MessagingWorker}, every byte checked in the receiving process.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class MessagingTest
 {
     @Test

@@ -2,8 +2,11 @@ package org.qnix.tools;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.concurrent.TimeUnit;
+
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.bench.LatencyRun;
 import org.qnix.bench.QnixTransport;
@@ -13,6 +16,7 @@ import org.qnix.lib.DoorbellWait;
  * The QNIX transport of the benchmarks starts its peer JVM on another node, measures Send_Short and
  * Send sizes with every way of waiting, and leaves nothing registered. No time is asserted.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class QnixTransportSmokeTest
 {
     @Test

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.NicCoordinates;
@@ -25,6 +26,7 @@ import org.qnix.lib.ReceiveStatus;
  * holds at most its quota, the flooder's further sends wait, two other processes keep exchanging
  * messages across the node, and once the flooded process receives, every message arrives exactly once.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class StagingQuotaTest
 {
     private static final int FLOOD_LIMIT = 5000;

@@ -20,6 +20,7 @@ import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.JvmFlags;
@@ -28,6 +29,7 @@ import org.qnix.abi.JvmFlags;
  * A user's own program, compiled outside the project, run by {@code qnix run} from {@code -cp} and from
  * {@code $CLASSPATH} (issue 17, item 11); the launcher prints each rank's OS pid as it starts.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class UserProgramTest
 {
     private static final Pattern STARTED = Pattern.compile("\\[qnix run\\] rank (\\d+) is OS pid (\\d+) on node \\S+");

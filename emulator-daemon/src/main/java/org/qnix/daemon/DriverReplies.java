@@ -1,0 +1,127 @@
+package org.qnix.daemon;
+
+import java.io.BufferedOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.List;
+
+import org.qnix.abi.DriverProtocol;
+import org.qnix.abi.ProcessName;
+
+/**
+ * The driver's side of {@link DriverProtocol}'s replies: each reply a process can get, written with its
+ * fields in the protocol's order and flushed, so that a reply is never left half in a buffer while the
+ * driver waits for the next request. Over a connection's output in the driver; over a byte array in the
+ * tests of {@link DriverRequests}.
+ *
+ * <pre>{@code
+ * DriverReplies replies = new DriverReplies(Channels.newOutputStream(channel));
+ * replies.lockCount(1);
+ * replies.refuse("no buffer region 7 of process (1, 0) on node (0, 0)");
+ * }</pre>
+ */
+final class DriverReplies
+{
+    private final DataOutputStream out;
+
+    /** @param out where the replies go; buffered here, flushed after each reply. */
+    DriverReplies(final OutputStream out)
+    {
+        this.out = new DataOutputStream(new BufferedOutputStream(out));
+    }
+
+    /** FAILED with {@link DriverProtocol#REFUSED}: the driver refused before touching the NIC. */
+    void refuse(final String reason) throws IOException
+    {
+        fail(DriverProtocol.REFUSED, reason);
+    }
+
+    /** FAILED with a Doorbell error code or {@link DriverProtocol#NIC_DEAD}. */
+    void fail(final int code, final String message) throws IOException
+    {
+        out.writeInt(DriverProtocol.FAILED);
+        out.writeInt(code);
+        DriverProtocol.writeText(out, message);
+        out.flush();
+    }
+
+    /** REGISTERED: where the process maps its VNI and Host Process Structures (thesis 3.4, step 6). */
+    void registered(final int index, final int nicPid, final long vniAddress, final int vniLength, final long hpsAddress)
+        throws IOException
+    {
+        out.writeInt(DriverProtocol.REGISTERED);
+        out.writeInt(index);
+        out.writeInt(nicPid);
+        out.writeLong(vniAddress);
+        out.writeInt(vniLength);
+        out.writeLong(hpsAddress);
+        out.flush();
+    }
+
+    /** TIMED_OUT: why, and the members of an application group that never asked to register. */
+    void timedOut(final String message, final List<ProcessName> missing) throws IOException
+    {
+        out.writeInt(DriverProtocol.TIMED_OUT);
+        DriverProtocol.writeText(out, message);
+        out.writeInt(missing.size());
+        for (final ProcessName name : missing)
+        {
+            out.writeInt(name.ai());
+            out.writeInt(name.pi());
+        }
+        out.flush();
+    }
+
+    void deregistered() throws IOException
+    {
+        out.writeInt(DriverProtocol.DEREGISTERED);
+        out.flush();
+    }
+
+    /** BUFFER: a region's id and the physical address of each of its pages, in mapping order. */
+    void buffer(final ProcessProtectionTable.Entry entry) throws IOException
+    {
+        out.writeInt(DriverProtocol.BUFFER);
+        out.writeInt(entry.id());
+        out.writeInt(entry.pages());
+        for (int i = 0; i < entry.pages(); i++)
+        {
+            out.writeLong(entry.address(i));
+        }
+        out.flush();
+    }
+
+    void lockCount(final int lockCount) throws IOException
+    {
+        out.writeInt(DriverProtocol.LOCK_COUNT);
+        out.writeInt(lockCount);
+        out.flush();
+    }
+
+    void ok() throws IOException
+    {
+        out.writeInt(DriverProtocol.OK);
+        out.flush();
+    }
+
+    /** A member of a group as GROUP_INFO lists it: its name and its NIC, packed (-1 if not known). */
+    record GroupMember(ProcessName name, int packedNode)
+    {
+    }
+
+    /** GROUP_INFO: the group's expected size and its members so far; (0, none) for an unknown group. */
+    void groupInfo(final int expectedSize, final List<GroupMember> members) throws IOException
+    {
+        out.writeInt(DriverProtocol.GROUP_INFO);
+        out.writeInt(expectedSize);
+        out.writeInt(members.size());
+        for (final GroupMember member : members)
+        {
+            out.writeInt(member.name().ai());
+            out.writeInt(member.name().pi());
+            out.writeInt(member.packedNode());
+        }
+        out.flush();
+    }
+}

@@ -1,0 +1,269 @@
+package org.qnix.daemon;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.agrona.concurrent.AtomicBuffer;
+import org.qnix.abi.DriverProtocol;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ProcessName;
+import org.qnix.abi.PublishedTables;
+import org.qnix.firmware.NodeImage;
+
+/**
+ * The "system calls" one process makes to its node's driver (thesis 3.4, 3.6; {@link DriverProtocol}):
+ * each request decoded, carried out and answered, with no socket in sight. One per connection, used by
+ * that connection's one thread; it remembers the process the connection registered, so that buffer
+ * requests act on that process's {@link ProcessProtectionTable} only, and {@link #close()} de-registers
+ * it however the connection ended.
+ *
+ * <p>The caller's pid is the one the kernel gave for the connection: the pid a REGISTER claims is only
+ * compared with it and logged (issue 17, item 8).
+ *
+ * <pre>{@code
+ * DriverRequests requests = new DriverRequests(image, registrar, peer.pid(), replies, connection::registering);
+ * while (requests.onRequest(in.readInt(), in)) { }
+ * requests.close();
+ * }</pre>
+ */
+final class DriverRequests implements AutoCloseable
+{
+    private final NicCoordinates node;
+    private final AtomicBuffer sdram;
+    private final NicSdramLayout layout;
+    private final ProcessRegistrar registrar;
+    private final int callerPid;
+    private final DriverReplies replies;
+    private final Runnable onRegisterRequest;
+    private ProcessRegistrar.Registered registered;
+
+    /**
+     * @param callerPid         the pid of the process at the other end, as the kernel says.
+     * @param replies           where the answers go.
+     * @param onRegisterRequest told when a whole REGISTER request has arrived, before the registration
+     *                          waits for its group: the connection is no longer idle
+     *                          ({@link DriverConnections.Connection#registering()}).
+     */
+    DriverRequests(final NodeImage image, final ProcessRegistrar registrar, final int callerPid,
+        final DriverReplies replies, final Runnable onRegisterRequest)
+    {
+        this.node = image.node();
+        this.sdram = image.sdram();
+        this.layout = image.sdramLayout();
+        this.registrar = registrar;
+        this.callerPid = callerPid;
+        this.replies = replies;
+        this.onRegisterRequest = onRegisterRequest;
+    }
+
+    /**
+     * Reads the fields of a request whose type was read and carries it out.
+     *
+     * @return false if the connection should end: the request was of no known type, so nothing after
+     * it can be read as a request.
+     * @throws java.io.EOFException if the request ends before its fields do.
+     */
+    boolean onRequest(final int type, final DataInputStream in) throws IOException, InterruptedException
+    {
+        switch (type)
+        {
+            case DriverProtocol.REGISTER:
+            {
+                final int ai = in.readInt();
+                final int pi = in.readInt();
+                final int group = in.readInt();
+                final int groupSize = in.readInt();
+                final int claimedPid = in.readInt();
+                final long timeoutMs = in.readLong();
+                onRegisterRequest.run();
+                register(new ProcessName(ai, pi), group, groupSize, claimedPid, timeoutMs);
+                return true;
+            }
+
+            case DriverProtocol.DEREGISTER:
+                deregister();
+                return true;
+
+            case DriverProtocol.GROUP_QUERY:
+                groupQuery(in.readInt());
+                return true;
+
+            case DriverProtocol.BUFFER_ALLOCATE:
+            {
+                final int length = in.readInt();
+                final int firstPageOffset = in.readInt();
+                final boolean contiguous = 0 != in.readInt();
+                bufferAllocate(length, firstPageOffset, contiguous);
+                return true;
+            }
+
+            case DriverProtocol.BUFFER_POOL:
+                bufferPool(in.readInt());
+                return true;
+
+            case DriverProtocol.BUFFER_LOCK:
+                bufferLock(in.readInt(), true);
+                return true;
+
+            case DriverProtocol.BUFFER_UNLOCK:
+                bufferLock(in.readInt(), false);
+                return true;
+
+            case DriverProtocol.BUFFER_FREE:
+                bufferFree(in.readInt());
+                return true;
+
+            default:
+                replies.refuse("unknown driver request " + type);
+                return false;
+        }
+    }
+
+    /** @return the process this connection registered, or null. */
+    ProcessRegistrar.Registered registered()
+    {
+        return registered;
+    }
+
+    /** REGISTER: {@code qx_init}, once per connection. */
+    void register(final ProcessName name, final int group, final int groupSize, final int claimedPid,
+        final long timeoutMs) throws IOException, InterruptedException
+    {
+        if (claimedPid != callerPid)
+        {
+            System.err.println("driver " + node + ": a REGISTER of " + name + " claims pid " + claimedPid +
+                " but comes from pid " + callerPid + ": using " + callerPid);
+        }
+        if (null != registered)
+        {
+            replies.refuse("this connection already registered " + registered.name());
+            return;
+        }
+        registered = registrar.register(name, group, groupSize, callerPid, timeoutMs, replies);
+    }
+
+    /** DEREGISTER: {@code qx_finalize}; answered DEREGISTERED also when nothing was registered. */
+    void deregister() throws IOException, InterruptedException
+    {
+        if (null != registered)
+        {
+            registrar.deregister(registered);
+            registered = null;
+        }
+        replies.deregistered();
+    }
+
+    /** GROUP_QUERY: a group's expected size and members, sorted by name, as the NIC's tables hold them. */
+    void groupQuery(final int group) throws IOException
+    {
+        final PublishedTables.GroupEntry entry = PublishedTables.groups(sdram, layout).stream()
+            .filter(g -> g.group() == group).findFirst().orElse(null);
+        if (null == entry)
+        {
+            replies.groupInfo(0, List.of());
+            return;
+        }
+        final List<PublishedTables.NameEntry> names = PublishedTables.names(sdram, layout);
+        final List<ProcessName> sorted = new ArrayList<>(entry.members());
+        sorted.sort((a, b) -> a.ai() != b.ai() ? Integer.compare(a.ai(), b.ai()) : Integer.compare(a.pi(), b.pi()));
+        final List<DriverReplies.GroupMember> members = new ArrayList<>(sorted.size());
+        for (final ProcessName member : sorted)
+        {
+            members.add(new DriverReplies.GroupMember(member, names.stream().filter(n -> n.name().equals(member))
+                .findFirst().map(n -> n.node().packed()).orElse(-1)));
+        }
+        replies.groupInfo(entry.expectedSize(), members);
+    }
+
+    /** BUFFER_ALLOCATE: a buffer for DMA, not locked yet (thesis 3.6). */
+    void bufferAllocate(final int length, final int firstPageOffset, final boolean contiguous) throws IOException
+    {
+        if (null == registered)
+        {
+            refuseUnregistered("BUFFER_ALLOCATE");
+            return;
+        }
+        try
+        {
+            replies.buffer(registered.memory().allocate(length, firstPageOffset, contiguous));
+        }
+        catch (final ProcessProtectionTable.Refusal ex)
+        {
+            replies.fail(ex.code(), ex.getMessage());
+        }
+    }
+
+    /** BUFFER_POOL: {@code qx_buffer_pool}, written into the process's VNI before the reply. */
+    void bufferPool(final int pages) throws IOException
+    {
+        if (null == registered)
+        {
+            refuseUnregistered("BUFFER_POOL");
+            return;
+        }
+        try
+        {
+            replies.buffer(registered.memory().pool(pages));
+        }
+        catch (final ProcessProtectionTable.Refusal ex)
+        {
+            replies.fail(ex.code(), ex.getMessage());
+        }
+    }
+
+    /** BUFFER_LOCK / BUFFER_UNLOCK: {@code qx_buffer_lock} / {@code qx_buffer_unlock}, nested. */
+    void bufferLock(final int regionId, final boolean lock) throws IOException
+    {
+        if (null == registered)
+        {
+            refuseUnregistered(lock ? "BUFFER_LOCK" : "BUFFER_UNLOCK");
+            return;
+        }
+        try
+        {
+            replies.lockCount(lock ? registered.memory().lock(regionId) : registered.memory().unlock(regionId));
+        }
+        catch (final ProcessProtectionTable.Refusal ex)
+        {
+            replies.fail(ex.code(), ex.getMessage());
+        }
+    }
+
+    /** BUFFER_FREE: the pages go back to the allocator and the NIC stops honouring them. */
+    void bufferFree(final int regionId) throws IOException
+    {
+        if (null == registered)
+        {
+            refuseUnregistered("BUFFER_FREE");
+            return;
+        }
+        try
+        {
+            registered.memory().free(regionId);
+            replies.ok();
+        }
+        catch (final ProcessProtectionTable.Refusal ex)
+        {
+            replies.fail(ex.code(), ex.getMessage());
+        }
+    }
+
+    private void refuseUnregistered(final String request) throws IOException
+    {
+        replies.refuse(request + " needs a registered process: this connection has not completed qx_init " +
+            "(Qnix.init), or has de-registered");
+    }
+
+    /** The connection ended, for whatever reason: de-registers its process as at process exit (thesis 3.4). */
+    public void close() throws InterruptedException
+    {
+        if (null != registered)
+        {
+            registrar.deregister(registered);
+            registered = null;
+        }
+    }
+}

@@ -1,0 +1,406 @@
+package org.qnix.daemon;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.stream.Collectors;
+
+import org.agrona.concurrent.AtomicBuffer;
+import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.Doorbell;
+import org.qnix.abi.DriverCommand;
+import org.qnix.abi.DriverProtocol;
+import org.qnix.abi.HostMemoryLayout;
+import org.qnix.abi.HostProcessStructuresLayout;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ProcessName;
+import org.qnix.abi.ProcessTableLayout;
+import org.qnix.abi.PublishedTables;
+import org.qnix.abi.VniLayout;
+import org.qnix.firmware.NodeImage;
+
+/**
+ * The registration and de-registration steps of one node's driver (thesis 3.4): a Process Table entry
+ * claimed in the Process Flag Array, its VNI cleared, the Host Process Structures pages, the entry
+ * written, New_Process posted and the group awaited; and back again with Delete_Process, the process's
+ * pages freed and the entry released. Shared by every connection of the node: the Process Flag Array
+ * is claimed under this object's monitor, the allocator, the Driver Command Queue writer and the
+ * cluster registry are synchronized.
+ *
+ * <pre>{@code
+ * ProcessRegistrar registrar = new ProcessRegistrar(image, registry, heartbeats);
+ * ProcessRegistrar.Registered p = registrar.register(new ProcessName(1, 0), 1, 2, pid, 10_000, replies);
+ * ...
+ * registrar.deregister(p);   // DEREGISTER, or the connection closed
+ * }</pre>
+ */
+final class ProcessRegistrar
+{
+    private static final long POLL_MS = 1;
+    private static final long LIVENESS_CHECK_MS = 50;
+    private static final long DELETE_TIMEOUT_MS = 10_000;
+
+    private final NicCoordinates node;
+    private final ClusterParameters params;
+    private final NicSdramLayout layout;
+    private final HostMemoryLayout hostLayout;
+    private final AtomicBuffer sdram;
+    private final AtomicBuffer host;
+    private final PageAllocator allocator;
+    private final DriverCommandQueueWriter commandQueue;
+    private final ClusterRegistry registry;
+    private final NicHeartbeats heartbeats;
+
+    /**
+     * A process registered through this driver, with its memory for DMA.
+     *
+     * @param index  its Process Table entry, VNI and Process Flag Array slot.
+     * @param memory the regions it holds and their lock counts.
+     */
+    record Registered(
+        ProcessName name, int index, int osPid, int group, int groupSize, ProcessProtectionTable memory)
+    {
+    }
+
+    /**
+     * Takes over the node's page pool (its Translation and Protection Table is cleared) and the driver's
+     * end of its Driver Command Queue.
+     *
+     * @param heartbeats of every NIC of the cluster: a registration needs them all.
+     */
+    ProcessRegistrar(final NodeImage image, final ClusterRegistry registry, final NicHeartbeats heartbeats)
+    {
+        this.node = image.node();
+        this.params = image.parameters();
+        this.layout = image.sdramLayout();
+        this.hostLayout = image.hostLayout();
+        this.sdram = image.sdram();
+        this.host = image.hostMemory();
+        this.registry = registry;
+        this.heartbeats = heartbeats;
+        this.allocator = new PageAllocator(host, hostLayout, sdram, layout);
+        this.commandQueue = new DriverCommandQueueWriter(sdram, host, layout, hostLayout);
+    }
+
+    NicCoordinates node()
+    {
+        return node;
+    }
+
+    /**
+     * Thesis 3.4, registration steps 1-6, answered on {@code replies}: REGISTERED, TIMED_OUT or FAILED.
+     *
+     * @param osPid the caller's pid as the kernel gives it, never the one its request claims.
+     * @return the registered process, also after TIMED_OUT (it stays registered until it de-registers
+     * or its connection closes), or null if the registration failed and nothing is held.
+     */
+    Registered register(final ProcessName name, final int group, final int groupSize, final int osPid,
+        final long timeoutMs, final DriverReplies replies) throws IOException, InterruptedException
+    {
+        if (osPid <= 0 || groupSize < 1 || groupSize > params.nameTableEntries() || timeoutMs <= 0)
+        {
+            replies.refuse("bad registration request: pid " + osPid + ", group size " + groupSize +
+                " (1.." + params.nameTableEntries() + "), timeout " + timeoutMs + " ms");
+            return null;
+        }
+        if (group != name.ai())
+        {
+            replies.refuse("qx_init of " + name + " names group " + group + ": a process registers in its " +
+                "application's group, named by its AI " + name.ai() + " (thesis 3.6); join other groups with joinGroup");
+            return null;
+        }
+        final String deadAtStart = heartbeats.deadNic(System.currentTimeMillis());
+        if (null != deadAtStart)
+        {
+            replies.fail(DriverProtocol.NIC_DEAD, "qx_init of " + name + " cannot complete: " + deadAtStart);
+            return null;
+        }
+
+        // Step 1: a free NIC Process Table entry, marked with the process's PID in the Process Flag Array.
+        final int index = claimProcessTableEntry(osPid);
+        if (index < 0)
+        {
+            replies.refuse("no free Virtual Network Interface on node " + node + ": all P=" +
+                params.maxProcessesPerNic() + " are in use");
+            return null;
+        }
+        final String refusal = registry.admit(
+            new ClusterRegistry.Admitted(name, node, index, osPid, group, groupSize));
+        if (null != refusal)
+        {
+            releaseProcessTableEntry(index);
+            replies.refuse(refusal);
+            return null;
+        }
+
+        // Step 4: the Host Process Structures pages, non-swappable (thesis 3.1): locked for life.
+        final PageAllocator.Region hpsRegion = allocator.allocateContiguous(index,
+            HostProcessStructuresLayout.pages(params.contextsPerProcess(), params.pageSize()));
+        if (null == hpsRegion)
+        {
+            registry.remove(name, node, index);
+            releaseProcessTableEntry(index);
+            replies.refuse("host memory of node " + node + " is exhausted: no pages for the Host Process Structures");
+            return null;
+        }
+        allocator.protect(hpsRegion, 1);
+        final long hps = hpsRegion.address(0);
+        final Registered registered = new Registered(name, index, osPid, group, groupSize,
+            new ProcessProtectionTable(allocator, sdram, layout, node, name, index));
+
+        // Step 3: the VNI statically tied to the entry, cleared of its previous owner's data.
+        final long vni = layout.vniOffset(index);
+        final VniLayout vniLayout = layout.vni();
+        sdram.setMemory((int)vni, vniLayout.length(), (byte)0);
+        initialiseHostProcessStructures(hps, vni, vniLayout);
+        final int entry = writeProcessTableEntry(registered, hps);
+
+        // Step 2: New_Process to the Driver Command Queue. The NIC takes it at once and rings its Driver
+        // Doorbell; the registration's outcome is the Registration State it writes into the entry.
+        final DriverCommandQueueWriter.Ticket ticket = commandQueue.post(
+            DriverCommand.NEW_PROCESS, name, osPid, index, group, groupSize, timeoutMs);
+        if (null == ticket)
+        {
+            deregisterLocally(registered);
+            replies.fail(Doorbell.NO_RESOURCES, commandQueueFull(timeoutMs));
+            return null;
+        }
+
+        // Step 6: wait until the NIC took the command, then until the whole group is known to every NIC.
+        final long deadline = System.currentTimeMillis() + timeoutMs;
+        long nextLivenessCheck = 0;
+        boolean taken = false;
+        while (true)
+        {
+            if (!taken)
+            {
+                final int doorbell = commandQueue.doorbell(ticket);
+                if (Doorbell.isError(doorbell))
+                {
+                    commandQueue.release(ticket);
+                    deregister(registered);
+                    replies.fail(doorbell, "NIC " + node + " refused New_Process for " + name + ": " +
+                        Doorbell.name(doorbell) + (Doorbell.NO_RESOURCES == doorbell ? fullTables() : ""));
+                    return null;
+                }
+                if (Doorbell.DONE == doorbell)
+                {
+                    commandQueue.release(ticket);
+                    taken = true;
+                }
+            }
+            // Writer: the NIC control program, with release semantics.
+            final int state = taken ? sdram.getIntVolatile(entry + ProcessTableLayout.STATE_OFFSET) : -1;
+            if (ProcessTableLayout.STATE_REGISTERED == state)
+            {
+                replies.registered(index, ProcessTableLayout.nicPid(index), vni, vniLayout.length(), hps);
+                return registered;
+            }
+            if (ProcessTableLayout.STATE_FAILED == state)
+            {
+                deregister(registered);
+                replies.fail(Doorbell.ABORTED, "NIC " + node + " aborted the registration of " + name);
+                return null;
+            }
+            final long now = System.currentTimeMillis();
+            if (now >= nextLivenessCheck)
+            {
+                nextLivenessCheck = now + LIVENESS_CHECK_MS;
+                if (!ProcessHandle.of(osPid).map(ProcessHandle::isAlive).orElse(false))
+                {
+                    // Nobody is left to read a reply.
+                    giveUp(ticket, taken);
+                    deregister(registered);
+                    return null;
+                }
+                final String dead = heartbeats.deadNic(now);
+                if (null != dead)
+                {
+                    // Every NIC must acknowledge New_Process: with one dead, waiting is for nothing.
+                    giveUp(ticket, taken);
+                    deregister(registered);
+                    replies.fail(DriverProtocol.NIC_DEAD, "qx_init of " + name + " cannot complete: " + dead);
+                    return null;
+                }
+            }
+            if (now > deadline)
+            {
+                giveUp(ticket, taken);
+                timedOut(replies, name, group, groupSize, timeoutMs);
+                return registered;
+            }
+            Thread.sleep(POLL_MS);
+        }
+    }
+
+    /** Step 5: the Process Table entry; the PID last, so the NIC never sees half an entry. @return its offset. */
+    private int writeProcessTableEntry(final Registered registered, final long hps)
+    {
+        final int entry = (int)layout.processEntryOffset(registered.index());
+        final int contexts = params.contextsPerProcess();
+        sdram.putInt(entry + ProcessTableLayout.NAME_AI_OFFSET, registered.name().ai());
+        sdram.putInt(entry + ProcessTableLayout.NAME_PI_OFFSET, registered.name().pi());
+        sdram.putInt(entry + ProcessTableLayout.GROUP_OFFSET, registered.group());
+        sdram.putInt(entry + ProcessTableLayout.GROUP_SIZE_OFFSET, registered.groupSize());
+        sdram.putLong(entry + ProcessTableLayout.SEND_DOORBELLS_OFFSET,
+            hps + HostProcessStructuresLayout.sendDoorbellOffset(0));
+        sdram.putLong(entry + ProcessTableLayout.RECEIVE_DOORBELLS_OFFSET,
+            hps + HostProcessStructuresLayout.receiveDoorbellOffset(contexts, 0));
+        sdram.putLong(entry + ProcessTableLayout.PROCESS_CQ_HEAD_OFFSET, hps + HostProcessStructuresLayout.CQ_HEAD_OFFSET);
+        sdram.putLong(entry + ProcessTableLayout.HPS_ADDRESS_OFFSET, hps);
+        sdram.putIntRelease(entry + ProcessTableLayout.STATE_OFFSET, ProcessTableLayout.STATE_FREE);
+        // Reader: the NIC control program, which checks it against the New_Process command.
+        sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, registered.osPid());
+        return entry;
+    }
+
+    /** @return which of the NIC's tables a New_Process refused for want of room found full. */
+    private String fullTables()
+    {
+        final int names = PublishedTables.names(sdram, layout).size();
+        final int groups = PublishedTables.groups(sdram, layout).size();
+        final StringBuilder text = new StringBuilder();
+        if (names >= params.nameTableEntries())
+        {
+            text.append(": its Name Table is full (T=").append(params.nameTableEntries()).append(" processes)");
+        }
+        if (groups >= params.groupTableEntries())
+        {
+            text.append(text.length() > 0 ? " and" : ":").append(" its Group Table is full (G=")
+                .append(params.groupTableEntries()).append(" groups; each process may join ")
+                .append(ClusterParameters.MAX_JOINED_GROUPS_PER_PROCESS).append(" groups besides its application's)");
+        }
+        return text.length() > 0 ? text.toString() : ": its Name or Group Table has no room";
+    }
+
+    private void giveUp(final DriverCommandQueueWriter.Ticket ticket, final boolean taken)
+    {
+        if (!taken)
+        {
+            commandQueue.abandon(ticket);
+        }
+    }
+
+    /** Why a command could not be posted: the queue is full only while the NIC does not take commands. */
+    private String commandQueueFull(final long timeoutMs)
+    {
+        final String dead = heartbeats.deadNic(node, System.currentTimeMillis());
+        return "the Driver Command Queue of node " + node + " (D=" + params.driverCommandQueueEntries() +
+            " entries) stayed full for " + timeoutMs + " ms: " +
+            (null != dead ? dead : "its NIC control program has not taken the commands before");
+    }
+
+    private void initialiseHostProcessStructures(final long hps, final long vni, final VniLayout vniLayout)
+    {
+        final int base = (int)hps;
+        host.putLong(base + HostProcessStructuresLayout.COMMAND_QUEUE_ADDRESS_OFFSET, vni + vniLayout.commandQueueOffset());
+        host.putLong(base + HostProcessStructuresLayout.SEND_CONTEXTS_ADDRESS_OFFSET, vni + vniLayout.sendContextListOffset());
+        host.putLong(base + HostProcessStructuresLayout.RECEIVE_CONTEXTS_ADDRESS_OFFSET,
+            vni + vniLayout.receiveContextListOffset());
+        host.putLong(base + HostProcessStructuresLayout.CONTEXT_REGIONS_ADDRESS_OFFSET,
+            vni + vniLayout.contextRegionsOffset());
+        host.putLong(base + HostProcessStructuresLayout.BUFFER_POOL_ADDRESS_OFFSET, vni + vniLayout.bufferPoolOffset());
+        host.putLong(base + HostProcessStructuresLayout.VNI_LENGTH_OFFSET, vniLayout.length());
+        // VNI Status and every Doorbell start at zero (Free): the allocator hands out zeroed pages.
+    }
+
+    private void timedOut(final DriverReplies replies, final ProcessName name, final int group, final int groupSize,
+        final long timeoutMs) throws IOException
+    {
+        final List<ClusterRegistry.Admitted> members = registry.members(group);
+        final boolean applicationGroup = members.stream().allMatch(m -> m.name().ai() == group);
+        final List<ProcessName> missing = applicationGroup ? registry.missing(group, groupSize) : List.of();
+        final StringBuilder message = new StringBuilder()
+            .append("qx_init of ").append(name).append(" timed out after ").append(timeoutMs)
+            .append(" ms: group ").append(group).append(" has ").append(members.size()).append(" of ")
+            .append(groupSize).append(" members registered (")
+            .append(members.stream().map(m -> m.name() + "@" + m.node()).collect(Collectors.joining(" ")))
+            .append(")");
+        if (!missing.isEmpty())
+        {
+            message.append("; missing: ").append(missing.stream().map(ProcessName::toString).collect(Collectors.joining(" ")));
+        }
+        else if (members.size() < groupSize)
+        {
+            message.append("; missing: ").append(groupSize - members.size()).append(" member(s)");
+        }
+        else
+        {
+            message.append("; every member asked to register but not every NIC acknowledged the group");
+        }
+        replies.timedOut(message.toString(), missing);
+    }
+
+    /** Thesis 3.4, de-registration steps 1-5. */
+    void deregister(final Registered registered) throws InterruptedException
+    {
+        final int entry = (int)layout.processEntryOffset(registered.index());
+        // Step 1: a zero PID is never scheduled again, and aborts a registration still in progress.
+        sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, 0);
+
+        // Step 2: Delete_Process, so every NIC forgets the process.
+        final DriverCommandQueueWriter.Ticket ticket = commandQueue.post(DriverCommand.DELETE_PROCESS,
+            registered.name(), registered.osPid(), registered.index(), 0, 0, DELETE_TIMEOUT_MS);
+        if (null == ticket)
+        {
+            System.err.println("driver " + node + ": could not post Delete_Process for " + registered.name() +
+                " (Driver Command Queue full); its NIC entry stays until the cluster goes down");
+        }
+        else
+        {
+            final long deadline = System.currentTimeMillis() + DELETE_TIMEOUT_MS;
+            int doorbell;
+            while (!Doorbell.isComplete(doorbell = commandQueue.doorbell(ticket)) && System.currentTimeMillis() < deadline &&
+                null == heartbeats.deadNic(node, System.currentTimeMillis()))
+            {
+                // A dead NIC completes nothing: stop waiting once its heartbeat is old (issue 17, item 9).
+                Thread.sleep(POLL_MS);
+            }
+            if (Doorbell.isComplete(doorbell))
+            {
+                commandQueue.release(ticket);
+            }
+            else
+            {
+                commandQueue.abandon(ticket);
+                System.err.println("driver " + node + ": NIC did not complete Delete_Process for " + registered.name());
+            }
+        }
+        deregisterLocally(registered);
+    }
+
+    /** Steps 3-5: unmap (the process's own business), return the pages, free the entry. */
+    private void deregisterLocally(final Registered registered)
+    {
+        final int entry = (int)layout.processEntryOffset(registered.index());
+        sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, 0);
+        allocator.freeAll(registered.index());
+        registry.remove(registered.name(), node, registered.index());
+        releaseProcessTableEntry(registered.index());
+    }
+
+    private synchronized int claimProcessTableEntry(final int osPid)
+    {
+        final int processes = params.maxProcessesPerNic();
+        final int hint = (int)(hostLayout.nicStatusOffset() + HostMemoryLayout.NIC_STATUS_PROCESS_ENTRY_OFFSET);
+        final int start = Math.floorMod(host.getInt(hint), processes);
+        for (int i = 0; i < processes; i++)
+        {
+            final int index = (start + i) % processes;
+            final int flag = (int)hostLayout.processFlagOffset(index);
+            if (0 == host.getIntVolatile(flag))
+            {
+                // Reader: `qnix cluster status`, in another JVM.
+                host.putIntRelease(flag, osPid);
+                host.putInt(hint, (index + 1) % processes);
+                return index;
+            }
+        }
+        return -1;
+    }
+
+    private synchronized void releaseProcessTableEntry(final int index)
+    {
+        host.putIntRelease((int)hostLayout.processFlagOffset(index), 0);
+    }
+}

@@ -1,0 +1,326 @@
+package org.qnix.daemon;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.EOFException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.agrona.concurrent.AtomicBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.qnix.abi.DriverProtocol;
+import org.qnix.abi.HostMemoryLayout;
+import org.qnix.abi.HostProcessStructuresLayout;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ProcessName;
+import org.qnix.abi.ProcessTableLayout;
+import org.qnix.abi.ProtectionTableLayout;
+import org.qnix.abi.PublishedTables;
+import org.qnix.abi.VniLayout;
+import org.qnix.firmware.NodeImage;
+
+/**
+ * The driver's registration and de-registration steps (thesis 3.4) as a process asks for them, through
+ * {@link DriverRequests} with no socket, over real node images and NIC control programs running on
+ * threads: what the driver writes into the Process Table, the Process Flag Array and the Host Process
+ * Structures, and the specific reply to each request it refuses.
+ */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class ProcessRegistrationTest
+{
+    private static final long TIMEOUT_MS = 20_000;
+    private static final int PID = (int)ProcessHandle.current().pid();
+
+    @TempDir
+    Path base;
+
+    private DriverTestCluster cluster;
+
+    @AfterEach
+    void tearDown()
+    {
+        if (null != cluster)
+        {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void registrationFillsTheProcessTableEntryAndTheHostProcessStructures() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, true);
+        final NodeImage image = cluster.images.get(0);
+        final AtomicBuffer sdram = image.sdram();
+        final AtomicBuffer host = image.hostMemory();
+        final NicSdramLayout layout = image.sdramLayout();
+        final SocketlessConnection process = cluster.connect(0);
+
+        final SocketlessConnection.Registered r = process.register(1, 0, 1, 1, TIMEOUT_MS).registered();
+        assertTrue(process.registerRequestSeen());
+        assertEquals(ProcessTableLayout.nicPid(r.index()), r.nicPid());
+        assertEquals(layout.vniOffset(r.index()), r.vniAddress());
+        assertEquals(layout.vni().length(), r.vniLength());
+        assertEquals(PID, host.getIntVolatile((int)image.hostLayout().processFlagOffset(r.index())), "Process Flag Array");
+
+        final int entry = (int)layout.processEntryOffset(r.index());
+        assertEquals(PID, sdram.getIntVolatile(entry + ProcessTableLayout.PID_OFFSET));
+        assertEquals(ProcessTableLayout.STATE_REGISTERED, sdram.getIntVolatile(entry + ProcessTableLayout.STATE_OFFSET));
+        assertEquals(1, sdram.getInt(entry + ProcessTableLayout.NAME_AI_OFFSET));
+        assertEquals(0, sdram.getInt(entry + ProcessTableLayout.NAME_PI_OFFSET));
+        assertEquals(1, sdram.getInt(entry + ProcessTableLayout.GROUP_OFFSET));
+        assertEquals(1, sdram.getInt(entry + ProcessTableLayout.GROUP_SIZE_OFFSET));
+        final long hps = r.hpsAddress();
+        assertEquals(hps, sdram.getLong(entry + ProcessTableLayout.HPS_ADDRESS_OFFSET));
+        assertEquals(hps + HostProcessStructuresLayout.sendDoorbellOffset(0),
+            sdram.getLong(entry + ProcessTableLayout.SEND_DOORBELLS_OFFSET));
+        assertEquals(hps + HostProcessStructuresLayout.receiveDoorbellOffset(cluster.params.contextsPerProcess(), 0),
+            sdram.getLong(entry + ProcessTableLayout.RECEIVE_DOORBELLS_OFFSET));
+        assertEquals(hps + HostProcessStructuresLayout.CQ_HEAD_OFFSET,
+            sdram.getLong(entry + ProcessTableLayout.PROCESS_CQ_HEAD_OFFSET));
+
+        // The Host Process Structures page: the VNI's parts where the process maps them (thesis 3.4, step 4).
+        final VniLayout vni = layout.vni();
+        final long v = r.vniAddress();
+        assertEquals(v + vni.commandQueueOffset(), host.getLong((int)hps + HostProcessStructuresLayout.COMMAND_QUEUE_ADDRESS_OFFSET));
+        assertEquals(v + vni.sendContextListOffset(),
+            host.getLong((int)hps + HostProcessStructuresLayout.SEND_CONTEXTS_ADDRESS_OFFSET));
+        assertEquals(v + vni.receiveContextListOffset(),
+            host.getLong((int)hps + HostProcessStructuresLayout.RECEIVE_CONTEXTS_ADDRESS_OFFSET));
+        assertEquals(v + vni.contextRegionsOffset(),
+            host.getLong((int)hps + HostProcessStructuresLayout.CONTEXT_REGIONS_ADDRESS_OFFSET));
+        assertEquals(v + vni.bufferPoolOffset(), host.getLong((int)hps + HostProcessStructuresLayout.BUFFER_POOL_ADDRESS_OFFSET));
+        assertEquals(vni.length(), host.getLong((int)hps + HostProcessStructuresLayout.VNI_LENGTH_OFFSET));
+        // Non-swappable: locked for the process's life.
+        final int hpsProtection = sdram.getIntVolatile((int)layout.protectionEntryOffset(hps));
+        assertEquals(r.nicPid(), ProtectionTableLayout.owner(hpsProtection));
+        assertEquals(1, ProtectionTableLayout.lockCount(hpsProtection));
+
+        assertTrue(PublishedTables.names(sdram, layout).stream()
+            .anyMatch(n -> n.name().equals(new ProcessName(1, 0)) && n.node().equals(image.node())), "Name Table");
+        assertFalse(process.hasReply());
+    }
+
+    @Test
+    void deregistrationFreesTheEntryTheFlagThePagesAndTheName() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, true);
+        final NodeImage image = cluster.images.get(0);
+        final int freeBefore = freePages(image);
+        final SocketlessConnection process = cluster.connect(0);
+        final SocketlessConnection.Registered r = process.register(1, 0, 1, 1, TIMEOUT_MS).registered();
+        final int region = process.send(DriverProtocol.BUFFER_ALLOCATE, 2048, 0, 1).buffer().id();
+        process.send(DriverProtocol.BUFFER_LOCK, region).lockCount();
+        assertTrue(freePages(image) < freeBefore);
+
+        process.send(DriverProtocol.DEREGISTER).deregistered();
+        assertDeregistered(image, r, freeBefore);
+        assertNull(process.requests.registered());
+        process.send(DriverProtocol.BUFFER_LOCK, region).failed();
+
+        // The same name registers again afterwards, through the same connection.
+        process.register(1, 0, 1, 1, TIMEOUT_MS).registered();
+    }
+
+    @Test
+    void aConnectionThatEndsDeregistersItsProcessAsAtExit() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, true);
+        final NodeImage image = cluster.images.get(0);
+        final int freeBefore = freePages(image);
+        final SocketlessConnection process = cluster.connect(0);
+        final SocketlessConnection.Registered r = process.register(1, 0, 1, 1, TIMEOUT_MS).registered();
+        process.send(DriverProtocol.BUFFER_POOL, 2).buffer();
+
+        process.close();
+        assertDeregistered(image, r, freeBefore);
+        cluster.connect(0).register(1, 0, 1, 1, TIMEOUT_MS).registered();
+    }
+
+    @Test
+    void aBadRegistrationIsRefusedBeforeAnyEntryIsClaimed() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, true);
+        final SocketlessConnection process = cluster.connect(0);
+        final int t = cluster.params.nameTableEntries();
+
+        assertRefused(process.register(1, 0, 2, 1, TIMEOUT_MS), "names group 2: a process registers in its application's group");
+        assertRefused(process.register(1, 0, 1, 0, TIMEOUT_MS), "bad registration request: pid " + PID + ", group size 0 (1.." + t);
+        assertRefused(process.register(1, 0, 1, t + 1, TIMEOUT_MS), "group size " + (t + 1));
+        assertRefused(process.register(1, 0, 1, 1, 0L), "timeout 0 ms");
+        assertRefused(cluster.connect(0, 0).register(1, 0, 1, 1, TIMEOUT_MS), "bad registration request: pid 0");
+        assertNoEntryClaimed(cluster.images.get(0));
+        assertNull(process.requests.registered());
+
+        // Still free to register properly.
+        process.register(1, 0, 1, 1, TIMEOUT_MS).registered();
+    }
+
+    @Test
+    void aNameOrAConnectionRegistersOnce() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, true);
+        final SocketlessConnection first = cluster.connect(0);
+        first.register(1, 0, 1, 1, TIMEOUT_MS).registered();
+
+        assertRefused(first.register(2, 0, 2, 1, TIMEOUT_MS), "this connection already registered (1,0)");
+        assertRefused(cluster.connect(0).register(1, 0, 1, 1, TIMEOUT_MS), "name (1,0) is already registered on node");
+        final SocketlessConnection third = cluster.connect(0);
+        third.register(3, 0, 3, 1, TIMEOUT_MS).registered();
+        assertRefused(third.register(3, 1, 3, 2, TIMEOUT_MS), "this connection already registered (3,0)");
+        assertEquals(new ProcessName(3, 0), third.requests.registered().name());
+    }
+
+    @Test
+    void theCallersPidIsTheKernelsNotTheOneItClaims() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, true);
+        final SocketlessConnection process = cluster.connect(0);
+        final SocketlessConnection.Registered r =
+            process.send(DriverProtocol.REGISTER, 1, 0, 1, 1, PID + 1, TIMEOUT_MS).registered();
+        final NodeImage image = cluster.images.get(0);
+        assertEquals(PID, image.sdram().getIntVolatile((int)image.sdramLayout().processEntryOffset(r.index()) +
+            ProcessTableLayout.PID_OFFSET));
+        assertEquals(PID, image.hostMemory().getIntVolatile((int)image.hostLayout().processFlagOffset(r.index())));
+    }
+
+    @Test
+    void whenEveryVirtualNetworkInterfaceIsTakenTheNextRegistrationIsRefused() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, true);
+        final int p = cluster.params.maxProcessesPerNic();
+        for (int i = 1; i <= p; i++)
+        {
+            cluster.connect(0).register(i, 0, i, 1, TIMEOUT_MS).registered();
+        }
+        assertRefused(cluster.connect(0).register(p + 1, 0, p + 1, 1, TIMEOUT_MS),
+            "no free Virtual Network Interface on node 0-0: all P=" + p + " are in use");
+    }
+
+    @Test
+    void aGroupThatDoesNotCompleteTimesOutNamingItsMissingMembersAndStaysRegistered() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, true);
+        final NodeImage image = cluster.images.get(0);
+        final int freeBefore = freePages(image);
+        final SocketlessConnection process = cluster.connect(0);
+
+        final SocketlessConnection.TimedOut timedOut = process.register(4, 1, 4, 3, 300L).timedOut();
+        assertEquals(List.of(new ProcessName(4, 0), new ProcessName(4, 2)), timedOut.missing());
+        assertTrue(timedOut.message().startsWith("qx_init of (4,1) timed out after 300 ms: group 4 has 1 of 3"),
+            timedOut.message());
+        final ProcessRegistrar.Registered registered = process.requests.registered();
+        assertNotNull(registered, "a process that timed out stays registered until it de-registers");
+
+        process.close();
+        assertEquals(0, image.hostMemory().getIntVolatile((int)image.hostLayout().processFlagOffset(registered.index())));
+        assertEquals(freeBefore, freePages(image));
+    }
+
+    @Test
+    void aGroupAcrossNodesRegistersAndItsQueryNamesEachMembersNic() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 2, true);
+        final SocketlessConnection first = cluster.connect(0);
+        final SocketlessConnection second = cluster.connect(1);
+        // Each registration waits for the other: one of them on another thread.
+        final CompletableFuture<SocketlessConnection.Registered> other =
+            CompletableFuture.supplyAsync(() -> second.register(5, 1, 5, 2, TIMEOUT_MS).registered());
+        first.register(5, 0, 5, 2, TIMEOUT_MS).registered();
+        other.get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+
+        final SocketlessConnection.GroupInfo group = first.send(DriverProtocol.GROUP_QUERY, 5).groupInfo();
+        assertEquals(2, group.expectedSize());
+        assertEquals(List.of(
+            new SocketlessConnection.Member(new ProcessName(5, 0), cluster.images.get(0).node()),
+            new SocketlessConnection.Member(new ProcessName(5, 1), cluster.images.get(1).node())), group.members());
+        assertEquals(new SocketlessConnection.GroupInfo(0, List.of()),
+            second.send(DriverProtocol.GROUP_QUERY, 9).groupInfo(), "an unknown group");
+        assertEquals(group, cluster.connect(1).send(DriverProtocol.GROUP_QUERY, 5).groupInfo(), "unregistered callers may ask");
+    }
+
+    @Test
+    void aRegistrationWithADeadNicFailsAtOnceNamingIt() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, false);
+        final SocketlessConnection.Failed failed = cluster.connect(0).register(1, 0, 1, 1, TIMEOUT_MS).failed();
+        assertEquals(DriverProtocol.NIC_DEAD, failed.code());
+        assertTrue(failed.message().contains("the NIC control program of node 0-0 is not running"), failed.message());
+        assertNoEntryClaimed(cluster.images.get(0));
+    }
+
+    @Test
+    void anUnknownRequestIsRefusedAndEndsTheConnection() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, false);
+        final SocketlessConnection process = cluster.connect(0);
+        assertFalse(process.request(99));
+        assertRefused(process, "unknown driver request 99");
+    }
+
+    @Test
+    void aRequestCutShortIsAnEndOfStreamAndAHalfRegisterLeavesTheConnectionIdle() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, true);
+        final SocketlessConnection process = cluster.connect(0);
+        final UncheckedIOException cut = assertThrows(UncheckedIOException.class,
+            () -> process.request(DriverProtocol.REGISTER, 1, 0, 1, 1));
+        assertTrue(cut.getCause() instanceof EOFException, cut.toString());
+        assertFalse(process.registerRequestSeen(), "the idle check still closes a connection that sent half a REGISTER");
+        assertFalse(process.hasReply());
+        assertNoEntryClaimed(cluster.images.get(0));
+
+        final UncheckedIOException cutBuffer = assertThrows(UncheckedIOException.class,
+            () -> process.request(DriverProtocol.BUFFER_ALLOCATE, 1024));
+        assertTrue(cutBuffer.getCause() instanceof EOFException, cutBuffer.toString());
+    }
+
+    static void assertRefused(final SocketlessConnection connection, final String expected)
+    {
+        final SocketlessConnection.Failed failed = connection.failed();
+        assertEquals(DriverProtocol.REFUSED, failed.code(), failed.message());
+        assertTrue(failed.message().contains(expected), failed.message());
+    }
+
+    static int freePages(final NodeImage image)
+    {
+        return image.hostMemory().getIntVolatile(
+            (int)(image.hostLayout().nicStatusOffset() + HostMemoryLayout.NIC_STATUS_FREE_PAGES_OFFSET));
+    }
+
+    private static void assertNoEntryClaimed(final NodeImage image)
+    {
+        for (int i = 0; i < image.parameters().maxProcessesPerNic(); i++)
+        {
+            assertEquals(0, image.hostMemory().getIntVolatile((int)image.hostLayout().processFlagOffset(i)), "flag " + i);
+        }
+    }
+
+    private static void assertDeregistered(final NodeImage image, final SocketlessConnection.Registered r,
+        final int freeBefore)
+    {
+        final AtomicBuffer sdram = image.sdram();
+        final NicSdramLayout layout = image.sdramLayout();
+        assertEquals(0, sdram.getIntVolatile((int)layout.processEntryOffset(r.index()) + ProcessTableLayout.PID_OFFSET));
+        assertEquals(0, image.hostMemory().getIntVolatile((int)image.hostLayout().processFlagOffset(r.index())));
+        assertEquals(freeBefore, freePages(image), "every page back, the Host Process Structures page too");
+        assertEquals(0, sdram.getIntVolatile((int)layout.protectionEntryOffset(r.hpsAddress())));
+        // The NIC takes the name out of its Name Table when its own Delete_Process broadcast comes back.
+        final long deadline = System.currentTimeMillis() + TIMEOUT_MS;
+        while (PublishedTables.names(sdram, layout).stream().anyMatch(n -> n.name().equals(new ProcessName(1, 0))))
+        {
+            assertTrue(System.currentTimeMillis() < deadline, "Delete_Process took the name out of the Name Table");
+            Thread.onSpinWait();
+        }
+    }
+}
