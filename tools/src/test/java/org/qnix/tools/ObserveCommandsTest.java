@@ -88,9 +88,69 @@ class ObserveCommandsTest
             assertEquals(0, a.get("receiveContextsInUse").getAsInt(), a.toString());
             assertEquals(1, b.get("receiveContextsInUse").getAsInt(), "the posted receive: " + b);
 
-            final CliResult text = CliResult.run("ps", "--cluster", dir.name());
+            final CliResult table = CliResult.run("ps", "--cluster", dir.name());
+            assertEquals(QnixCommand.OK, table.exit, table.err);
+            assertEquals(3, table.out.lines().count(), "a header and one line per process:\n" + table.out);
+
+            // A thread blocked in the posted receive: inspect shows its context as posted, page by page.
+            final ReceiveStatus late = new ReceiveStatus();
+            final Thread blocked = new Thread(() -> receiver.waitForReceive(waiting, late, 60, TimeUnit.SECONDS));
+            blocked.start();
+            final CliResult inspect = CliResult.run("inspect", receiver.name().ai() + ",0", "--cluster", dir.name(),
+                "--json");
+            assertEquals(QnixCommand.OK, inspect.exit, inspect.err);
+            final JsonObject vni = JsonParser.parseString(inspect.out).getAsJsonObject();
+            assertEquals(0, vni.getAsJsonArray("sendContextsInUse").size(), inspect.out);
+            final JsonArray posted = vni.getAsJsonArray("receiveContextsInUse");
+            assertEquals(1, posted.size(), inspect.out);
+            final JsonObject context = posted.get(0).getAsJsonObject();
+            assertEquals(waiting, context.get("context").getAsInt());
+            assertEquals("Used", context.get("doorbell").getAsString());
+            assertEquals(sender.name().toString(), context.get("sender").getAsString());
+            assertEquals(99, context.get("tag").getAsInt());
+            assertEquals(LENGTH, context.get("length").getAsInt());
+            final JsonArray pageTable = context.getAsJsonArray("pageTable");
+            final List<Long> pages = TestClusters.pages(in);
+            assertEquals(pages.size(), pageTable.size(), inspect.out);
+            long described = 0;
+            for (int d = 0; d < pages.size(); d++)
+            {
+                assertEquals(pages.get(d), pageTable.get(d).getAsJsonObject().get("page").getAsLong());
+                described += pageTable.get(d).getAsJsonObject().get("length").getAsLong();
+            }
+            assertEquals(LENGTH, described);
+            assertEquals(0, vni.getAsJsonObject("commandQueue").getAsJsonArray("pending").size(),
+                "the NIC took the Receive command");
+            final CliResult text = CliResult.run("inspect", receiver.name().toString(), "--cluster", dir.name());
             assertEquals(QnixCommand.OK, text.exit, text.err);
-            assertEquals(3, text.out.lines().count(), "a header and one line per process:\n" + text.out);
+            assertTrue(text.out.contains("doorbell: Used"), text.out);
+
+            final CliResult node = CliResult.run("inspect", "1-0", "--cluster", dir.name(), "--json");
+            assertEquals(QnixCommand.OK, node.exit, node.err);
+            final JsonObject nic = JsonParser.parseString(node.out).getAsJsonObject();
+            assertEquals("running", nic.get("firmware").getAsString());
+            assertEquals(1, nic.getAsJsonArray("processTable").size(), node.out);
+            assertEquals(receiver.name().toString(),
+                nic.getAsJsonArray("processTable").get(0).getAsJsonObject().get("name").getAsString());
+            assertEquals(2, nic.getAsJsonArray("nameTable").size(), "both processes, cluster-wide: " + node.out);
+            assertEquals(0, nic.getAsJsonObject("staging").get("bytesInUse").getAsLong());
+
+            for (final String absent : List.of("9,9", "5-5"))
+            {
+                final CliResult missing = CliResult.run("inspect", absent, "--cluster", dir.name());
+                assertEquals(QnixCommand.BAD_ARGUMENT, missing.exit, absent);
+                assertEquals(1, missing.err.lines().count(), missing.err);
+            }
+
+            // The message it waits for: the blocked thread gets it, and the context is free again.
+            final int last = sender.sendContext(receiver.name(), 99, true, out, 0, LENGTH);
+            sender.send(last);
+            sender.waitForSend(last, 60, TimeUnit.SECONDS);
+            blocked.join(TimeUnit.SECONDS.toMillis(60));
+            assertEquals(99, late.tag());
+            final JsonObject after2 = JsonParser.parseString(CliResult.run("inspect", receiver.name().ai() + ",0",
+                "--cluster", dir.name(), "--json").out).getAsJsonObject();
+            assertEquals(0, after2.getAsJsonArray("receiveContextsInUse").size(), after2.toString());
 
             final CliResult watch = CliResult.run("stat", "--cluster", dir.name(), "--json", "--watch", "0.2",
                 "--count", "2");
@@ -98,10 +158,10 @@ class ObserveCommandsTest
             final List<String> lines = watch.out.lines().toList();
             assertEquals(2, lines.size(), watch.out);
             final JsonObject second = JsonParser.parseString(lines.get(1)).getAsJsonObject();
-            for (final JsonElement node : second.getAsJsonArray("nodes"))
+            for (final JsonElement reading : second.getAsJsonArray("nodes"))
             {
-                assertEquals("running", node.getAsJsonObject().get("firmware").getAsString());
-                assertTrue(node.getAsJsonObject().getAsJsonObject("ratesPerSecond").has(NicCounters.HEARTBEATS));
+                assertEquals("running", reading.getAsJsonObject().get("firmware").getAsString());
+                assertTrue(reading.getAsJsonObject().getAsJsonObject("ratesPerSecond").has(NicCounters.HEARTBEATS));
             }
         }
         finally
@@ -116,7 +176,9 @@ class ObserveCommandsTest
         for (final String[] args : List.of(new String[] {"stat", "--watch", "0"},
             new String[] {"stat", "--count", "2"}, new String[] {"stat", "--watch", "1", "--count", "0"},
             new String[] {"ps", "--cluster", "no-such-cluster-here"},
-            new String[] {"stat", "--cluster", "no-such-cluster-here"}, new String[] {"ps", "--frobnicate"}))
+            new String[] {"stat", "--cluster", "no-such-cluster-here"}, new String[] {"ps", "--frobnicate"},
+            new String[] {"inspect", "frob"}, new String[] {"inspect"},
+            new String[] {"inspect", "1,0", "--cluster", "no-such-cluster-here"}))
         {
             final CliResult result = CliResult.run(args);
             assertTrue(result.exit != QnixCommand.OK, String.join(" ", args));
