@@ -14,6 +14,7 @@ import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.daemon.ClusterLock;
 import org.qnix.daemon.ClusterState;
+import org.qnix.firmware.NicCounters;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -338,7 +339,7 @@ public final class QnixCommand implements Runnable
             "Brings up an embedded 2x2 cluster, runs Hello on 4 processes and shows the cluster status while",
             "they are registered, then PingPong (one-way latency) and Stream (bandwidth) between two",
             "processes on different nodes, then Collectives (barrier, broadcast, all-reduce) on 4 processes,",
-            "prints what they measured, and tears everything down." })
+            "prints what they measured and a few of the NICs' counters (qnix stat), and tears everything down." })
     static final class Demo implements Callable<Integer>
     {
         @Option(names = "--name", defaultValue = "demo", description = "Cluster name (default: ${DEFAULT-VALUE}).")
@@ -476,6 +477,12 @@ public final class QnixCommand implements Runnable
                 }
             }
             printResults(results, out);
+            out.println("== what the NICs counted (qnix stat --name " + name + ", a few of its counters)");
+            StatCommand.print(out, NicStatistics.read(dir), null, List.of(NicCounters.COMMANDS,
+                NicCounters.PERMISSION_REQUESTS_SENT, NicCounters.MESSAGES_STAGED, NicCounters.DATA_PACKETS_SENT,
+                NicCounters.DATA_BYTES_SENT, NicCounters.DATA_BYTES_RECEIVED, NicCounters.SENDS_COMPLETED,
+                NicCounters.RECEIVES_COMPLETED, NicCounters.CASTS_COMPLETED, NicCounters.BARRIERS_COMPLETED,
+                NicCounters.DOORBELL_WAKEUPS));
             return OK;
         }
         finally

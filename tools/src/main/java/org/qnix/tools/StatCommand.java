@@ -93,6 +93,15 @@ public final class StatCommand implements Callable<Integer>
      */
     static void print(final PrintStream out, final NicStatistics now, final NicStatistics previous)
     {
+        print(out, now, previous, null);
+    }
+
+    /**
+     * @param only the counters to show, in this order, or null for every counter in the firmware's order.
+     */
+    static void print(final PrintStream out, final NicStatistics now, final NicStatistics previous,
+        final List<String> only)
+    {
         final List<NicStatistics.Node> nodes = now.nodes();
         out.printf("cluster '%s' at %s: %d NICs%s%n", now.cluster(),
             LocalTime.now().truncatedTo(ChronoUnit.SECONDS).format(CLOCK), nodes.size(),
@@ -116,7 +125,7 @@ public final class StatCommand implements Callable<Integer>
                 header.append(String.format("%" + width + "s", "node " + nodes.get(n).node()));
             }
             out.println(header.append("  counter"));
-            for (final String label : nodes.get(first).counters().keySet())
+            for (final String label : null == only ? nodes.get(first).counters().keySet() : only)
             {
                 final StringBuilder row = new StringBuilder();
                 for (int n = first; n < last; n++)
