@@ -124,9 +124,10 @@ final class SystemMessageDispatcher
     private void onSystemMessage(final int code, final MutableDirectBuffer buffer, final int payload, final int length)
     {
         counters.systemMessagesReceived.increment();
-        final NicCoordinates source = NicCoordinates.unpack(inHeader.source());
-        final int sourceIndex = source.index(params.torusWidth());
-        if (source.x() >= params.torusWidth() || source.y() >= params.torusHeight() ||
+        // The source as a node index, without an object: the permission protocol is on the data path.
+        final int sourcePacked = inHeader.source();
+        final int sourceIndex = NicCoordinates.indexOfPacked(sourcePacked, params.torusWidth());
+        if (((sourcePacked >> 8) & 0xFF) >= params.torusWidth() || (sourcePacked & 0xFF) >= params.torusHeight() ||
             length < minimumLength(code))
         {
             counters.systemMessagesRejected.increment();
@@ -148,7 +149,8 @@ final class SystemMessageDispatcher
                 break;
 
             case SystemMessage.NEW_PROCESS:
-                registrations.onNewProcess(source, sourceIndex, newProcess.wrap(buffer, payload));
+                registrations.onNewProcess(
+                    NicCoordinates.unpack(sourcePacked), sourceIndex, newProcess.wrap(buffer, payload));
                 break;
 
             case SystemMessage.NEW_PROCESS_ACK:
@@ -156,7 +158,8 @@ final class SystemMessageDispatcher
                 break;
 
             case SystemMessage.NEW_GROUP:
-                registrations.onNewGroup(source, sourceIndex, newGroup.wrap(buffer, payload));
+                registrations.onNewGroup(
+                    NicCoordinates.unpack(sourcePacked), sourceIndex, newGroup.wrap(buffer, payload));
                 break;
 
             case SystemMessage.NEW_GROUP_ACK:
@@ -164,7 +167,8 @@ final class SystemMessageDispatcher
                 break;
 
             case SystemMessage.DELETE_PROCESS:
-                registrations.onDeleteProcess(source, sourceIndex, newProcess.wrap(buffer, payload));
+                registrations.onDeleteProcess(
+                    NicCoordinates.unpack(sourcePacked), sourceIndex, newProcess.wrap(buffer, payload));
                 break;
 
             case SystemMessage.BARRIER:
