@@ -2,6 +2,7 @@ package org.qnix.firmware;
 
 import java.util.Arrays;
 
+import org.qnix.abi.Doorbell;
 import org.qnix.abi.ProcessCommand;
 
 /**
@@ -18,7 +19,7 @@ final class CastOperation
     final PageList buffer;
 
     boolean active;
-    /** Waiting for Scheduling Queue entries of the NIC's pool to start ({@link MessageEngine}). */
+    /** Waiting for Scheduling Queue entries of the NIC's pool to start ({@link CastSender}). */
     boolean waitingToStart;
     /** ProcessCommand.BROADCAST, BROADCAST_SHORT, MULTICAST or MULTICAST_SHORT. */
     int command;
@@ -52,6 +53,55 @@ final class CastOperation
         this.processIndex = processIndex;
         this.context = context;
         this.buffer = new PageList(Math.max(1, descriptors));
+    }
+
+    /**
+     * Broadcast step 2: the fields of the Send Context, and no destinations yet (the message itself is
+     * read into {@link #buffer}).
+     */
+    void describe(final int command, final boolean doorbellFlag, final int tag)
+    {
+        this.command = command;
+        this.doorbellFlag = doorbellFlag;
+        this.tag = tag;
+        status = Doorbell.DONE;
+        copyLength = 0;
+        waitingToStart = false;
+        clearDestinations();
+    }
+
+    /**
+     * The message's geometry; for the short forms the data is already in NIC memory, at
+     * {@code shortDataAddress} in the Context Region (step 1 is not executed).
+     */
+    void message(final int length, final int firstPacketLength, final int packets, final long shortDataAddress)
+    {
+        this.length = length;
+        this.firstPacketLength = firstPacketLength;
+        this.packets = packets;
+        this.dataAddress = isShort() ? shortDataAddress : 0;
+    }
+
+    /** The one copy of the data in managed memory (Broadcast step 1). */
+    void copied(final long address)
+    {
+        dataAddress = address;
+        copyLength = length;
+    }
+
+    /**
+     * One destination's send ended (Broadcast step 3: the counter goes down); the first error is the
+     * cast's status.
+     *
+     * @return true if that was the last one: the cast completes with {@link #status}.
+     */
+    boolean destinationDone(final int destinationStatus)
+    {
+        if (Doorbell.DONE != destinationStatus && Doorbell.DONE == status)
+        {
+            status = destinationStatus;
+        }
+        return --remaining == 0;
     }
 
     boolean isShort()

@@ -4,8 +4,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 
-import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
+import org.qnix.abi.BarrierFlyweight;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.NicCoordinates;
@@ -43,21 +43,19 @@ final class GroupOperations
     private final boolean[] notified;
 
     /**
-     * @param slots          the Process Table entries' working state, shared with the {@link MessageEngine}.
      * @param groupCompleted what to do when a group becomes complete on this NIC: acknowledge it to every
-     *                       member's NIC (New_Group_Ack).
+     *                       member's NIC (New_Group_Ack, {@link ProcessRegistrations}).
      */
-    GroupOperations(final ClusterParameters params, final GroupTable groups, final ProcessSlot[] slots,
-        final SystemMessageSender messages, final Doorbells doorbells, final NicCounters counters,
-        final NicCoordinates self, final NameTable names, final Consumer<GroupTable.Group> groupCompleted)
+    GroupOperations(final FirmwareContext ctx, final Consumer<GroupTable.Group> groupCompleted)
     {
-        this.groups = groups;
-        this.names = names;
-        this.slots = slots;
-        this.messages = messages;
-        this.doorbells = doorbells;
-        this.counters = counters;
-        this.self = self;
+        final ClusterParameters params = ctx.parameters();
+        this.groups = ctx.groupTable();
+        this.names = ctx.nameTable();
+        this.slots = ctx.processSlots();
+        this.messages = ctx.systemMessages();
+        this.doorbells = ctx.doorbells();
+        this.counters = ctx.counters();
+        this.self = ctx.self();
         this.torusWidth = params.torusWidth();
         this.selfIndex = self.index(torusWidth);
         this.nodeCount = params.nodeCount();
@@ -122,13 +120,9 @@ final class GroupOperations
                 break;
         }
         // Step 2.
-        messages.begin(SystemMessage.NEW_GROUP)
-            .putInt(SystemMessage.GROUP_OFFSET, group)
-            .putInt(SystemMessage.GROUP_SIZE_OFFSET, size)
-            .putInt(SystemMessage.GROUP_MEMBER_AI_OFFSET, slot.aiName)
-            .putInt(SystemMessage.GROUP_MEMBER_PI_OFFSET, slot.piName)
-            .putInt(SystemMessage.GROUP_MEMBER_NIC_PID_OFFSET, slot.nicPid)
-            .broadcast(SystemMessage.NEW_GROUP_LENGTH);
+        messages.newGroup().group(group).groupSize(size).memberAi(slot.aiName).memberPi(slot.piName)
+            .memberNicPid(slot.nicPid);
+        messages.broadcast(SystemMessage.NEW_GROUP_LENGTH);
         // Step 3.
         if (GroupTable.AddResult.COMPLETED == added)
         {
@@ -207,14 +201,9 @@ final class GroupOperations
             if (!notified[node])
             {
                 notified[node] = true;
-                messages.begin(SystemMessage.BARRIER)
-                    .putInt(SystemMessage.GROUP_OFFSET, group)
-                    .putInt(SystemMessage.GROUP_SIZE_OFFSET, size)
-                    .putInt(SystemMessage.BARRIER_SEQUENCE_OFFSET, sequence)
-                    .putInt(SystemMessage.BARRIER_MEMBER_AI_OFFSET, slot.aiName)
-                    .putInt(SystemMessage.BARRIER_MEMBER_PI_OFFSET, slot.piName)
-                    .putInt(SystemMessage.BARRIER_MEMBER_NIC_PID_OFFSET, slot.nicPid)
-                    .sendTo(node, SystemMessage.BARRIER_LENGTH);
+                messages.barrier().group(group).groupSize(size).sequence(sequence).memberAi(slot.aiName)
+                    .memberPi(slot.piName).memberNicPid(slot.nicPid);
+                messages.sendTo(node, SystemMessage.BARRIER_LENGTH);
             }
         }
         // Step 1: this process's arrival, with those that came before it.
@@ -232,14 +221,14 @@ final class GroupOperations
     }
 
     /** A Barrier message: a member on NIC {@code node} entered a barrier. */
-    void onBarrierMessage(final int node, final DirectBuffer buffer, final int payload)
+    void onBarrierMessage(final int node, final BarrierFlyweight barrier)
     {
-        final int group = buffer.getInt(payload + SystemMessage.GROUP_OFFSET);
-        final int size = buffer.getInt(payload + SystemMessage.GROUP_SIZE_OFFSET);
-        final int sequence = buffer.getInt(payload + SystemMessage.BARRIER_SEQUENCE_OFFSET);
-        final int ai = buffer.getInt(payload + SystemMessage.BARRIER_MEMBER_AI_OFFSET);
-        final int pi = buffer.getInt(payload + SystemMessage.BARRIER_MEMBER_PI_OFFSET);
-        final int nicPid = buffer.getInt(payload + SystemMessage.BARRIER_MEMBER_NIC_PID_OFFSET);
+        final int group = barrier.group();
+        final int size = barrier.groupSize();
+        final int sequence = barrier.sequence();
+        final int ai = barrier.memberAi();
+        final int pi = barrier.memberPi();
+        final int nicPid = barrier.memberNicPid();
         final GroupTable.Group entry = groups.lookup(group);
         if (null == entry || entry.broken)
         {

@@ -65,10 +65,12 @@ public final class LoadedFirmware implements AutoCloseable
                 FileDescriptorBlock.verify(fifo.buffer(), FileDescriptorBlock.TYPE_RX_FIFO, dir.rxFifo(peer).toString());
                 rings[i] = new UnsafeBuffer(fifo.buffer(), RxFifoLayout.RING_OFFSET, RxFifoLayout.ringLength(params));
             }
-            final NicCounters counters = new NicCounters(
-                new CountersManager(image.countersMetadata(), image.countersValues()));
-            final NicControlProgram program =
-                new NicControlProgram(image, rings, counters, SystemEpochClock.INSTANCE);
+            final NicControlProgram program = new NicControlProgram(new FirmwareContext()
+                .nodeImage(image)
+                .inputFifos(rings)
+                .countersManager(new CountersManager(image.countersMetadata(), image.countersValues()))
+                .epochClock(SystemEpochClock.INSTANCE)
+                .errorLog(System.err));
             return new LoadedFirmware(image, fifos, program.logEvents(true));
         }
         catch (final RuntimeException ex)
@@ -87,14 +89,9 @@ public final class LoadedFirmware implements AutoCloseable
     /** Starts the control program's loop on a new thread named after the NIC. */
     public void start(final IdleStrategy idleStrategy)
     {
-        runner = new AgentRunner(idleStrategy, this::onError, null, program);
+        // Errors no role caught (none expected) are logged and counted like theirs; the loop goes on.
+        runner = new AgentRunner(idleStrategy, program.context().errorHandler(), null, program);
         AgentRunner.startOnThread(runner);
-    }
-
-    private void onError(final Throwable error)
-    {
-        System.err.println("NIC " + program.node() + ": control program error (loop continues)");
-        error.printStackTrace();
     }
 
     /** Stops the loop (waiting for it) and unmaps everything. */

@@ -1,5 +1,8 @@
 package org.qnix.firmware;
 
+import java.util.HashMap;
+import java.util.Map;
+
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersManager;
 import org.qnix.abi.CountersLayout;
@@ -50,6 +53,13 @@ public final class NicCounters
     public static final String SENDS_ABORTED =
         "sends ended part-way (a sender page no longer locked at DMA time)";
     public static final String TRANSFERS_ABORTED = "transfers ended by their sender's NIC (Transfer_Abort)";
+    /** Exceptions thrown inside the duty cycle (see {@link DutyCycleErrorHandler}); appended last. */
+    public static final String DUTY_CYCLE_ERRORS = "errors in the duty cycle (packet or command dropped)";
+    /**
+     * Prefix of the counters made on demand, one per cause of duty-cycle errors, e.g.
+     * {@code "duty cycle errors caused by: system message Permission_Request"}.
+     */
+    public static final String ERRORS_CAUSED_BY = "duty cycle errors caused by: ";
 
     final AtomicCounter driverCommands;
     final AtomicCounter driverCommandsRejected;
@@ -89,6 +99,9 @@ public final class NicCounters
     final AtomicCounter barriersCompleted;
     final AtomicCounter sendsAborted;
     final AtomicCounter transfersAborted;
+    final AtomicCounter dutyCycleErrors;
+    private final CountersManager manager;
+    private final Map<String, AtomicCounter> errorsByCause = new HashMap<>();
 
     public NicCounters(final CountersManager manager)
     {
@@ -130,6 +143,25 @@ public final class NicCounters
         barriersCompleted = counter(manager, BARRIERS_COMPLETED);
         sendsAborted = counter(manager, SENDS_ABORTED);
         transfersAborted = counter(manager, TRANSFERS_ABORTED);
+        dutyCycleErrors = counter(manager, DUTY_CYCLE_ERRORS);
+        this.manager = manager;
+    }
+
+    /**
+     * The counter of duty-cycle errors with this cause, made the first time (error path only).
+     *
+     * @return null when the counters file has no room left: the error is then counted in
+     * {@link #DUTY_CYCLE_ERRORS} alone.
+     */
+    AtomicCounter errorsCausedBy(final String cause)
+    {
+        AtomicCounter counter = errorsByCause.get(cause);
+        if (null == counter && manager.available() > 0)
+        {
+            counter = counter(manager, ERRORS_CAUSED_BY + cause);
+            errorsByCause.put(cause, counter);
+        }
+        return counter;
     }
 
     private static AtomicCounter counter(final CountersManager manager, final String label)

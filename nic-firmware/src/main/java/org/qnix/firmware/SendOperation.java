@@ -1,10 +1,17 @@
 package org.qnix.firmware;
 
+import org.qnix.abi.PacketHeader;
+import org.qnix.abi.PermissionReplyFlyweight;
+import org.qnix.abi.PermissionRequestFlyweight;
+import org.qnix.abi.ProcessCommand;
+
 /**
  * A Scheduling Queue entry (thesis 3.3.3, Figure 5): Send Info, Header Info and the Permission Flag of
- * one pending Send or Send_Short. There is one per Send Context, made when the process registers and
- * reused for every operation of that context, so scheduling allocates nothing; the entries of
- * Broadcast and Multicast destinations come from a pool of the NIC (thesis 3.5.2, Broadcast step 2).
+ * one pending Send or Send_Short, and what happens to them: described from the Send Context, scheduled
+ * with a new operation id, granted by a Permission_Reply, advanced one packet at a time, ended. There
+ * is one per Send Context, made when the process registers and reused for every operation of that
+ * context, so scheduling allocates nothing; the entries of Broadcast and Multicast destinations come
+ * from a pool of the {@link SendScheduler} (thesis 3.5.2, Broadcast step 2).
  */
 final class SendOperation
 {
@@ -49,9 +56,123 @@ final class SendOperation
         this.buffer = new PageList(Math.max(1, descriptors));
     }
 
+    /** Send step 2: the fields of the Send Context (the message itself is read into {@link #buffer}). */
+    void describe(final int command, final boolean doorbellFlag, final int receiverAi, final int receiverPi,
+        final int tag)
+    {
+        this.command = command;
+        this.doorbellFlag = doorbellFlag;
+        this.receiverAi = receiverAi;
+        this.receiverPi = receiverPi;
+        this.tag = tag;
+    }
+
+    /** The message's geometry: its length, its first packet's length (page alignment) and packet count. */
+    void message(final int length, final int firstPacketLength, final int packets)
+    {
+        this.length = length;
+        this.firstPacketLength = firstPacketLength;
+        this.packets = packets;
+    }
+
+    /** One destination of a Broadcast or Multicast: the cast's message, from its copy (thesis 3.5.2, step 3). */
+    void describeCastDestination(final int processIndex, final CastOperation cast, final int destination)
+    {
+        this.processIndex = processIndex;
+        this.context = cast.context;
+        this.cast = cast;
+        describe(cast.isShort() ? ProcessCommand.SEND_SHORT : ProcessCommand.SEND, cast.doorbellFlag,
+            cast.destinationAi[destination], cast.destinationPi[destination], cast.tag);
+        message(cast.length, cast.firstPacketLength, cast.packets);
+    }
+
+    /** Send step 3: a new operation for the destination NIC and PID, waiting for permission. */
+    void schedule(final int destinationNode, final int destinationPid, final long operationId)
+    {
+        this.destinationNode = destinationNode;
+        this.destinationPid = destinationPid;
+        this.operationId = operationId;
+        nextPacket = 0;
+        permitted = false;
+        transferHandle = -1;
+        active = true;
+    }
+
+    /** @return true if this operation is waiting for a Permission_Reply with this id. */
+    boolean awaitsPermission(final long id)
+    {
+        return active && operationId == id && !permitted;
+    }
+
+    /** Permission_Reply granted: the Permission Flag, and the handle every data packet carries. */
+    void grant(final int handle)
+    {
+        permitted = true;
+        transferHandle = handle;
+    }
+
+    void end()
+    {
+        active = false;
+        permitted = false;
+    }
+
     boolean finished()
     {
         return nextPacket >= packets;
+    }
+
+    /** Data from the sender's pages (Send), not NIC memory (Send_Short, or a cast's copy). */
+    boolean readsHostMemory()
+    {
+        return null == cast ? ProcessCommand.SEND_SHORT != command : cast.fromHost;
+    }
+
+    /** The host address of the message byte at {@code offset}, in the Send's or the cast's pages. */
+    long hostAddress(final int offset, final int pageSize)
+    {
+        return null == cast ? buffer.address(offset, pageSize) : cast.buffer.address(offset, pageSize);
+    }
+
+    /** Send step 3: the Permission_Request asking for this operation's transfer (thesis 3.5.1). */
+    void writeRequest(final PermissionRequestFlyweight request, final ProcessSlot sender, final long now)
+    {
+        lastRequestMs = now;
+        request
+            .receiverPid(destinationPid)
+            .senderPid(sender.nicPid)
+            .tag(tag)
+            .messageLength(length)
+            .firstPacketLength(firstPacketLength)
+            .packets(packets)
+            .operationId(operationId)
+            .senderAi(sender.aiName)
+            .senderPi(sender.piName);
+    }
+
+    /** Transfer_Abort for this granted operation, ended with {@code status}. */
+    void writeAbort(final PermissionReplyFlyweight abort, final int senderPid, final int status)
+    {
+        abort
+            .receiverPid(destinationPid)
+            .senderPid(senderPid)
+            .operationId(operationId)
+            .status(status)
+            .handle(transferHandle);
+    }
+
+    /** TX step 4: the header of the next data packet (thesis 3.5, Figure 7). */
+    void writeHeader(final PacketHeader header, final int destination, final int source, final int senderPid,
+        final int packetLength)
+    {
+        header
+            .destination(destination)
+            .receiverPid(destinationPid)
+            .source(source)
+            .senderPid(senderPid)
+            .contextTag(transferHandle)
+            .packetLength(packetLength)
+            .counter(nextPacket);
     }
 
     public String toString()

@@ -1,27 +1,38 @@
 package org.qnix.firmware;
 
 import org.agrona.concurrent.UnsafeBuffer;
+import org.qnix.abi.BarrierFlyweight;
+import org.qnix.abi.NewGroupFlyweight;
+import org.qnix.abi.NewProcessFlyweight;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.PacketHeader;
+import org.qnix.abi.PermissionReplyFlyweight;
+import org.qnix.abi.PermissionRequestFlyweight;
 import org.qnix.abi.SystemMessage;
 import org.qnix.abi.WireMessageType;
 
 /**
  * Composes and sends the one-packet NIC-to-NIC system messages of thesis 3.5.1: both PIDs zero, the
- * message code in the Context Tag, the payload laid out as {@link SystemMessage} says. One scratch
- * packet, reused: {@link #begin} a message, write its fields, then send it to one NIC or to all others.
+ * message code in the Context Tag, the payload written through the qnix-abi flyweight of the message
+ * (the same flyweights {@link SystemMessageDispatcher} reads with). One scratch packet, reused: start
+ * a message with the method named after it, write its fields, then send it to one NIC or to all others.
  *
  * <pre>{@code
- * messages.begin(SystemMessage.DELETE_PROCESS)
- *     .putInt(SystemMessage.NAME_AI_OFFSET, 7).putInt(SystemMessage.NAME_PI_OFFSET, 0)
- *     .putInt(SystemMessage.NAME_NIC_PID_OFFSET, 1)
- *     .broadcast(SystemMessage.DELETE_PROCESS_LENGTH);
+ * messages.deleteProcess().ai(7).pi(0).nicPid(1);
+ * messages.broadcast(SystemMessage.DELETE_PROCESS_LENGTH);
  * }</pre>
  */
 final class SystemMessageSender
 {
     private final UnsafeBuffer packet = new UnsafeBuffer(new byte[PacketHeader.LENGTH + SystemMessage.MAX_PAYLOAD_LENGTH]);
     private final PacketHeader header = new PacketHeader().wrap(packet, 0);
+    private final PermissionRequestFlyweight permissionRequest =
+        new PermissionRequestFlyweight().wrap(packet, PacketHeader.LENGTH);
+    private final PermissionReplyFlyweight permissionReply =
+        new PermissionReplyFlyweight().wrap(packet, PacketHeader.LENGTH);
+    private final NewProcessFlyweight newProcess = new NewProcessFlyweight().wrap(packet, PacketHeader.LENGTH);
+    private final NewGroupFlyweight newGroup = new NewGroupFlyweight().wrap(packet, PacketHeader.LENGTH);
+    private final BarrierFlyweight barrier = new BarrierFlyweight().wrap(packet, PacketHeader.LENGTH);
     private final Wire wire;
     private final NicCounters counters;
     private final int torusWidth;
@@ -34,23 +45,62 @@ final class SystemMessageSender
         header.receiverPid(0).senderPid(0).source(self.packed()).counter(0);
     }
 
-    SystemMessageSender begin(final int code)
+    PermissionRequestFlyweight permissionRequest()
     {
-        header.contextTag(code);
-        return this;
+        header.contextTag(SystemMessage.PERMISSION_REQUEST);
+        return permissionRequest;
     }
 
-    /** Writes a payload field, at an offset of {@link SystemMessage}. */
-    SystemMessageSender putInt(final int payloadOffset, final int value)
+    PermissionReplyFlyweight permissionReply()
     {
-        packet.putInt(PacketHeader.LENGTH + payloadOffset, value);
-        return this;
+        header.contextTag(SystemMessage.PERMISSION_REPLY);
+        return permissionReply;
     }
 
-    SystemMessageSender putLong(final int payloadOffset, final long value)
+    /** Transfer_Abort has the layout of Permission_Reply. */
+    PermissionReplyFlyweight transferAbort()
     {
-        packet.putLong(PacketHeader.LENGTH + payloadOffset, value);
-        return this;
+        header.contextTag(SystemMessage.TRANSFER_ABORT);
+        return permissionReply;
+    }
+
+    NewProcessFlyweight newProcess()
+    {
+        header.contextTag(SystemMessage.NEW_PROCESS);
+        return newProcess;
+    }
+
+    /** New_Process_Ack: the first three fields of New_Process. */
+    NewProcessFlyweight newProcessAck()
+    {
+        header.contextTag(SystemMessage.NEW_PROCESS_ACK);
+        return newProcess;
+    }
+
+    /** Delete_Process: the first three fields of New_Process. */
+    NewProcessFlyweight deleteProcess()
+    {
+        header.contextTag(SystemMessage.DELETE_PROCESS);
+        return newProcess;
+    }
+
+    NewGroupFlyweight newGroup()
+    {
+        header.contextTag(SystemMessage.NEW_GROUP);
+        return newGroup;
+    }
+
+    /** New_Group_Ack: Group and the acknowledged member's NIC PID. */
+    NewGroupFlyweight newGroupAck()
+    {
+        header.contextTag(SystemMessage.NEW_GROUP_ACK);
+        return newGroup;
+    }
+
+    BarrierFlyweight barrier()
+    {
+        header.contextTag(SystemMessage.BARRIER);
+        return barrier;
     }
 
     /** Sends the message to one NIC; it waits in the outbox if that NIC's FIFO is full. */

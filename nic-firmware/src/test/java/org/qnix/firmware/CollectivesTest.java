@@ -14,8 +14,10 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.qnix.abi.BarrierFlyweight;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.Doorbell;
+import org.qnix.abi.NewGroupFlyweight;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.ProcessName;
@@ -66,12 +68,8 @@ class CollectivesTest
         final int size, final int sequence)
     {
         final UnsafeBuffer payload = new UnsafeBuffer(new byte[SystemMessage.BARRIER_LENGTH]);
-        payload.putInt(SystemMessage.GROUP_OFFSET, group);
-        payload.putInt(SystemMessage.GROUP_SIZE_OFFSET, size);
-        payload.putInt(SystemMessage.BARRIER_SEQUENCE_OFFSET, sequence);
-        payload.putInt(SystemMessage.BARRIER_MEMBER_AI_OFFSET, member.name.ai());
-        payload.putInt(SystemMessage.BARRIER_MEMBER_PI_OFFSET, member.name.pi());
-        payload.putInt(SystemMessage.BARRIER_MEMBER_NIC_PID_OFFSET, member.index + 1);
+        new BarrierFlyweight().wrap(payload, 0).group(group).groupSize(size).sequence(sequence)
+            .memberAi(member.name.ai()).memberPi(member.name.pi()).memberNicPid(member.index + 1);
         cluster.injectSystemMessage(from, to, SystemMessage.BARRIER, payload, SystemMessage.BARRIER_LENGTH);
     }
 
@@ -315,11 +313,8 @@ class CollectivesTest
         final long sent = cluster.counter(3, NicCounters.SYSTEM_MESSAGES_SENT);
 
         final UnsafeBuffer payload = new UnsafeBuffer(new byte[SystemMessage.NEW_GROUP_LENGTH]);
-        payload.putInt(SystemMessage.GROUP_OFFSET, group);
-        payload.putInt(SystemMessage.GROUP_SIZE_OFFSET, 2);
-        payload.putInt(SystemMessage.GROUP_MEMBER_AI_OFFSET, p[0].name.ai());
-        payload.putInt(SystemMessage.GROUP_MEMBER_PI_OFFSET, p[0].name.pi());
-        payload.putInt(SystemMessage.GROUP_MEMBER_NIC_PID_OFFSET, p[0].index + 1);
+        new NewGroupFlyweight().wrap(payload, 0).group(group).groupSize(2).memberAi(p[0].name.ai())
+            .memberPi(p[0].name.pi()).memberNicPid(p[0].index + 1);
         cluster.injectSystemMessage(0, 3, SystemMessage.NEW_GROUP, payload, SystemMessage.NEW_GROUP_LENGTH);
         cluster.nics.get(3).doWork();
         assertEquals(sent + 1, cluster.counter(3, NicCounters.SYSTEM_MESSAGES_SENT), "New_Group_Ack again");
@@ -364,7 +359,7 @@ class CollectivesTest
         // The root p0 and p1 on node 0, p2 on node 3, p3 on node 1.
         final SteppedProcess[] p = start(0, 0, 3, 1);
         final int length = 2 * PAGE + 300;
-        final MessageEngine rootNic = cluster.nics.get(0).engine();
+        final NicControlProgram rootNic = cluster.nics.get(0);
         p[0].fill(100, length, 5);
         p[1].receiveContext(0, APP, 0, 9, 0, length);
         p[1].post(ProcessCommand.RECEIVE, 0);
@@ -488,14 +483,14 @@ class CollectivesTest
         p[1].sendContext(0, p[2].name, 1, 0, 3 * PAGE);
         p[1].post(ProcessCommand.SEND, 0);
         cluster.settle();
-        assertEquals(3L * PAGE, cluster.nics.get(0).engine().stagingBytesInUse());
+        assertEquals(3L * PAGE, cluster.nics.get(0).stagingBytesInUse());
 
         // Waiting for the memory would wait for ever: p2's part of the broadcast needs it too.
         p[0].fill(0, PAGE, 2);
         p[0].sendContext(0, p[0].name, 2, 0, PAGE);
         p[0].post(ProcessCommand.BROADCAST, 0, APP, 0);
         cluster.settle();
-        final CastOperation cast = cluster.nics.get(0).engine().slot(0).casts[0];
+        final CastOperation cast = cluster.nics.get(0).slot(0).casts[0];
         assertTrue(cast.fromHost);
         assertFalse(cast.waitingToStart);
 
@@ -505,7 +500,7 @@ class CollectivesTest
         p[1].post(ProcessCommand.RECEIVE, 0);
         p[2].receiveContext(1, APP, 0, 2, 4 * PAGE, PAGE);
         p[2].post(ProcessCommand.RECEIVE, 1);
-        cluster.clock.advance(MessageEngine.PERMISSION_RETRY_MS);
+        cluster.clock.advance(SendScheduler.PERMISSION_RETRY_MS);
         cluster.settle();
         assertEquals(Doorbell.DONE, p[0].sendDoorbell(0));
         assertEquals(Doorbell.DONE, p[1].receiveDoorbell(0));
@@ -514,7 +509,7 @@ class CollectivesTest
         assertDelivered(p[2], 4 * PAGE, PAGE, 2);
         assertEquals(0, cluster.counter(0, NicCounters.CAST_COPIES));
         assertEquals(2L * PAGE, cluster.counter(0, NicCounters.HOST_BYTES_READ), "one read per destination");
-        assertEquals(0, cluster.nics.get(0).engine().stagingBytesInUse());
+        assertEquals(0, cluster.nics.get(0).stagingBytesInUse());
     }
 
     @Test
@@ -574,7 +569,7 @@ class CollectivesTest
         assertEquals(Doorbell.DONE, p[1].receiveDoorbell(0));
         assertDelivered(p[1], 0, 100, 3);
         assertEquals(Doorbell.PEER_GONE, p[0].sendDoorbell(0));
-        assertEquals(0, cluster.nics.get(0).engine().stagingBytesInUse());
+        assertEquals(0, cluster.nics.get(0).stagingBytesInUse());
         assertNotNull(cluster.nics.get(0).groupTable().lookup(APP));
     }
 }

@@ -17,6 +17,8 @@ import org.qnix.abi.Doorbell;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.PacketHeader;
+import org.qnix.abi.PermissionReplyFlyweight;
+import org.qnix.abi.PermissionRequestFlyweight;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.ProtectionTableLayout;
 import org.qnix.abi.ProcessCommand;
@@ -126,7 +128,7 @@ class MessagePathTest
         cluster.settle();
         assertEquals(Doorbell.DONE, sender.sendDoorbell(1), "the sender completes once its data left");
         assertEquals(1, counter(2, NicCounters.MESSAGES_STAGED));
-        assertEquals(3L * PAGE, cluster.nics.get(2).engine().stagingBytesInUse());
+        assertEquals(3L * PAGE, cluster.nics.get(2).stagingBytesInUse());
 
         // Any_Proc and Any_Tag: the completion reports the real source and tag.
         receiver.receiveContext(2, ContextLayout.ANY, ContextLayout.ANY, ContextLayout.ANY, PAGE + 7, 2 * PAGE + 100);
@@ -139,8 +141,8 @@ class MessagePathTest
         assertEquals(0, completion[1]);
         assertEquals(9, completion[2]);
         assertEquals(2 * PAGE + 100, completion[3]);
-        assertEquals(0, cluster.nics.get(2).engine().stagingBytesInUse());
-        assertEquals(0, cluster.nics.get(2).engine().activeTransfers());
+        assertEquals(0, cluster.nics.get(2).stagingBytesInUse());
+        assertEquals(0, cluster.nics.get(2).activeTransfers());
     }
 
     @Test
@@ -261,7 +263,7 @@ class MessagePathTest
         final SteppedProcess[] p = start(tightStaging(), 0, 3);
         final SteppedProcess sender = p[0];
         final SteppedProcess receiver = p[1];
-        final MessageEngine receivingNic = cluster.nics.get(3).engine();
+        final NicControlProgram receivingNic = cluster.nics.get(3);
         assertEquals(3 * PAGE, new NicSdramLayout(cluster.params).managedMemoryLength());
 
         sender.fill(0, 3 * PAGE, 1);
@@ -277,11 +279,11 @@ class MessagePathTest
         cluster.settle();
         assertEquals(1, deferredForRoom(3), "no room: no reply");
         assertEquals(Doorbell.FREE, sender.sendDoorbell(1));
-        assertFalse(cluster.nics.get(0).engine().slot(0).sends[1].permitted);
+        assertFalse(cluster.nics.get(0).slot(0).sends[1].permitted);
 
         for (int retry = 2; retry <= 4; retry++)
         {
-            cluster.clock.advance(MessageEngine.PERMISSION_RETRY_MS);
+            cluster.clock.advance(SendScheduler.PERMISSION_RETRY_MS);
             cluster.settle();
             assertEquals(retry, deferredForRoom(3), "the sender keeps asking");
         }
@@ -295,7 +297,7 @@ class MessagePathTest
         assertDelivered(receiver, 0, 3 * PAGE, 1, "first message");
         assertEquals(0, receivingNic.stagingBytesInUse());
 
-        cluster.clock.advance(MessageEngine.PERMISSION_RETRY_MS);
+        cluster.clock.advance(SendScheduler.PERMISSION_RETRY_MS);
         cluster.settle();
         assertEquals(Doorbell.DONE, sender.sendDoorbell(1));
         receiver.receiveContext(1, GROUP, 0, 2, 5 * PAGE, 10);
@@ -319,7 +321,7 @@ class MessagePathTest
         final SteppedProcess sender = p[0];
         final SteppedProcess receiver = p[1];
         final SteppedProcess newOwner = p[2];
-        final MessageEngine receivingNic = cluster.nics.get(3).engine();
+        final NicControlProgram receivingNic = cluster.nics.get(3);
 
         sender.fill(0, 3 * PAGE, 1);
         sender.sendContext(0, receiver.name, 1, 0, 3 * PAGE);
@@ -348,7 +350,7 @@ class MessagePathTest
         receiver.receiveContext(0, GROUP, 0, 1, 0, 3 * PAGE);
         receiver.post(ProcessCommand.RECEIVE, 0);
         cluster.settle();
-        cluster.clock.advance(MessageEngine.PERMISSION_RETRY_MS);
+        cluster.clock.advance(SendScheduler.PERMISSION_RETRY_MS);
         cluster.settle();
         assertEquals(Doorbell.DONE, receiver.receiveDoorbell(0));
         assertEquals(Doorbell.PROTECTION, sender.sendDoorbell(1));
@@ -402,7 +404,7 @@ class MessagePathTest
         {
             assertEquals(SteppedProcess.pattern(77, i), receiver.areaByte(i), "byte " + i + " after the prefix");
         }
-        assertEquals(0, cluster.nics.get(3).engine().activeTransfers());
+        assertEquals(0, cluster.nics.get(3).activeTransfers());
         assertEquals(0, counter(3, NicCounters.PACKETS_DROPPED));
     }
 
@@ -422,7 +424,7 @@ class MessagePathTest
         final SteppedProcess neighbour = p[3];
         final int quota = ClusterParameters.STAGED_MESSAGES_PER_PROCESS;
         final int contexts = cluster.params.contextsPerProcess();
-        final MessageEngine node3 = cluster.nics.get(3).engine();
+        final NicControlProgram node3 = cluster.nics.get(3);
 
         for (int m = 0; m < quota + contexts; m++)
         {
@@ -471,7 +473,7 @@ class MessagePathTest
         cluster.settle();
         assertEquals(Doorbell.DONE, victim.receiveDoorbell(0));
         assertEquals(0L, victim.receiveCompletion(0)[2], "tag of the first message");
-        cluster.clock.advance(MessageEngine.PERMISSION_RETRY_MS);
+        cluster.clock.advance(SendScheduler.PERMISSION_RETRY_MS);
         cluster.settle();
         assertEquals(quota, node3.slot(victim.index).stagedCount());
         int done = 0;
@@ -488,8 +490,8 @@ class MessagePathTest
     void duplicateRequestsAndRepliesChangeNothing()
     {
         final SteppedProcess[] p = start(SteppedCluster.smallParameters(2, 2).build(), 0, 3);
-        final MessageEngine receivingNic = cluster.nics.get(3).engine();
-        final long operation = 12345L << MessageEngine.OPERATION_SLOT_BITS;
+        final NicControlProgram receivingNic = cluster.nics.get(3);
+        final long operation = 12345L << SendScheduler.OPERATION_SLOT_BITS;
 
         // The same request twice: one transfer, one staging allocation, the reply sent again.
         injectRequest(0, 3, p[1], p[0], operation, 99, 100);
@@ -509,7 +511,7 @@ class MessagePathTest
         p[0].sendContext(0, p[1].name, 4, 0, 50);
         p[0].post(ProcessCommand.SEND, 0);
         cluster.step();
-        final long real = cluster.nics.get(0).engine().slot(0).sends[0].operationId;
+        final long real = cluster.nics.get(0).slot(0).sends[0].operationId;
         cluster.settle();
         assertEquals(Doorbell.DONE, p[0].sendDoorbell(0));
         assertEquals(Doorbell.DONE, p[1].receiveDoorbell(0));
@@ -541,8 +543,8 @@ class MessagePathTest
         cluster.settle();
         assertEquals(Doorbell.PEER_GONE, p[0].sendDoorbell(1));
         assertEquals(Doorbell.PEER_GONE, p[0].receiveDoorbell(0));
-        assertEquals(0, cluster.nics.get(3).engine().stagingBytesInUse(), "its staged message is freed");
-        assertEquals(0, cluster.nics.get(3).engine().activeTransfers());
+        assertEquals(0, cluster.nics.get(3).stagingBytesInUse(), "its staged message is freed");
+        assertEquals(0, cluster.nics.get(3).activeTransfers());
 
         // Nobody of that name any more: a new send or receive naming it ends at once.
         p[0].freeDoorbells();
@@ -572,42 +574,30 @@ class MessagePathTest
     private void injectRequest(final int from, final int to, final SteppedProcess receiver, final SteppedProcess sender,
         final long operation, final int tag, final int length)
     {
-        final UnsafeBuffer packet = new UnsafeBuffer(new byte[PacketHeader.LENGTH + SystemMessage.PERMISSION_REQUEST_LENGTH]);
-        header(packet, from, to, SystemMessage.PERMISSION_REQUEST, SystemMessage.PERMISSION_REQUEST_LENGTH);
-        final int p = PacketHeader.LENGTH;
-        packet.putInt(p + SystemMessage.REQUEST_RECEIVER_PID_OFFSET, receiver.index + 1);
-        packet.putInt(p + SystemMessage.REQUEST_SENDER_PID_OFFSET, sender.index + 1);
-        packet.putInt(p + SystemMessage.REQUEST_TAG_OFFSET, tag);
-        packet.putInt(p + SystemMessage.REQUEST_MESSAGE_LENGTH_OFFSET, length);
-        packet.putInt(p + SystemMessage.REQUEST_FIRST_PACKET_LENGTH_OFFSET, length);
-        packet.putInt(p + SystemMessage.REQUEST_PACKETS_OFFSET, 1);
-        packet.putLong(p + SystemMessage.REQUEST_OPERATION_OFFSET, operation);
-        packet.putInt(p + SystemMessage.REQUEST_SENDER_AI_OFFSET, sender.name.ai());
-        packet.putInt(p + SystemMessage.REQUEST_SENDER_PI_OFFSET, sender.name.pi());
-        new ManyToOneRingBuffer(cluster.images.get(to).rxRing()).write(
-            WireMessageType.SYSTEM_MESSAGE, packet, 0, packet.capacity());
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[SystemMessage.PERMISSION_REQUEST_LENGTH]);
+        new PermissionRequestFlyweight().wrap(payload, 0)
+            .receiverPid(receiver.index + 1)
+            .senderPid(sender.index + 1)
+            .tag(tag)
+            .messageLength(length)
+            .firstPacketLength(length)
+            .packets(1)
+            .operationId(operation)
+            .senderAi(sender.name.ai())
+            .senderPi(sender.name.pi());
+        cluster.injectSystemMessage(from, to, SystemMessage.PERMISSION_REQUEST, payload, payload.capacity());
     }
 
     private void injectReply(final int from, final int to, final SteppedProcess receiver, final SteppedProcess sender,
         final long operation, final int handle)
     {
-        final UnsafeBuffer packet = new UnsafeBuffer(new byte[PacketHeader.LENGTH + SystemMessage.PERMISSION_REPLY_LENGTH]);
-        header(packet, from, to, SystemMessage.PERMISSION_REPLY, SystemMessage.PERMISSION_REPLY_LENGTH);
-        final int p = PacketHeader.LENGTH;
-        packet.putInt(p + SystemMessage.REPLY_RECEIVER_PID_OFFSET, receiver.index + 1);
-        packet.putInt(p + SystemMessage.REPLY_SENDER_PID_OFFSET, sender.index + 1);
-        packet.putLong(p + SystemMessage.REPLY_OPERATION_OFFSET, operation);
-        packet.putInt(p + SystemMessage.REPLY_STATUS_OFFSET, Doorbell.DONE);
-        packet.putInt(p + SystemMessage.REPLY_HANDLE_OFFSET, handle);
-        new ManyToOneRingBuffer(cluster.images.get(to).rxRing()).write(
-            WireMessageType.SYSTEM_MESSAGE, packet, 0, packet.capacity());
-    }
-
-    private void header(final UnsafeBuffer packet, final int from, final int to, final int code, final int length)
-    {
-        new PacketHeader().wrap(packet, 0)
-            .destination(NicCoordinates.ofIndex(to, cluster.params.torusWidth()).packed()).receiverPid(0)
-            .source(NicCoordinates.ofIndex(from, cluster.params.torusWidth()).packed()).senderPid(0)
-            .contextTag(code).packetLength(length).counter(0);
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[SystemMessage.PERMISSION_REPLY_LENGTH]);
+        new PermissionReplyFlyweight().wrap(payload, 0)
+            .receiverPid(receiver.index + 1)
+            .senderPid(sender.index + 1)
+            .operationId(operation)
+            .status(Doorbell.DONE)
+            .handle(handle);
+        cluster.injectSystemMessage(from, to, SystemMessage.PERMISSION_REPLY, payload, payload.capacity());
     }
 }

@@ -1,5 +1,8 @@
 package org.qnix.firmware;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,6 +37,8 @@ final class SteppedCluster implements AutoCloseable
     final List<NodeImage> images = new ArrayList<>();
     final List<NicControlProgram> nics = new ArrayList<>();
     final CachedEpochClock clock = new CachedEpochClock();
+    /** What each NIC's {@link DutyCycleErrorHandler} logged, by node index. */
+    final List<ByteArrayOutputStream> errorLogs = new ArrayList<>();
     private final int[] driverTail;
 
     SteppedCluster(final Path base, final int width, final int height)
@@ -66,8 +71,14 @@ final class SteppedCluster implements AutoCloseable
         clock.update(1_000_000);
         for (final NodeImage image : images)
         {
-            final NicControlProgram nic = new NicControlProgram(image, rings,
-                new NicCounters(new CountersManager(image.countersMetadata(), image.countersValues())), clock);
+            final ByteArrayOutputStream errorLog = new ByteArrayOutputStream();
+            errorLogs.add(errorLog);
+            final NicControlProgram nic = new NicControlProgram(new FirmwareContext()
+                .nodeImage(image)
+                .inputFifos(rings)
+                .countersManager(new CountersManager(image.countersMetadata(), image.countersValues()))
+                .epochClock(clock)
+                .errorLog(new PrintStream(errorLog, true, StandardCharsets.UTF_8)));
             nic.onStart();
             nics.add(nic);
         }
@@ -177,7 +188,8 @@ final class SteppedCluster implements AutoCloseable
     /**
      * Puts a system message into node {@code to}'s input FIFO as if NIC {@code from} had sent it.
      *
-     * @param payload the message's payload, written at offset 0.
+     * @param payload the message's payload, written at offset 0 with its qnix-abi flyweight, e.g.
+     *                {@code new BarrierFlyweight().wrap(payload, 0).group(7)...}.
      */
     void injectSystemMessage(final int from, final int to, final int code, final DirectBuffer payload, final int length)
     {
@@ -192,6 +204,12 @@ final class SteppedCluster implements AutoCloseable
         {
             throw new IllegalStateException("FIFO of node " + to + " is full");
         }
+    }
+
+    /** @return what NIC {@code node}'s error handler logged so far. */
+    String errorLog(final int node)
+    {
+        return errorLogs.get(node).toString(StandardCharsets.UTF_8);
     }
 
     /** @return the Registration State the NIC wrote into Process Table entry {@code index}. */

@@ -35,6 +35,12 @@ package org.qnix.abi;
  * <p>Barrier carries what thesis 3.5.1 lists plus the sequence number of the barrier on that group
  * (DESIGN.md 8, item 9): the k-th Barrier a member enters on a group has sequence k, so an arrival
  * for the next barrier is never counted for the current one.
+ *
+ * <p>The offsets here are what the flyweights read and write with: {@link PermissionRequestFlyweight},
+ * {@link PermissionReplyFlyweight} (also Transfer_Abort), {@link NewProcessFlyweight} (also
+ * New_Process_Ack and Delete_Process), {@link NewGroupFlyweight} (also New_Group_Ack) and
+ * {@link BarrierFlyweight}. Code outside this package encodes and decodes system messages only through
+ * them.
  */
 public final class SystemMessage
 {

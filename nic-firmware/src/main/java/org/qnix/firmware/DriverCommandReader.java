@@ -1,0 +1,120 @@
+package org.qnix.firmware;
+
+import org.agrona.concurrent.AtomicBuffer;
+import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.Doorbell;
+import org.qnix.abi.DriverCommand;
+import org.qnix.abi.DriverCommandEntry;
+import org.qnix.abi.DriverCommandQueueLayout;
+import org.qnix.abi.HostMemoryLayout;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ProcessName;
+
+/**
+ * The Driver Command Queue (thesis 3.5: checked before TX and before RX; 3.5.3: the commands). Each
+ * {@link #doWork()} takes at most one command, clears its entry, publishes the queue's head every
+ * {@link CommandQueueReader#HEAD_UPDATE_INTERVAL} commands or when the queue is found empty, hands
+ * New_Process and Delete_Process to the {@link ProcessRegistrations} and rings the command's driver
+ * doorbell with the outcome. A command that throws is the {@link DutyCycleErrorHandler}'s, and its
+ * doorbell says Bad Command so that the driver does not wait for it.
+ *
+ * <pre>{@code
+ * int work = driverCommands.doWork();  // 1 if a command was taken
+ * }</pre>
+ */
+final class DriverCommandReader
+{
+    private final ClusterParameters params;
+    private final NicSdramLayout layout;
+    private final HostMemoryLayout hostLayout;
+    private final AtomicBuffer sdram;
+    private final AtomicBuffer host;
+    private final NicCounters counters;
+    private final DutyCycleErrorHandler errors;
+    private final ProcessRegistrations registrations;
+    private final DriverCommandEntry driverCommand = new DriverCommandEntry();
+    private int driverHead;
+    private int driverHeadPublished = -1;
+    private int commandsSinceHeadUpdate;
+
+    DriverCommandReader(final FirmwareContext ctx, final ProcessRegistrations registrations)
+    {
+        this.params = ctx.parameters();
+        this.layout = ctx.sdramLayout();
+        this.hostLayout = ctx.hostLayout();
+        this.sdram = ctx.sdram();
+        this.host = ctx.hostMemory();
+        this.counters = ctx.counters();
+        this.errors = ctx.errorHandler();
+        this.registrations = registrations;
+    }
+
+    /** @return 1 if a command was taken, else 0. */
+    int doWork()
+    {
+        final DriverCommandEntry entry = driverCommand.wrap(sdram, (int)layout.driverCommandOffset(driverHead));
+        final int command = entry.command();
+        if (DriverCommand.NONE == command)
+        {
+            if (driverHeadPublished != driverHead)
+            {
+                publishDriverHead();
+            }
+            return 0;
+        }
+
+        final int position = driverHead;
+        final ProcessName name = entry.name();
+        final int pid = entry.pid();
+        final int index = entry.index();
+        final int group = entry.group();
+        final int size = entry.size();
+        entry.consume();
+        driverHead = (driverHead + 1) % params.driverCommandQueueEntries();
+        if (++commandsSinceHeadUpdate == CommandQueueReader.HEAD_UPDATE_INTERVAL)
+        {
+            publishDriverHead();
+        }
+        counters.driverCommands.increment();
+
+        int doorbell;
+        try
+        {
+            switch (command)
+            {
+                case DriverCommand.NEW_PROCESS:
+                    doorbell = registrations.newProcess(name, pid, index, group, size);
+                    break;
+
+                case DriverCommand.DELETE_PROCESS:
+                    doorbell = registrations.deleteProcess(name, index);
+                    break;
+
+                default:
+                    doorbell = Doorbell.BAD_COMMAND;
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            errors.onDriverCommandError(ex, command);
+            doorbell = Doorbell.BAD_COMMAND;
+        }
+        if (Doorbell.DONE != doorbell)
+        {
+            counters.driverCommandsRejected.increment();
+        }
+        // Reader: the driver thread polling this doorbell (thesis 3.4, registration step 6). The
+        // command is taken: its position is free again.
+        host.putIntRelease((int)hostLayout.driverDoorbellOffset(position), doorbell);
+        return 1;
+    }
+
+    private void publishDriverHead()
+    {
+        // Reader: the driver, checking how far the NIC has read its queue.
+        host.putIntRelease((int)hostLayout.driverCommandQueueHeadAddress(), driverHead);
+        sdram.putInt((int)layout.driverInfoOffset() + DriverCommandQueueLayout.INFO_NIC_HEAD_OFFSET, driverHead);
+        driverHeadPublished = driverHead;
+        commandsSinceHeadUpdate = 0;
+    }
+}

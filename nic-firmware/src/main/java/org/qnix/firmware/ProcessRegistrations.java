@@ -1,0 +1,419 @@
+package org.qnix.firmware;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.EpochClock;
+import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.Doorbell;
+import org.qnix.abi.NewGroupFlyweight;
+import org.qnix.abi.NewProcessFlyweight;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ProcessName;
+import org.qnix.abi.ProcessTableLayout;
+import org.qnix.abi.SystemMessage;
+
+/**
+ * Processes coming and going (thesis 3.5.3, the New_Process and Delete_Process driver commands; 3.5.1,
+ * the New_Process, New_Process_Ack, New_Group, New_Group_Ack and Delete_Process system messages):
+ * the Name and Group Tables of every NIC kept in step, the pending {@link Registration}s and their
+ * Registration State in the Process Table, and the working state of each Process Table entry
+ * ({@link ProcessSlot}) made active and inactive. A process deleted here or elsewhere ends the
+ * operations that involve it in each role ({@link SendScheduler}, {@link CastSender},
+ * {@link ReceiveTable}, {@link GroupOperations}).
+ *
+ * <pre>{@code
+ * int doorbell = registrations.newProcess(name, pid, index, group, size);  // from the driver
+ * registrations.onNewProcessAck(sourceIndex, newProcess);                  // from another NIC
+ * }</pre>
+ */
+final class ProcessRegistrations
+{
+    private final ClusterParameters params;
+    private final NicSdramLayout layout;
+    private final AtomicBuffer sdram;
+    private final NicCoordinates self;
+    private final int selfIndex;
+    private final NicCounters counters;
+    private final EpochClock clock;
+    private final NameTable names;
+    private final GroupTable groups;
+    private final ProcessSlot[] slots;
+    private final SystemMessageSender messages;
+    private final SendScheduler scheduler;
+    private final CastSender casts;
+    private final ReceiveTable receives;
+    private final GroupOperations groupOperations;
+    private final Int2ObjectHashMap<Registration> registrations = new Int2ObjectHashMap<>();
+    /** The process living in each Process Table entry, or null: the firmware's view of the table. */
+    private final ProcessName[] residents;
+    /** Scratch: groups an application's registration put other processes out of. */
+    private final List<GroupTable.Group> evictedGroups = new ArrayList<>();
+    private boolean logEvents;
+
+    ProcessRegistrations(final FirmwareContext ctx, final SendScheduler scheduler, final CastSender casts,
+        final ReceiveTable receives, final GroupOperations groupOperations)
+    {
+        this.params = ctx.parameters();
+        this.layout = ctx.sdramLayout();
+        this.sdram = ctx.sdram();
+        this.self = ctx.self();
+        this.selfIndex = ctx.selfIndex();
+        this.counters = ctx.counters();
+        this.clock = ctx.cachedClock();
+        this.names = ctx.nameTable();
+        this.groups = ctx.groupTable();
+        this.slots = ctx.processSlots();
+        this.messages = ctx.systemMessages();
+        this.scheduler = scheduler;
+        this.casts = casts;
+        this.receives = receives;
+        this.groupOperations = groupOperations;
+        this.residents = new ProcessName[params.maxProcessesPerNic()];
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Driver commands (thesis 3.5.3)
+    // ---------------------------------------------------------------------------------------------
+
+    /**
+     * Thesis 3.5.3, New_Process steps 1-5.
+     *
+     * @return the driver doorbell for the command: {@link Doorbell#DONE} once it is taken (the outcome
+     * of the registration goes into the Process Table entry's Registration State, issue 17, item 5), or
+     * the error it is refused with.
+     */
+    int newProcess(final ProcessName name, final int pid, final int index, final int group, final int size)
+    {
+        if (index < 0 || index >= residents.length || pid <= 0 || size < 1 || size > params.nameTableEntries() ||
+            null != residents[index] ||
+            sdram.getIntVolatile((int)layout.processEntryOffset(index) + ProcessTableLayout.PID_OFFSET) != pid)
+        {
+            return Doorbell.BAD_COMMAND;
+        }
+        final int nicPid = ProcessTableLayout.nicPid(index);
+        if (null == names.put(name, self, nicPid, pid))
+        {
+            return Doorbell.NO_RESOURCES;
+        }
+        evictedGroups.clear();
+        final GroupTable.AddResult added =
+            groups.addMember(group, size, new GroupTable.Member(name, self, nicPid), evictedGroups);
+        groupOperations.membersLeft(evictedGroups);
+        if (GroupTable.AddResult.FULL == added || GroupTable.AddResult.REFUSED == added)
+        {
+            names.remove(name, self, nicPid);
+            return GroupTable.AddResult.FULL == added ? Doorbell.NO_RESOURCES : Doorbell.BAD_COMMAND;
+        }
+
+        residents[index] = name;
+        activate(index, name.ai(), name.pi());
+        setProcessState(index, ProcessTableLayout.STATE_REGISTERING);
+        final Registration registration = new Registration(index, name, pid, group, size, params.nodeCount());
+        registration.processAck(selfIndex);
+        registrations.put(index, registration);
+
+        messages.newProcess().name(name).nicPid(nicPid).osPid(pid).group(group).groupSize(size);
+        messages.broadcast(SystemMessage.NEW_PROCESS_LENGTH);
+        messages.newGroup().group(group).groupSize(size).memberAi(name.ai()).memberPi(name.pi()).memberNicPid(nicPid);
+        messages.broadcast(SystemMessage.NEW_GROUP_LENGTH);
+
+        if (GroupTable.AddResult.COMPLETED == added)
+        {
+            acknowledgeGroup(groups.lookup(group));
+        }
+        completeIfDone(registration);
+        return Doorbell.DONE;
+    }
+
+    /**
+     * Thesis 3.5.3, Delete_Process steps 1-5; DESIGN.md 8, item 12.
+     *
+     * @return the driver doorbell for the command.
+     */
+    int deleteProcess(final ProcessName name, final int index)
+    {
+        if (index < 0 || index >= residents.length || null == residents[index] || !residents[index].equals(name))
+        {
+            return Doorbell.BAD_COMMAND;
+        }
+        final int nicPid = ProcessTableLayout.nicPid(index);
+        log("Delete_Process " + name + " index " + index);
+        final Registration pending = registrations.remove(index);
+        if (null != pending)
+        {
+            abort(pending);
+        }
+
+        messages.deleteProcess().name(name).nicPid(nicPid);
+        messages.broadcast(SystemMessage.DELETE_PROCESS_LENGTH);
+
+        residents[index] = null;
+        deactivate(index);
+        groupOperations.processLeaving(slots[index]);
+        peerDeleted(selfIndex, nicPid, name.ai(), name.pi());
+        setProcessState(index, ProcessTableLayout.STATE_FREE);
+        names.remove(name, self, nicPid);
+        groupOperations.membersLeft(groups.removeMember(name, self, nicPid));
+        counters.deletions.increment();
+        return Doorbell.DONE;
+    }
+
+    /** A process now lives in Process Table entry {@code index}: its queues start empty. */
+    private void activate(final int index, final int ai, final int pi)
+    {
+        ProcessSlot slot = slots[index];
+        if (null == slot)
+        {
+            final int contextCount = params.contextsPerProcess();
+            slot = new ProcessSlot(index, contextCount, params.descriptorsPerRegion(), index * contextCount);
+            scheduler.adopt(slot);
+            slots[index] = slot;
+        }
+        final int entry = (int)layout.processEntryOffset(index);
+        slot.aiName = ai;
+        slot.piName = pi;
+        // Written by the driver at registration step 5, before it posted New_Process.
+        slot.sendDoorbells = sdram.getLong(entry + ProcessTableLayout.SEND_DOORBELLS_OFFSET);
+        slot.receiveDoorbells = sdram.getLong(entry + ProcessTableLayout.RECEIVE_DOORBELLS_OFFSET);
+        slot.commandQueueHeadAddress = sdram.getLong(entry + ProcessTableLayout.PROCESS_CQ_HEAD_OFFSET);
+        CommandQueueReader.resetQueue(slot);
+        slot.barrierSequences.clear();
+        slot.active = true;
+    }
+
+    /**
+     * The process of entry {@code index} is being deleted (DESIGN.md 8, item 12): its operations are
+     * dropped without doorbells (its Host Process Structures page goes back to the driver) and its
+     * staging space is freed.
+     */
+    private void deactivate(final int index)
+    {
+        final ProcessSlot slot = slots[index];
+        if (null == slot || !slot.active)
+        {
+            return;
+        }
+        slot.active = false;
+        scheduler.processDeleted(slot);
+        casts.processDeleted(slot);
+        receives.processDeleted(slot);
+    }
+
+    /**
+     * A process somewhere was deleted (DESIGN.md 8, item 12): sends to it and receives waiting on it
+     * complete with Peer Gone; its unfinished staged messages are freed. Messages it finished sending
+     * stay deliverable.
+     */
+    private void peerDeleted(final int nodeIndex, final int nicPid, final int ai, final int pi)
+    {
+        for (final ProcessSlot slot : slots)
+        {
+            if (null != slot && slot.active)
+            {
+                scheduler.peerDeleted(slot, nodeIndex, nicPid);
+                receives.peerDeleted(slot, nodeIndex, nicPid, ai, pi);
+            }
+        }
+    }
+
+    private void abort(final Registration registration)
+    {
+        log("registration aborted: " + registration);
+        counters.registrationsAborted.increment();
+        setProcessState(registration.index, ProcessTableLayout.STATE_FAILED);
+    }
+
+    private void completeIfDone(final Registration registration)
+    {
+        if (registration.isComplete() && registrations.remove(registration.index) == registration)
+        {
+            log("registration complete: " + registration);
+            setProcessState(registration.index, ProcessTableLayout.STATE_REGISTERED);
+            counters.registrations.increment();
+        }
+    }
+
+    private void setProcessState(final int index, final int state)
+    {
+        // Readers: `cluster status`, and the driver waiting for a registration (thesis 3.4, step 6).
+        sdram.putIntRelease((int)layout.processEntryOffset(index) + ProcessTableLayout.STATE_OFFSET, state);
+    }
+
+    /**
+     * A registration whose process was de-registered meanwhile (the driver cleared the Process Table
+     * PID, de-registration step 1) ends in the Registration State failed, even before the
+     * Delete_Process command can be posted. Run with the heartbeat.
+     */
+    void abortOrphanedRegistrations()
+    {
+        if (registrations.isEmpty())
+        {
+            return;
+        }
+        List<Registration> orphaned = null;
+        for (final Registration registration : registrations.values())
+        {
+            final int pid = sdram.getIntVolatile(
+                (int)layout.processEntryOffset(registration.index) + ProcessTableLayout.PID_OFFSET);
+            if (pid != registration.osPid)
+            {
+                orphaned = null == orphaned ? new ArrayList<>() : orphaned;
+                orphaned.add(registration);
+            }
+        }
+        if (null != orphaned)
+        {
+            for (final Registration registration : orphaned)
+            {
+                registrations.remove(registration.index);
+                abort(registration);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // System messages (thesis 3.5.1)
+    // ---------------------------------------------------------------------------------------------
+
+    void onNewProcess(final NicCoordinates source, final int sourceIndex, final NewProcessFlyweight message)
+    {
+        final ProcessName name = message.name();
+        final int nicPid = message.nicPid();
+        if (null == names.put(name, source, nicPid, message.osPid()))
+        {
+            // No room: no acknowledgement, so the registering NIC never claims success.
+            counters.systemMessagesRejected.increment();
+            return;
+        }
+        messages.newProcessAck().name(name).nicPid(nicPid);
+        messages.sendTo(sourceIndex, SystemMessage.NEW_PROCESS_ACK_LENGTH);
+    }
+
+    void onNewProcessAck(final int sourceIndex, final NewProcessFlyweight message)
+    {
+        final ProcessName name = message.name();
+        final Registration registration = pendingRegistration(message.nicPid());
+        if (null != registration && registration.name.equals(name))
+        {
+            registration.processAck(sourceIndex);
+            completeIfDone(registration);
+        }
+    }
+
+    void onNewGroup(final NicCoordinates source, final int sourceIndex, final NewGroupFlyweight message)
+    {
+        final int group = message.group();
+        final int size = message.groupSize();
+        final ProcessName member = new ProcessName(message.memberAi(), message.memberPi());
+        final int nicPid = message.memberNicPid();
+        if (size < 1 || size > params.nameTableEntries())
+        {
+            counters.systemMessagesRejected.increment();
+            return;
+        }
+        evictedGroups.clear();
+        final GroupTable.AddResult added =
+            groups.addMember(group, size, new GroupTable.Member(member, source, nicPid), evictedGroups);
+        groupOperations.membersLeft(evictedGroups);
+        if (GroupTable.AddResult.COMPLETED == added)
+        {
+            acknowledgeGroup(groups.lookup(group));
+        }
+        else if (GroupTable.AddResult.DUPLICATE == added && groups.lookup(group).isComplete())
+        {
+            // A member joining again (a retried Join_Group) waits for every NIC's acknowledgement
+            // afresh: this NIC gave its own when the group completed, so it gives it again.
+            messages.newGroupAck().group(group).ackNicPid(nicPid);
+            messages.sendTo(sourceIndex, SystemMessage.NEW_GROUP_ACK_LENGTH);
+        }
+        else if (GroupTable.AddResult.FULL == added || GroupTable.AddResult.REFUSED == added)
+        {
+            counters.systemMessagesRejected.increment();
+        }
+    }
+
+    void onNewGroupAck(final int sourceIndex, final NewGroupFlyweight message)
+    {
+        onGroupAck(sourceIndex, message.group(), message.ackNicPid());
+    }
+
+    void onDeleteProcess(final NicCoordinates source, final int sourceIndex, final NewProcessFlyweight message)
+    {
+        final ProcessName name = message.name();
+        final int nicPid = message.nicPid();
+        log("Delete_Process message from " + source + ": " + name + " NIC PID " + nicPid);
+        names.remove(name, source, nicPid);
+        groupOperations.membersLeft(groups.removeMember(name, source, nicPid));
+        peerDeleted(sourceIndex, nicPid, name.ai(), name.pi());
+    }
+
+    /**
+     * Every NIC that sees a group complete acknowledges it to each member's NIC (thesis 3.5.1,
+     * New_Group), so a member's registration completes only once every NIC knows the whole group.
+     */
+    void acknowledgeGroup(final GroupTable.Group group)
+    {
+        log("group " + group.name + " complete: " + group.members);
+        for (final GroupTable.Member member : group.members)
+        {
+            if (member.node().equals(self))
+            {
+                onGroupAck(selfIndex, group.name, member.nicPid());
+            }
+            else
+            {
+                messages.newGroupAck().group(group.name).ackNicPid(member.nicPid());
+                messages.sendTo(member.node().index(params.torusWidth()), SystemMessage.NEW_GROUP_ACK_LENGTH);
+            }
+        }
+    }
+
+    /** A New_Group_Ack counts for the member's registration and for its Join_Group operations. */
+    private void onGroupAck(final int sourceIndex, final int group, final int nicPid)
+    {
+        final Registration registration = pendingRegistration(nicPid);
+        if (null != registration && registration.group == group)
+        {
+            registration.groupAck(sourceIndex);
+            completeIfDone(registration);
+        }
+        groupOperations.onGroupAck(sourceIndex, group, nicPid);
+    }
+
+    private Registration pendingRegistration(final int nicPid)
+    {
+        return registrations.get(ProcessTableLayout.index(nicPid));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Event log and inspection
+    // ---------------------------------------------------------------------------------------------
+
+    void logEvents(final boolean on)
+    {
+        logEvents = on;
+    }
+
+    /** Control-plane events only (registration, deletion): rare, and what one wants in firmware.log. */
+    private void log(final String event)
+    {
+        if (logEvents)
+        {
+            System.out.println(clock.time() + " NIC " + self + ": " + event);
+        }
+    }
+
+    int pendingRegistrations()
+    {
+        return registrations.size();
+    }
+
+    ProcessName resident(final int index)
+    {
+        return residents[index];
+    }
+}

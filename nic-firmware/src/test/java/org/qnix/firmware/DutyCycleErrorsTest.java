@@ -1,0 +1,125 @@
+package org.qnix.firmware;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.qnix.abi.Doorbell;
+import org.qnix.abi.ProcessCommand;
+
+/**
+ * An exception inside the duty cycle (here: a Doorbell Array address the driver got wrong, so ringing
+ * the doorbell writes outside host memory) goes to the {@link DutyCycleErrorHandler}: the packet or
+ * command is dropped and counted with its kind, the stack trace is logged once per kind, and the loop
+ * goes on serving everything else.
+ */
+class DutyCycleErrorsTest
+{
+    private static final int GROUP = 7;
+    private static final String LOGGED = "error in the duty cycle";
+
+    @TempDir
+    Path base;
+
+    private SteppedCluster cluster;
+
+    @AfterEach
+    void tearDown()
+    {
+        if (null != cluster)
+        {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void aCommandThatThrowsIsCountedWithItsKindLoggedOnceAndTheLoopGoesOn()
+    {
+        cluster = new SteppedCluster(base, 2, 2);
+        final SteppedProcess[] p = cluster.registerGroup(GROUP, 0, 3);
+        final ProcessSlot sender = cluster.nics.get(0).slot(p[0].index);
+        final long sendDoorbells = sender.sendDoorbells;
+        sender.sendDoorbells = cluster.images.get(0).hostMemory().capacity();
+
+        // An unknown command completes Bad Command on its Send Doorbell: which lies outside host memory.
+        final int unknown = 99;
+        p[0].post(unknown, 0);
+        p[0].post(unknown, 1);
+        cluster.settle();
+
+        final String cause = NicCounters.ERRORS_CAUSED_BY + "process command " + ProcessCommand.name(unknown);
+        assertEquals(2, cluster.counter(0, NicCounters.DUTY_CYCLE_ERRORS));
+        assertEquals(2, cluster.counter(0, cause));
+        assertEquals(2, cluster.counter(0, NicCounters.COMMANDS), "both commands were taken");
+        final String log = cluster.errorLog(0);
+        assertEquals(1, occurrences(log, LOGGED), log);
+        assertTrue(log.contains("IndexOutOfBoundsException"), log);
+        assertTrue(log.contains("caused by process command " + ProcessCommand.name(unknown)), log);
+        assertTrue(log.contains("at org.qnix.firmware.Doorbells.ring"), "the stack trace: " + log);
+
+        // The loop went on: the same process's next commands are read and served.
+        sender.sendDoorbells = sendDoorbells;
+        p[1].receiveContext(0, GROUP, 0, 5, 0, 100);
+        p[1].post(ProcessCommand.RECEIVE, 0);
+        p[0].fill(0, 100, 3);
+        p[0].sendContext(2, p[1].name, 5, 0, 100);
+        p[0].post(ProcessCommand.SEND, 2);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, p[0].sendDoorbell(2));
+        assertEquals(Doorbell.DONE, p[1].receiveDoorbell(0));
+        assertEquals(2, cluster.counter(0, NicCounters.DUTY_CYCLE_ERRORS));
+        assertEquals(0, cluster.counter(3, NicCounters.DUTY_CYCLE_ERRORS));
+    }
+
+    @Test
+    void aDataPacketThatThrowsIsCountedAsADataPacketNotAsARejectedSystemMessage()
+    {
+        cluster = new SteppedCluster(base, 2, 2);
+        final SteppedProcess[] p = cluster.registerGroup(GROUP, 0, 3);
+        final ProcessSlot receiver = cluster.nics.get(3).slot(p[1].index);
+        final long receiveDoorbells = receiver.receiveDoorbells;
+        receiver.receiveDoorbells = cluster.images.get(3).hostMemory().capacity();
+
+        // The last data packet completes the receive, whose doorbell lies outside host memory.
+        for (int context = 0; context < 2; context++)
+        {
+            p[1].receiveContext(context, GROUP, 0, 5 + context, 0, 100);
+            p[1].post(ProcessCommand.RECEIVE, context);
+            p[0].fill(0, 100, 3);
+            p[0].sendContext(context, p[1].name, 5 + context, 0, 100);
+            p[0].post(ProcessCommand.SEND, context);
+            cluster.settle();
+            assertEquals(Doorbell.DONE, p[0].sendDoorbell(context), "the sender's side is unaffected");
+        }
+
+        assertEquals(2, cluster.counter(3, NicCounters.DUTY_CYCLE_ERRORS));
+        assertEquals(2, cluster.counter(3, NicCounters.ERRORS_CAUSED_BY + "data packet"));
+        assertEquals(0, cluster.counter(3, NicCounters.SYSTEM_MESSAGES_REJECTED));
+        assertEquals(1, occurrences(cluster.errorLog(3), LOGGED), "one stack trace for one kind");
+        assertEquals(0, cluster.nics.get(3).activeTransfers(), "the transfers were released before the doorbell");
+
+        // The loop went on: with the doorbells where they belong, the next receive completes.
+        receiver.receiveDoorbells = receiveDoorbells;
+        p[1].receiveContext(2, GROUP, 0, 9, 0, 100);
+        p[1].post(ProcessCommand.RECEIVE, 2);
+        p[0].sendContext(2, p[1].name, 9, 0, 100);
+        p[0].post(ProcessCommand.SEND, 2);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, p[1].receiveDoorbell(2));
+        assertEquals(2, cluster.counter(3, NicCounters.DUTY_CYCLE_ERRORS));
+    }
+
+    private static int occurrences(final String text, final String what)
+    {
+        int count = 0;
+        for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + 1))
+        {
+            count++;
+        }
+        return count;
+    }
+}
