@@ -3,9 +3,9 @@ package org.qnix.firmware;
 import org.agrona.concurrent.AtomicBuffer;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.CommandQueueLayout;
-import org.qnix.abi.ContextLayout;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.ProcessCommand;
+import org.qnix.abi.VniContext;
 
 /**
  * Broadcast, Broadcast_Short, Multicast and Multicast_Short (thesis 3.5.2; multicast as multiple sends
@@ -25,6 +25,7 @@ final class CastSender
     private final int torusWidth;
     private final int pageSize;
     private final AtomicBuffer sdram;
+    private final VniContext context = new VniContext();
     private final AtomicBuffer host;
     private final NicCounters counters;
     private final NameTable names;
@@ -103,8 +104,8 @@ final class CastSender
         final int receivers)
     {
         final int context = contexts.sendContextAddress(slot.index, cast.context);
-        cast.describe(command, 0 != sdram.getInt(context + ContextLayout.DOORBELL_FLAG_OFFSET),
-            sdram.getInt(context + ContextLayout.TAG_OFFSET));
+        final VniContext fields = this.context.wrap(sdram, context);
+        cast.describe(command, fields.doorbellFlag(), fields.tag());
         final int check = contexts.readMessage(slot.index, slot.nicPid, cast.context, cast.isShort(), cast.buffer);
         if (0 != check)
         {

@@ -2,6 +2,7 @@ package org.qnix.firmware;
 
 import org.agrona.concurrent.AtomicBuffer;
 import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.CommandQueueEntry;
 import org.qnix.abi.CommandQueueLayout;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.NicSdramLayout;
@@ -30,6 +31,7 @@ final class CommandQueueReader
     private final NicSdramLayout layout;
     private final VniLayout vni;
     private final AtomicBuffer sdram;
+    private final CommandQueueEntry entry = new CommandQueueEntry();
     private final AtomicBuffer host;
     private final NicCounters counters;
     private final ProcessSlot[] slots;
@@ -83,9 +85,9 @@ final class CommandQueueReader
             {
                 continue;
             }
-            final int entry = (int)(layout.vniOffset(index) + vni.commandOffset(slot.commandHead));
+            entry.wrap(sdram, (int)(layout.vniOffset(index) + vni.commandOffset(slot.commandHead)));
             // Writer: the owner process, which publishes the Command field last.
-            final int command = sdram.getIntVolatile(entry + CommandQueueLayout.COMMAND_OFFSET);
+            final int command = entry.command();
             if (ProcessCommand.NONE == command)
             {
                 if (slot.commandHeadPublished != slot.commandHead)
@@ -99,10 +101,10 @@ final class CommandQueueReader
             {
                 continue;
             }
-            final int context = sdram.getInt(entry + CommandQueueLayout.CONTEXT_OFFSET);
-            final int group = sdram.getInt(entry + CommandQueueLayout.GROUP_OFFSET);
-            final int size = sdram.getInt(entry + CommandQueueLayout.SIZE_OFFSET);
-            consumeCommandEntry(slot, entry);
+            final int context = entry.context();
+            final int group = entry.group();
+            final int size = entry.size();
+            consumeCommandEntry(slot);
             final boolean multicast = ProcessCommand.MULTICAST == command || ProcessCommand.MULTICAST_SHORT == command;
             final int sizeOrReceivers = multicast ? readMulticastNames(slot, index, size) : size;
             commandCursor = (index + 1) % processes;
@@ -121,10 +123,11 @@ final class CommandQueueReader
         return 0;
     }
 
-    private void consumeCommandEntry(final ProcessSlot slot, final int entry)
+    /** Consumes the entry {@link #entry} is wrapped around, the one at the slot's Command Queue Head. */
+    private void consumeCommandEntry(final ProcessSlot slot)
     {
-        // Reader: the NIC itself, next time round the queue: an entry with Command 0 is empty.
-        sdram.putIntRelease(entry + CommandQueueLayout.COMMAND_OFFSET, ProcessCommand.NONE);
+        // Readers: the NIC itself, next time round the queue, and the process: Command 0 is an empty entry.
+        entry.consume();
         slot.commandHead = (slot.commandHead + 1) % commandEntries;
         if (++slot.commandsSinceHeadUpdate >= HEAD_UPDATE_INTERVAL)
         {
@@ -146,17 +149,16 @@ final class CommandQueueReader
         final int entries = CommandQueueLayout.namesEntries(valid ? size : max);
         for (int e = 0; e < entries; e++)
         {
-            final int entry = (int)(layout.vniOffset(index) + vni.commandOffset(slot.commandHead));
+            entry.wrap(sdram, (int)(layout.vniOffset(index) + vni.commandOffset(slot.commandHead)));
             for (int n = 0; n < CommandQueueLayout.NAMES_PER_ENTRY; n++)
             {
                 final int name = e * CommandQueueLayout.NAMES_PER_ENTRY + n;
                 if (name < size)
                 {
-                    casts.multicastReceiver(name, sdram.getInt(entry + n * CommandQueueLayout.NAME_LENGTH),
-                        sdram.getInt(entry + n * CommandQueueLayout.NAME_LENGTH + Integer.BYTES));
+                    casts.multicastReceiver(name, entry.nameAi(n), entry.namePi(n));
                 }
             }
-            consumeCommandEntry(slot, entry);
+            consumeCommandEntry(slot);
         }
         return valid ? size : -1;
     }

@@ -12,6 +12,7 @@ import org.qnix.abi.PermissionReplyFlyweight;
 import org.qnix.abi.PermissionRequestFlyweight;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.SystemMessage;
+import org.qnix.abi.VniContext;
 
 /**
  * The receiving side of the message path: the processes' Receive Tables (thesis 3.3.3, Figure 6) and
@@ -34,6 +35,8 @@ final class ReceiveTable
     private final int pageSize;
     private final int torusWidth;
     private final AtomicBuffer sdram;
+    /** Reads the Receive Contexts, writes their completion fields. */
+    private final VniContext context = new VniContext();
     private final AtomicBuffer host;
     private final NicCounters counters;
     private final NameTable names;
@@ -76,10 +79,8 @@ final class ReceiveTable
             return;
         }
         final int context = contexts.receiveContextAddress(slot.index, op.context);
-        op.describe(0 != sdram.getInt(context + ContextLayout.DOORBELL_FLAG_OFFSET),
-            sdram.getInt(context + ContextLayout.PEER_AI_OFFSET),
-            sdram.getInt(context + ContextLayout.PEER_PI_OFFSET),
-            sdram.getInt(context + ContextLayout.TAG_OFFSET));
+        final VniContext fields = this.context.wrap(sdram, context);
+        op.describe(fields.doorbellFlag(), fields.peerAi(), fields.peerPi(), fields.tag());
         final int capacity = contexts.length(context);
         if (capacity < 0 || !op.hasValidMatch())
         {
@@ -171,11 +172,9 @@ final class ReceiveTable
         final Transfer t = op.transfer;
         if (null != t)
         {
-            final int context = contexts.receiveContextAddress(slot.index, op.context);
-            sdram.putInt(context + ContextLayout.SOURCE_AI_OFFSET, t.senderAi);
-            sdram.putInt(context + ContextLayout.SOURCE_PI_OFFSET, t.senderPi);
-            sdram.putInt(context + ContextLayout.SOURCE_TAG_OFFSET, t.tag);
-            sdram.putLong(context + ContextLayout.COMPLETION_LENGTH_OFFSET, t.length);
+            // Reader: the owner process, after the acquire of the doorbell rung below with release.
+            context.wrap(sdram, contexts.receiveContextAddress(slot.index, op.context))
+                .complete(t.senderAi, t.senderPi, t.tag, t.length);
             transfers.release(t, Doorbell.DONE == status);
             op.transfer = null;
         }

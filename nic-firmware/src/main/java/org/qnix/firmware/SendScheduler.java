@@ -4,7 +4,6 @@ import org.agrona.collections.IntArrayQueue;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.EpochClock;
 import org.qnix.abi.ClusterParameters;
-import org.qnix.abi.ContextLayout;
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.NicCoordinates;
@@ -12,6 +11,7 @@ import org.qnix.abi.PacketHeader;
 import org.qnix.abi.PermissionReplyFlyweight;
 import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.SystemMessage;
+import org.qnix.abi.VniContext;
 import org.qnix.abi.WireMessageType;
 
 /**
@@ -43,6 +43,7 @@ final class SendScheduler
     private final int torusWidth;
     private final int pageSize;
     private final AtomicBuffer sdram;
+    private final VniContext context = new VniContext();
     private final AtomicBuffer host;
     private final int selfPacked;
     private final Wire wire;
@@ -112,11 +113,8 @@ final class SendScheduler
     void startSend(final ProcessSlot slot, final SendOperation op, final int command)
     {
         final int context = contexts.sendContextAddress(slot.index, op.context);
-        op.describe(command,
-            0 != sdram.getInt(context + ContextLayout.DOORBELL_FLAG_OFFSET),
-            sdram.getInt(context + ContextLayout.PEER_AI_OFFSET),
-            sdram.getInt(context + ContextLayout.PEER_PI_OFFSET),
-            sdram.getInt(context + ContextLayout.TAG_OFFSET));
+        final VniContext fields = this.context.wrap(sdram, context);
+        op.describe(command, fields.doorbellFlag(), fields.peerAi(), fields.peerPi(), fields.tag());
         final int check =
             contexts.readMessage(slot.index, slot.nicPid, op.context, ProcessCommand.SEND_SHORT == command, op.buffer);
         if (0 != check)
