@@ -4,6 +4,9 @@ import java.nio.ByteBuffer;
 
 import net.openhft.chronicle.bytes.Bytes;
 import org.agrona.MutableDirectBuffer;
+import org.qnix.host.HostMemoryMapping;
+import org.qnix.host.MappedViews;
+import org.qnix.host.PageTable;
 
 /**
  * A buffer for DMA in the node's host memory ({@code host.mem}), handed out by the driver and mapped

@@ -1,4 +1,4 @@
-package org.qnix.lib;
+package org.qnix.host;
 
 /**
  * The page table of a byte range of a {@link QnixBuffer}, as {@code qx_buffer_translate} gives it
@@ -79,9 +79,10 @@ public final class PageTable
 
     /**
      * Fills the table with the range {@code [start, start + length)} of a run of pages, where
-     * {@code start} counts from the beginning of the first page.
+     * {@code start} counts from the beginning of the first page. For the library that hands out the
+     * buffer (its {@code translate}); a program asks its buffer instead.
      */
-    void fill(final long[] pages, final int pageSize, final long start, final int length)
+    public void fill(final long[] pages, final int pageSize, final long start, final int length)
     {
         final int needed = 0 == length ? 0 : (int)((start + length - 1) / pageSize - start / pageSize + 1);
         if (needed > addresses.length)
