@@ -114,8 +114,8 @@ public final class BufferPool
         return regionId;
     }
 
-    /** Unmaps; for {@link Qnix#close()}: the pool lives as long as the registration. */
-    void unmap()
+    /** Unmaps, once even if two threads close; for {@link Qnix#close()}: the pool lives as long as the registration. */
+    synchronized void unmap()
     {
         if (closed)
         {

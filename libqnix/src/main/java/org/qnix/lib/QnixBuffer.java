@@ -235,8 +235,12 @@ public final class QnixBuffer implements AutoCloseable
         return regionId;
     }
 
-    /** Unmaps without telling the driver: for {@link Qnix#close()}, where de-registration frees all. */
-    void unmap()
+    /**
+     * Unmaps without telling the driver: for {@link Qnix#close()}, where de-registration frees all.
+     * Synchronized because that close may run on another thread than the buffer's own {@link #close()}:
+     * the memory must be unmapped once, never a second time over whatever was mapped there since.
+     */
+    synchronized void unmap()
     {
         if (closed)
         {
