@@ -5,6 +5,8 @@ import java.nio.ByteBuffer;
 import net.openhft.chronicle.bytes.Bytes;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.qnix.host.HostMemoryMapping;
+import org.qnix.host.MappedViews;
 
 /**
  * The process's Buffer Pool ({@code qx_buffer_pool}, thesis 3.3.1 and 3.6): pages that are locked and
@@ -112,8 +114,8 @@ public final class BufferPool
         return regionId;
     }
 
-    /** Unmaps; for {@link Qnix#close()}: the pool lives as long as the registration. */
-    void unmap()
+    /** Unmaps, once even if two threads close; for {@link Qnix#close()}: the pool lives as long as the registration. */
+    synchronized void unmap()
     {
         if (closed)
         {

@@ -1,19 +1,9 @@
 package org.qnix.lib;
 
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
-import java.nio.channels.Channels;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Timer;
-import java.util.TimerTask;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.DirectBuffer;
@@ -32,6 +22,15 @@ import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
+import org.qnix.host.BufferRegion;
+import org.qnix.host.DoorbellWait;
+import org.qnix.host.DriverException;
+import org.qnix.host.DriverProxy;
+import org.qnix.host.HostMemoryException;
+import org.qnix.host.HostMemoryMapping;
+import org.qnix.host.MappingGuard;
+import org.qnix.host.Registration;
+import org.qnix.host.RegistrationTimeoutException;
 
 /**
  * A process's registration with its node's NIC: the QNIX API of thesis section 3.6 in Java.
@@ -49,6 +48,30 @@ import org.qnix.abi.ProcessName;
  *
  * <p>The cluster and node come from {@code QNIX_CLUSTER} and {@code QNIX_NODE} (as set by
  * {@code qnix run}) unless given with {@link #options()}.
+ *
+ * <h2>Threads</h2>
+ *
+ * <ul>
+ *   <li><b>Posting is single-threaded.</b> Taking contexts ({@code sendContext}, {@code recvContext},
+ *       {@code groupContext}, {@code broadcastContext...}) and posting commands ({@code send},
+ *       {@code receive}, their {@code try} forms, the collectives and {@code await{JoinGroup,Barrier}})
+ *       use the Command Queue tail and the context hints, which are this process's own unshared state,
+ *       as in the C API: one thread at a time, or the caller's own lock around them.</li>
+ *   <li><b>Completions are per context.</b> {@code pollFor...}, {@code waitFor...} and {@code await...}
+ *       of different contexts may run on different threads at once, and beside the posting thread; one
+ *       context is polled by one thread at a time (its completion frees it).</li>
+ *   <li><b>The control plane is thread safe.</b> {@code groupMembers}, {@code allocateBuffer},
+ *       {@code bufferPool} and a buffer's {@code lock}/{@code unlock}/{@code close} are driver requests,
+ *       one at a time on this object's monitor. A {@link QnixBuffer} or {@link BufferPool} itself is not
+ *       thread safe.</li>
+ *   <li><b>{@link #close()} is safe from any thread, at any time.</b> Every later call, and every call
+ *       still waiting (for a doorbell, room in the Command Queue or a free context), ends with
+ *       {@link QnixClosedException}; the VNI is unmapped only once no call is inside it. The memory of
+ *       buffers and of the pool is unmapped too: a thread must not touch their views after close.</li>
+ * </ul>
+ *
+ * <p>The calls of the data path neither lock nor allocate: each enters and leaves the registration's
+ * {@link MappingGuard} (an atomic increment and decrement and one volatile read).
  */
 public final class Qnix implements AutoCloseable
 {
@@ -60,48 +83,48 @@ public final class Qnix implements AutoCloseable
     public static final String ENV_INIT_TIMEOUT_MS = "QNIX_INIT_TIMEOUT_MS";
     /** How long {@code init} waits for the group by default. */
     public static final Duration DEFAULT_INIT_TIMEOUT = Duration.ofSeconds(60);
-    /** Extra time a reply from the driver may take beyond the request's own timeout. */
-    private static final long DRIVER_GRACE_MS = 15_000;
     /** Longer init timeouts are taken as this (a century): long enough to mean "for ever", short enough to add to a clock. */
-    static final long LONGEST_TIMEOUT_MS = TimeUnit.DAYS.toMillis(36_500);
-    private static final Timer WATCHDOG = new Timer("qnix-driver-watchdog", true);
+    static final long LONGEST_TIMEOUT_MS = DriverProxy.LONGEST_TIMEOUT_MS;
+    /**
+     * How long {@link #close()} waits for the calls inside the mappings to leave. Each leaves within a
+     * sleep slice of seeing the close; one that does not (a thread stopped in a debugger) keeps the
+     * mappings in place, leaked, rather than have them unmapped under it.
+     */
+    private static final long CLOSE_QUIESCENCE_NS = TimeUnit.SECONDS.toNanos(10);
 
     private final ProcessName name;
     private final NicCoordinates node;
     private final String clusterName;
     private final ClusterParameters params;
     private final int nicPid;
-    private final SocketChannel channel;
-    private final DataInputStream in;
-    private final DataOutputStream out;
+    private final DriverProxy driver;
     private final MappedFile vni;
     private final MappedFile hps;
     private final MappedFile control;
+    /** Every call that touches vni, hps or control is inside it; close() unmaps them once none is. */
+    private final MappingGuard guard = new MappingGuard();
     private final VirtualNetworkInterface vnic;
     /** The command last posted on each Send Context, so that an error can say what failed. */
     private final int[] sendCommands;
     /** Send Contexts of timed-out awaits, still held by their operation in the NIC. */
     private final boolean[] abandonedSendContexts;
     private int abandoned;
-    /** Read by the calls of any thread, written by close(). */
-    private volatile boolean closed;
 
     private Qnix(final ProcessName name, final NicCoordinates node, final String clusterName,
-        final ClusterParameters params, final int nicPid, final SocketChannel channel, final DataInputStream in,
-        final DataOutputStream out, final MappedFile vni, final MappedFile hps, final MappedFile control)
+        final ClusterParameters params, final int nicPid, final DriverProxy driver, final MappedFile vni,
+        final MappedFile hps, final MappedFile control)
     {
         this.name = name;
         this.node = node;
         this.clusterName = clusterName;
         this.params = params;
         this.nicPid = nicPid;
-        this.channel = channel;
-        this.in = in;
-        this.out = out;
+        this.driver = driver;
         this.vni = vni;
         this.hps = hps;
         this.control = control;
-        this.vnic = new VirtualNetworkInterface(params, vni.buffer(), hps.buffer(), control.buffer(), 0, node);
+        this.vnic = new VirtualNetworkInterface(params, vni.buffer(), hps.buffer(), control.buffer(), 0, node, name,
+            guard);
         this.sendCommands = new int[params.contextsPerProcess()];
         this.abandonedSendContexts = new boolean[params.contextsPerProcess()];
     }
@@ -159,63 +182,74 @@ public final class Qnix implements AutoCloseable
         return params;
     }
 
+    /** @return true once {@link #close()} began. */
+    public boolean isClosed()
+    {
+        return guard.isClosed();
+    }
+
     /**
      * @return the members of a group as this node's NIC knows them, sorted by name.
      */
     public synchronized List<GroupMember> groupMembers(final int group)
     {
         ensureOpen();
-        return call(() ->
+        final List<GroupMember> members = new ArrayList<>();
+        try
         {
-            out.writeInt(DriverProtocol.GROUP_QUERY);
-            out.writeInt(group);
-            out.flush();
-            final int type = in.readInt();
-            if (DriverProtocol.GROUP_INFO != type)
-            {
-                throw new QnixDriverException(type, "unexpected reply " + type + " to a group query");
-            }
-            in.readInt();
-            final int count = in.readInt();
-            final List<GroupMember> members = new ArrayList<>(count);
-            for (int i = 0; i < count; i++)
-            {
-                final ProcessName member = new ProcessName(in.readInt(), in.readInt());
-                final int packed = in.readInt();
-                members.add(new GroupMember(member, packed < 0 ? null : NicCoordinates.unpack(packed)));
-            }
-            return members;
-        }, DRIVER_GRACE_MS);
+            driver.groupMembers(group, (member, where) -> members.add(new GroupMember(member, where)));
+        }
+        catch (final DriverException ex)
+        {
+            throw driverFailure(ex);
+        }
+        return members;
     }
 
-    /** {@code qx_end}: de-registers from the NIC and unmaps the VNI. Idempotent. */
-    public synchronized void close()
+    /**
+     * {@code qx_end}: de-registers from the NIC and unmaps the VNI, the buffers and the pool. Idempotent,
+     * and safe from any thread while other threads are inside calls: they end with
+     * {@link QnixClosedException}, and the memory is unmapped only once none is inside it.
+     *
+     * <pre>{@code
+     * Thread receiver = new Thread(() -> qnix.waitForReceive(rx, status, 1, TimeUnit.HOURS));
+     * receiver.start();
+     * qnix.close();   // the receiver's wait ends with QnixClosedException
+     * }</pre>
+     */
+    public void close()
     {
-        if (closed)
+        if (!guard.beginClose())
         {
             return;
         }
-        closed = true;
-        closeMemory();
-        try
+        // From here every call fails to enter; the ones inside see the flag at their next look, and a
+        // sleeper is woken to see it now. The memory stays mapped while any is inside.
+        vnic.wakeAllWaiters();
+        final boolean quiescent = guard.awaitQuiescence(CLOSE_QUIESCENCE_NS);
+        synchronized (this)
         {
-            call(() ->
+            try
             {
-                out.writeInt(DriverProtocol.DEREGISTER);
-                out.flush();
-                return in.readInt();
-            }, DRIVER_GRACE_MS);
-        }
-        catch (final QnixException ex)
-        {
-            // The driver is gone: it de-registers us anyway when it sees the connection close.
-        }
-        finally
-        {
-            closeQuietly(channel);
-            vni.close();
-            hps.close();
-            control.close();
+                closeMemory();
+                driver.deregister();
+            }
+            finally
+            {
+                driver.close();
+                if (quiescent)
+                {
+                    vni.close();
+                    hps.close();
+                    control.close();
+                }
+                else
+                {
+                    System.err.println("qnix: " + guard.callsInside() + " call(s) of " + name + " still inside its " +
+                        "Virtual Network Interface " + TimeUnit.NANOSECONDS.toSeconds(CLOSE_QUIESCENCE_NS) +
+                        " s after close(): its mappings stay in place, not unmapped under them");
+                }
+            }
         }
     }
 
@@ -276,25 +310,25 @@ public final class Qnix implements AutoCloseable
             HostMemoryMapping.checkScatteredSupported(pageSize);
         }
         final int expectedPages = Math.max(1, (int)(((long)firstPageOffset + length + pageSize - 1) / pageSize));
-        final Region region = call(() ->
+        final BufferRegion region;
+        try
         {
-            out.writeInt(DriverProtocol.BUFFER_ALLOCATE);
-            out.writeInt(length);
-            out.writeInt(firstPageOffset);
-            out.writeInt(contiguous ? 1 : 0);
-            out.flush();
-            return readRegion(expectedPages, "a buffer of " + length + " bytes");
-        }, DRIVER_GRACE_MS);
+            region = driver.allocateBuffer(length, firstPageOffset, contiguous, expectedPages);
+        }
+        catch (final DriverException ex)
+        {
+            throw driverFailure(ex);
+        }
         final HostMemoryMapping mapping;
         try
         {
-            mapping = HostMemoryMapping.map(hostMemoryFile(), region.pages, pageSize);
+            mapping = map(region.pages());
         }
         catch (final RuntimeException ex)
         {
             try
             {
-                freeRegion(region.id);
+                freeRegion(region.id());
             }
             catch (final QnixException freeFailure)
             {
@@ -302,7 +336,8 @@ public final class Qnix implements AutoCloseable
             }
             throw ex;
         }
-        final QnixBuffer buffer = new QnixBuffer(this, region.id, length, firstPageOffset, pageSize, region.pages, mapping);
+        final QnixBuffer buffer = new QnixBuffer(this, region.id(), length, firstPageOffset, pageSize, region.pages(),
+            mapping);
         buffers.add(buffer);
         return buffer;
     }
@@ -338,16 +373,18 @@ public final class Qnix implements AutoCloseable
                 "] (cluster '" + clusterName + "')");
         }
         HostMemoryMapping.checkScatteredSupported(params.pageSize());
-        final Region region = call(() ->
+        final BufferRegion region;
+        try
         {
-            out.writeInt(DriverProtocol.BUFFER_POOL);
-            out.writeInt(pages);
-            out.flush();
-            return readRegion(pages, "a buffer pool of " + pages + " pages");
-        }, DRIVER_GRACE_MS);
+            region = driver.bufferPool(pages);
+        }
+        catch (final DriverException ex)
+        {
+            throw driverFailure(ex);
+        }
         // Not given back on a mapping failure: the driver keeps the pool until de-registration.
-        final HostMemoryMapping mapping = HostMemoryMapping.map(hostMemoryFile(), region.pages, params.pageSize());
-        bufferPool = new BufferPool(region.id, params.pageSize(), params.maxMessageBytes(), region.pages, mapping);
+        final HostMemoryMapping mapping = map(region.pages());
+        bufferPool = new BufferPool(region.id(), params.pageSize(), params.maxMessageBytes(), region.pages(), mapping);
         return bufferPool;
     }
 
@@ -361,25 +398,21 @@ public final class Qnix implements AutoCloseable
     synchronized int lockBuffer(final int regionId, final boolean lock)
     {
         ensureOpen();
-        return call(() ->
+        try
         {
-            out.writeInt(lock ? DriverProtocol.BUFFER_LOCK : DriverProtocol.BUFFER_UNLOCK);
-            out.writeInt(regionId);
-            out.flush();
-            final int type = in.readInt();
-            if (DriverProtocol.LOCK_COUNT == type)
-            {
-                return in.readInt();
-            }
-            throw failure(type, lock ? "a buffer lock" : "a buffer unlock");
-        }, DRIVER_GRACE_MS);
+            return driver.lockBuffer(regionId, lock);
+        }
+        catch (final DriverException ex)
+        {
+            throw driverFailure(ex);
+        }
     }
 
     /** BUFFER_FREE for a {@link QnixBuffer} that is already unmapped. */
     synchronized void freeBuffer(final QnixBuffer buffer)
     {
         buffers.remove(buffer);
-        if (!closed)
+        if (!guard.isClosed())
         {
             freeRegion(buffer.regionId());
         }
@@ -391,20 +424,28 @@ public final class Qnix implements AutoCloseable
         return ClusterDirectory.of(clusterName).hostMemory(node);
     }
 
+    private HostMemoryMapping map(final long[] pages)
+    {
+        try
+        {
+            return HostMemoryMapping.map(hostMemoryFile(), pages, params.pageSize());
+        }
+        catch (final HostMemoryException ex)
+        {
+            throw new QnixException(ex.getMessage(), ex);
+        }
+    }
+
     private void freeRegion(final int regionId)
     {
-        call(() ->
+        try
         {
-            out.writeInt(DriverProtocol.BUFFER_FREE);
-            out.writeInt(regionId);
-            out.flush();
-            final int type = in.readInt();
-            if (DriverProtocol.OK != type)
-            {
-                throw failure(type, "freeing buffer region " + regionId);
-            }
-            return null;
-        }, DRIVER_GRACE_MS);
+            driver.freeBuffer(regionId);
+        }
+        catch (final DriverException ex)
+        {
+            throw driverFailure(ex);
+        }
     }
 
     /** Unmaps every buffer and the pool; de-registration gives their pages back (thesis 3.4). */
@@ -421,51 +462,24 @@ public final class Qnix implements AutoCloseable
         }
     }
 
-    /** A region the driver handed out: its id and physical page addresses. */
-    private record Region(int id, long[] pages)
+    /** The API's error for a driver's: closed if this process closed meanwhile (its socket with it). */
+    private QnixException driverFailure(final DriverException ex)
     {
-    }
-
-    private Region readRegion(final int expectedPages, final String what) throws IOException
-    {
-        final int type = in.readInt();
-        if (DriverProtocol.BUFFER != type)
+        if (guard.isClosed())
         {
-            throw failure(type, what);
+            final QnixClosedException closed = new QnixClosedException(name);
+            closed.initCause(ex);
+            return closed;
         }
-        final int id = in.readInt();
-        final int count = in.readInt();
-        if (count != expectedPages)
-        {
-            // The stream cannot be trusted past a reply of the wrong shape.
-            closeQuietly(channel);
-            throw new QnixDriverException(DriverProtocol.REFUSED, "the driver of node " + node + " answered " + what +
-                " with " + count + " pages, expected " + expectedPages);
-        }
-        final long[] pages = new long[count];
-        for (int i = 0; i < count; i++)
-        {
-            pages[i] = in.readLong();
-        }
-        return new Region(id, pages);
-    }
-
-    /** @return the exception for a FAILED reply (read here), or for an unexpected reply type. */
-    private QnixDriverException failure(final int type, final String what) throws IOException
-    {
-        if (DriverProtocol.FAILED == type)
-        {
-            final int code = in.readInt();
-            return new QnixDriverException(code, DriverProtocol.readText(in));
-        }
-        closeQuietly(channel);
-        return new QnixDriverException(type, "unexpected driver reply " + type + " to " + what);
+        return 0 == ex.code() ?
+            new QnixDriverException(ex.getMessage(), ex.getCause()) : new QnixDriverException(ex.code(), ex.getMessage());
     }
 
     // ---------------------------------------------------------------------------------------------
     // Messages (thesis 3.6: qx_send_context, qx_recv_context, qx_send, qx_send_short, qx_receive,
-    // qx_poll_for_send, qx_poll_for_receive). One thread at a time, like the C API: the Command Queue
-    // tail and the context hints are this process's own, unshared state.
+    // qx_poll_for_send, qx_poll_for_receive). Taking contexts and posting: one thread at a time, like
+    // the C API (the class Javadoc says which calls may run at once). Every call that touches the VNI
+    // runs between enter() and guard.exit(), so that close() never unmaps it under the call.
     // ---------------------------------------------------------------------------------------------
 
     /** Any_Proc: a receive that matches a message from any process. */
@@ -491,8 +505,16 @@ public final class Qnix implements AutoCloseable
     public int sendContext(final ProcessName receiver, final int tag, final boolean doorbell, final QnixBuffer buffer,
         final int offset, final int length)
     {
-        checkPeer(receiver, false);
-        return bufferSendContext(receiver, tag, doorbell, buffer, offset, length);
+        enter();
+        try
+        {
+            checkPeer(receiver, false);
+            return bufferSendContext(receiver, tag, doorbell, buffer, offset, length);
+        }
+        finally
+        {
+            guard.exit();
+        }
     }
 
     /** A Send Context whose Context Region holds the page table of the buffer's bytes. */
@@ -522,8 +544,16 @@ public final class Qnix implements AutoCloseable
     public int sendContext(final ProcessName receiver, final int tag, final boolean doorbell, final BufferPool pool,
         final int firstPage, final int length)
     {
-        checkPeer(receiver, false);
-        return poolSendContext(receiver, tag, doorbell, pool, firstPage, length);
+        enter();
+        try
+        {
+            checkPeer(receiver, false);
+            return poolSendContext(receiver, tag, doorbell, pool, firstPage, length);
+        }
+        finally
+        {
+            guard.exit();
+        }
     }
 
     private int poolSendContext(final ProcessName receiver, final int tag, final boolean doorbell, final BufferPool pool,
@@ -545,7 +575,21 @@ public final class Qnix implements AutoCloseable
     public int sendContextShort(final ProcessName receiver, final int tag, final boolean doorbell,
         final DirectBuffer data, final int offset, final int length)
     {
-        checkPeer(receiver, false);
+        enter();
+        try
+        {
+            checkPeer(receiver, false);
+            return shortSendContext(receiver, tag, doorbell, data, offset, length);
+        }
+        finally
+        {
+            guard.exit();
+        }
+    }
+
+    private int shortSendContext(final ProcessName receiver, final int tag, final boolean doorbell,
+        final DirectBuffer data, final int offset, final int length)
+    {
         if (length < 0 || length > params.shortThreshold())
         {
             throw new IllegalArgumentException("a short message holds 0.." + params.shortThreshold() +
@@ -574,20 +618,28 @@ public final class Qnix implements AutoCloseable
     public int recvContext(final ProcessName sender, final int tag, final boolean doorbell, final QnixBuffer buffer,
         final int offset, final int length)
     {
-        checkPeer(sender, true);
-        checkRange(buffer, offset, length);
-        final int context = vnic.takeReceiveContext();
+        enter();
         try
         {
-            final int pages = vnic.writePageTable(vnic.receiveRegionOffset(context), buffer, offset, length);
-            vnic.writeContext(vnic.receiveContextOffset(context), sender.ai(), sender.pi(), tag, doorbell, pages,
-                length, ContextLayout.NO_BUFFER_POOL);
-            return context;
+            checkPeer(sender, true);
+            checkRange(buffer, offset, length);
+            final int context = vnic.takeReceiveContext();
+            try
+            {
+                final int pages = vnic.writePageTable(vnic.receiveRegionOffset(context), buffer, offset, length);
+                vnic.writeContext(vnic.receiveContextOffset(context), sender.ai(), sender.pi(), tag, doorbell, pages,
+                    length, ContextLayout.NO_BUFFER_POOL);
+                return context;
+            }
+            catch (final RuntimeException ex)
+            {
+                vnic.releaseContext(context, false);
+                throw ex;
+            }
         }
-        catch (final RuntimeException ex)
+        finally
         {
-            vnic.releaseContext(context, false);
-            throw ex;
+            guard.exit();
         }
     }
 
@@ -595,30 +647,86 @@ public final class Qnix implements AutoCloseable
     public int recvContext(final ProcessName sender, final int tag, final boolean doorbell, final BufferPool pool,
         final int firstPage, final int length)
     {
-        checkPeer(sender, true);
-        checkPool(pool, firstPage, length);
-        final int context = vnic.takeReceiveContext();
-        vnic.writeContext(vnic.receiveContextOffset(context), sender.ai(), sender.pi(), tag, doorbell,
-            pages(length), length, firstPage);
-        return context;
+        enter();
+        try
+        {
+            checkPeer(sender, true);
+            checkPool(pool, firstPage, length);
+            final int context = vnic.takeReceiveContext();
+            vnic.writeContext(vnic.receiveContextOffset(context), sender.ai(), sender.pi(), tag, doorbell,
+                pages(length), length, firstPage);
+            return context;
+        }
+        finally
+        {
+            guard.exit();
+        }
     }
 
-    /** {@code qx_send}: posts a Send command; waits (bounded) while the Command Queue is full. */
+    /**
+     * {@code qx_send}: posts a Send command; waits (bounded, 30 s) while the Command Queue is full.
+     *
+     * @throws QnixTimeoutException if the queue stayed full; {@link #trySend} does not wait.
+     */
     public void send(final int sendContext)
     {
-        post(ProcessCommand.SEND, sendContext);
+        post(ProcessCommand.SEND, sendContext, 0, 0);
     }
 
-    /** {@code qx_send_short}: posts a Send_Short command. */
+    /** {@code qx_send_short}: posts a Send_Short command; waits (bounded) while the Command Queue is full. */
     public void sendShort(final int sendContext)
     {
-        post(ProcessCommand.SEND_SHORT, sendContext);
+        post(ProcessCommand.SEND_SHORT, sendContext, 0, 0);
     }
 
-    /** {@code qx_receive}: posts a Receive command. */
+    /** {@code qx_receive}: posts a Receive command; waits (bounded) while the Command Queue is full. */
     public void receive(final int receiveContext)
     {
-        post(ProcessCommand.RECEIVE, receiveContext);
+        post(ProcessCommand.RECEIVE, receiveContext, 0, 0);
+    }
+
+    /**
+     * {@code qx_send} that returns at once: posts the Send command if the Command Queue has room, and
+     * otherwise leaves the prepared context as it is, to be posted again later. Back pressure the caller
+     * handles, like Aeron's {@code Publication.offer}, instead of {@link #send}'s wait.
+     *
+     * <pre>{@code
+     * int ctx = qnix.sendContext(peer, 42, true, buffer, 0, 1000);
+     * while (!qnix.trySend(ctx))
+     * {
+     *     drainCompletions();   // the NIC takes commands as it completes earlier ones
+     * }
+     * }</pre>
+     *
+     * @return true if posted; false if the queue was full and nothing was written.
+     */
+    public boolean trySend(final int sendContext)
+    {
+        return tryPost(ProcessCommand.SEND, sendContext, 0, 0);
+    }
+
+    /** {@code qx_send_short} that returns at once: false, having posted nothing, if the Command Queue is full. */
+    public boolean trySendShort(final int sendContext)
+    {
+        return tryPost(ProcessCommand.SEND_SHORT, sendContext, 0, 0);
+    }
+
+    /**
+     * {@code qx_receive} that returns at once: posts the Receive command if the Command Queue has room.
+     *
+     * <pre>{@code
+     * int rx = qnix.recvContext(Qnix.ANY_PROC, Qnix.ANY_TAG, true, buffer, 0, buffer.length());
+     * if (!qnix.tryReceive(rx))
+     * {
+     *     pending.add(rx);   // post it on a later pass
+     * }
+     * }</pre>
+     *
+     * @return true if posted; false if the queue was full and nothing was written.
+     */
+    public boolean tryReceive(final int receiveContext)
+    {
+        return tryPost(ProcessCommand.RECEIVE, receiveContext, 0, 0);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -639,7 +747,19 @@ public final class Qnix implements AutoCloseable
      */
     public int groupContext()
     {
-        ensureOpen();
+        enter();
+        try
+        {
+            return takeGroupContext();
+        }
+        finally
+        {
+            guard.exit();
+        }
+    }
+
+    private int takeGroupContext()
+    {
         final int context = takeSendContext();
         vnic.writeContext(vnic.sendContextOffset(context), name.ai(), name.pi(), 0, true, 0, 0,
             ContextLayout.NO_BUFFER_POOL);
@@ -717,25 +837,34 @@ public final class Qnix implements AutoCloseable
     private void awaitGroupOperation(final int command, final int group, final int groupSize, final long timeout,
         final TimeUnit unit)
     {
-        final int context = groupContext();
+        enter();
         try
         {
-            post(command, context, group, groupSize);
+            final int context = takeGroupContext();
+            try
+            {
+                sendCommands[context] = command;
+                vnic.post(command, context, group, groupSize);
+            }
+            catch (final RuntimeException ex)
+            {
+                vnic.releaseContext(context, true);
+                throw ex;
+            }
+            try
+            {
+                completeSend(context, vnic.await(context, true, unit.toNanos(timeout), DoorbellWait.SLEEP));
+            }
+            catch (final QnixTimeoutException ex)
+            {
+                abandonedSendContexts[context] = true;
+                abandoned++;
+                throw ex;
+            }
         }
-        catch (final RuntimeException ex)
+        finally
         {
-            vnic.releaseContext(context, true);
-            throw ex;
-        }
-        try
-        {
-            waitForSend(context, timeout, unit);
-        }
-        catch (final QnixTimeoutException ex)
-        {
-            abandonedSendContexts[context] = true;
-            abandoned++;
-            throw ex;
+            guard.exit();
         }
     }
 
@@ -776,17 +905,31 @@ public final class Qnix implements AutoCloseable
     public int broadcastContext(final int tag, final boolean doorbell, final QnixBuffer buffer, final int offset,
         final int length)
     {
-        ensureOpen();
-        // The receiver field is not read for a broadcast or multicast: this process's own name fills it.
-        return bufferSendContext(name, tag, doorbell, buffer, offset, length);
+        enter();
+        try
+        {
+            // The receiver field is not read for a broadcast or multicast: this process's own name fills it.
+            return bufferSendContext(name, tag, doorbell, buffer, offset, length);
+        }
+        finally
+        {
+            guard.exit();
+        }
     }
 
     /** A Send Context for a broadcast or multicast of {@code length} bytes from page {@code firstPage} of the pool. */
     public int broadcastContext(final int tag, final boolean doorbell, final BufferPool pool, final int firstPage,
         final int length)
     {
-        ensureOpen();
-        return poolSendContext(name, tag, doorbell, pool, firstPage, length);
+        enter();
+        try
+        {
+            return poolSendContext(name, tag, doorbell, pool, firstPage, length);
+        }
+        finally
+        {
+            guard.exit();
+        }
     }
 
     /**
@@ -822,6 +965,28 @@ public final class Qnix implements AutoCloseable
     }
 
     /**
+     * {@link #broadcast} that returns at once: false, having posted nothing, if the Command Queue is full.
+     *
+     * <pre>{@code
+     * int ctx = qnix.broadcastContext(5, true, buffer, 0, 4096);
+     * while (!qnix.tryBroadcast(ctx, group))
+     * {
+     *     Thread.onSpinWait();
+     * }
+     * }</pre>
+     */
+    public boolean tryBroadcast(final int sendContext, final int group)
+    {
+        return tryPost(ProcessCommand.BROADCAST, sendContext, group, 0);
+    }
+
+    /** {@link #broadcastShort} that returns at once: false, having posted nothing, if the Command Queue is full. */
+    public boolean tryBroadcastShort(final int sendContext, final int group)
+    {
+        return tryPost(ProcessCommand.BROADCAST_SHORT, sendContext, group, 0);
+    }
+
+    /**
      * {@code qx_multicast(context, size, recv_proc_name_list)}: posts a Multicast command to the named
      * processes (the size is the number of names). Like {@link #broadcast}, the data crosses the I/O
      * bus once. At most {@code 2 (N - 2)} names (124 by default), the room a Command Queue has for
@@ -836,31 +1001,66 @@ public final class Qnix implements AutoCloseable
      */
     public void multicast(final int sendContext, final ProcessName... receivers)
     {
-        postMulticast(ProcessCommand.MULTICAST, sendContext, receivers);
+        postMulticast(ProcessCommand.MULTICAST, sendContext, receivers, false);
     }
 
     /** {@code qx_multicast_short}: a Multicast of the data in the Context Region. */
     public void multicastShort(final int sendContext, final ProcessName... receivers)
     {
-        postMulticast(ProcessCommand.MULTICAST_SHORT, sendContext, receivers);
+        postMulticast(ProcessCommand.MULTICAST_SHORT, sendContext, receivers, false);
     }
 
-    private void postMulticast(final int command, final int context, final ProcessName[] receivers)
+    /**
+     * {@link #multicast} that returns at once: false, having posted nothing, if the Command Queue has no
+     * room for the command and its names.
+     *
+     * <pre>{@code
+     * if (!qnix.tryMulticast(ctx, new ProcessName(7, 1), new ProcessName(7, 3)))
+     * {
+     *     retryLater(ctx);
+     * }
+     * }</pre>
+     */
+    public boolean tryMulticast(final int sendContext, final ProcessName... receivers)
     {
-        ensureOpen();
-        checkContext(context);
-        final int max = CommandQueueLayout.maxMulticastReceivers(params);
-        if (null == receivers || receivers.length < 1 || receivers.length > max)
+        return postMulticast(ProcessCommand.MULTICAST, sendContext, receivers, true);
+    }
+
+    /** {@link #multicastShort} that returns at once: false, having posted nothing, if the Command Queue is full. */
+    public boolean tryMulticastShort(final int sendContext, final ProcessName... receivers)
+    {
+        return postMulticast(ProcessCommand.MULTICAST_SHORT, sendContext, receivers, true);
+    }
+
+    private boolean postMulticast(final int command, final int context, final ProcessName[] receivers,
+        final boolean tryOnly)
+    {
+        enter();
+        try
         {
-            throw new IllegalArgumentException("a multicast names 1.." + max + " receivers, not " +
-                (null == receivers ? 0 : receivers.length));
+            checkContext(context);
+            final int max = CommandQueueLayout.maxMulticastReceivers(params);
+            if (null == receivers || receivers.length < 1 || receivers.length > max)
+            {
+                throw new IllegalArgumentException("a multicast names 1.." + max + " receivers, not " +
+                    (null == receivers ? 0 : receivers.length));
+            }
+            for (final ProcessName receiver : receivers)
+            {
+                checkPeer(receiver, false);
+            }
+            sendCommands[context] = command;
+            if (tryOnly)
+            {
+                return vnic.tryPostMulticast(command, context, receivers);
+            }
+            vnic.postMulticast(command, context, receivers);
+            return true;
         }
-        for (final ProcessName receiver : receivers)
+        finally
         {
-            checkPeer(receiver, false);
+            guard.exit();
         }
-        sendCommands[context] = command;
-        vnic.postMulticast(command, context, receivers);
     }
 
     private void checkGroupSize(final int groupSize)
@@ -880,8 +1080,16 @@ public final class Qnix implements AutoCloseable
      */
     public boolean pollForSend(final int sendContext)
     {
-        checkContext(sendContext);
-        return completeSend(sendContext, vnic.peek(sendContext, true));
+        enter();
+        try
+        {
+            checkContext(sendContext);
+            return completeSend(sendContext, vnic.peek(sendContext, true));
+        }
+        finally
+        {
+            guard.exit();
+        }
     }
 
     /** {@code qx_poll_for_send}, backing off (spin, yield, park) until it completes or the timeout passes. */
@@ -910,11 +1118,20 @@ public final class Qnix implements AutoCloseable
      * @throws QnixTimeoutException    if it did not complete in time (the send stays posted).
      * @throws QnixNicDeadException    if the NIC's control program stopped.
      * @throws QnixCompletionException if it completed with an error.
+     * @throws QnixClosedException     if this process is closed, or another thread closed it meanwhile.
      */
     public void awaitSend(final int sendContext, final DoorbellWait wait, final long timeout, final TimeUnit unit)
     {
-        checkContext(sendContext);
-        completeSend(sendContext, vnic.await(sendContext, true, unit.toNanos(timeout), wait));
+        enter();
+        try
+        {
+            checkContext(sendContext);
+            completeSend(sendContext, vnic.await(sendContext, true, unit.toNanos(timeout), wait));
+        }
+        finally
+        {
+            guard.exit();
+        }
     }
 
     /**
@@ -927,8 +1144,16 @@ public final class Qnix implements AutoCloseable
      */
     public boolean pollForReceive(final int receiveContext, final ReceiveStatus status)
     {
-        checkContext(receiveContext);
-        return completeReceive(receiveContext, vnic.peek(receiveContext, false), status);
+        enter();
+        try
+        {
+            checkContext(receiveContext);
+            return completeReceive(receiveContext, vnic.peek(receiveContext, false), status);
+        }
+        finally
+        {
+            guard.exit();
+        }
     }
 
     /** {@code qx_poll_for_receive}, backing off (spin, yield, park) until it completes or the timeout passes. */
@@ -956,12 +1181,21 @@ public final class Qnix implements AutoCloseable
      * @throws QnixTimeoutException    if nothing arrived in time (the receive stays posted).
      * @throws QnixTruncatedException  if the message was longer than the buffer (its prefix arrived).
      * @throws QnixCompletionException if it completed with another error.
+     * @throws QnixClosedException     if this process is closed, or another thread closed it meanwhile.
      */
     public void awaitReceive(final int receiveContext, final ReceiveStatus status, final DoorbellWait wait,
         final long timeout, final TimeUnit unit)
     {
-        checkContext(receiveContext);
-        completeReceive(receiveContext, vnic.await(receiveContext, false, unit.toNanos(timeout), wait), status);
+        enter();
+        try
+        {
+            checkContext(receiveContext);
+            completeReceive(receiveContext, vnic.await(receiveContext, false, unit.toNanos(timeout), wait), status);
+        }
+        finally
+        {
+            guard.exit();
+        }
     }
 
     private boolean completeSend(final int context, final int value)
@@ -1008,27 +1242,46 @@ public final class Qnix implements AutoCloseable
         return true;
     }
 
-    private void post(final int command, final int context)
-    {
-        post(command, context, 0, 0);
-    }
-
+    /** Posts a command, waiting (bounded) for room in the Command Queue. */
     private void post(final int command, final int context, final int group, final int size)
     {
-        ensureOpen();
-        checkContext(context);
-        if (ProcessCommand.RECEIVE != command)
+        enter();
+        try
         {
-            sendCommands[context] = command;
+            checkContext(context);
+            if (ProcessCommand.RECEIVE != command)
+            {
+                sendCommands[context] = command;
+            }
+            vnic.post(command, context, group, size);
         }
-        vnic.post(command, context, group, size);
+        finally
+        {
+            guard.exit();
+        }
+    }
+
+    /** Posts a command if the Command Queue has room now. @return false, having written nothing, if not. */
+    private boolean tryPost(final int command, final int context, final int group, final int size)
+    {
+        enter();
+        try
+        {
+            checkContext(context);
+            if (ProcessCommand.RECEIVE != command)
+            {
+                sendCommands[context] = command;
+            }
+            return vnic.tryPost(command, context, group, size);
+        }
+        finally
+        {
+            guard.exit();
+        }
     }
 
     private void checkContext(final int context)
     {
-        // Every poll and wait passes here: after close() the VNI is unmapped, and touching it would
-        // crash the JVM instead of telling the caller.
-        ensureOpen();
         if (context < 0 || context >= params.contextsPerProcess())
         {
             throw new IllegalArgumentException("context " + context + " is not in 0.." +
@@ -1038,7 +1291,6 @@ public final class Qnix implements AutoCloseable
 
     private void checkPeer(final ProcessName peer, final boolean anyAllowed)
     {
-        ensureOpen();
         if (null == peer)
         {
             throw new IllegalArgumentException("a peer process name is required" + (anyAllowed ? " (or ANY_PROC)" : ""));
@@ -1082,10 +1334,17 @@ public final class Qnix implements AutoCloseable
         return Math.max(1, (length + params.pageSize() - 1) / params.pageSize());
     }
 
-    /** For tests of the NIC's protection check: overwrites a Descriptor of a prepared Send Context. */
     void corruptSendDescriptor(final int context, final int descriptor, final long address)
     {
-        vnic.overwriteDescriptorAddress(vnic.sendRegionOffset(context), descriptor, address);
+        enter();
+        try
+        {
+            vnic.overwriteDescriptorAddress(vnic.sendRegionOffset(context), descriptor, address);
+        }
+        finally
+        {
+            guard.exit();
+        }
     }
 
     public String toString()
@@ -1093,65 +1352,21 @@ public final class Qnix implements AutoCloseable
         return "Qnix{" + name + " on " + node + " of cluster " + clusterName + ", NIC PID " + nicPid + "}";
     }
 
+    /** For the driver requests: they hold the monitor, which close() takes before it closes the socket. */
     private void ensureOpen()
     {
-        if (closed)
+        if (guard.isClosed())
         {
-            throw new QnixException("QNIX process " + name + " is closed (qx_end was called)");
+            throw new QnixClosedException(name);
         }
     }
 
-    private interface DriverCall<T>
+    /** Enters the guard for a call that touches the VNI; the caller leaves it with guard.exit() in a finally. */
+    private void enter()
     {
-        T run() throws IOException;
-    }
-
-    /** Runs a request/reply exchange, closing the connection if the driver does not answer in time. */
-    private <T> T call(final DriverCall<T> exchange, final long timeoutMs)
-    {
-        return exchange(channel, exchange, timeoutMs, "the driver of node " + node);
-    }
-
-    private static <T> T exchange(
-        final SocketChannel channel, final DriverCall<T> exchange, final long timeoutMs, final String what)
-    {
-        final TimerTask watchdog = new TimerTask()
+        if (!guard.enter())
         {
-            public void run()
-            {
-                closeQuietly(channel);
-            }
-        };
-        WATCHDOG.schedule(watchdog, Math.min(timeoutMs, LONGEST_TIMEOUT_MS + DRIVER_GRACE_MS));
-        try
-        {
-            return exchange.run();
-        }
-        catch (final IOException ex)
-        {
-            throw new QnixDriverException("lost the connection to " + what +
-                " (cluster down, daemon dead, or no answer within " + timeoutMs + " ms)", ex);
-        }
-        finally
-        {
-            watchdog.cancel();
-        }
-    }
-
-    private static long saturatedAdd(final long a, final long b)
-    {
-        final long sum = a + b;
-        return sum < a ? Long.MAX_VALUE : sum;
-    }
-
-    private static void closeQuietly(final SocketChannel channel)
-    {
-        try
-        {
-            channel.close();
-        }
-        catch (final IOException ignore)
-        {
+            throw new QnixClosedException(name);
         }
     }
 
@@ -1294,110 +1509,64 @@ public final class Qnix implements AutoCloseable
             }
 
             final long timeoutMs = Math.min(LONGEST_TIMEOUT_MS, Math.max(1, wait.toMillis()));
-            final SocketChannel channel;
+            final DriverProxy driver;
             try
             {
-                channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+                driver = DriverProxy.connect(dir.driverSocket(where), timeoutMs, "the driver of node " + where);
             }
-            catch (final IOException ex)
+            catch (final DriverException ex)
             {
-                throw new QnixDriverException("cannot open a socket for the driver of node " + where, ex);
-            }
-            try
-            {
-                // A driver that does not accept (stopped, or its queue of connections full) leaves
-                // connect() blocked: the watchdog closes the channel when the init timeout is over.
-                exchange(channel, () -> channel.connect(UnixDomainSocketAddress.of(dir.driverSocket(where))),
-                    timeoutMs, "the driver of node " + where);
-            }
-            catch (final QnixDriverException ex)
-            {
-                closeQuietly(channel);
                 throw new QnixDriverException("cannot reach the driver of node " + where + " at " +
                     dir.driverSocket(where) + " within " + timeoutMs + " ms: is cluster '" + clusterName + "' up?",
                     ex.getCause());
             }
-            final DataInputStream in = new DataInputStream(Channels.newInputStream(channel));
-            final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(channel)));
             boolean registered = false;
             try
             {
-                final int[] reply = new int[2];
-                final long[] addresses = new long[2];
-                final Object failure = exchange(channel, () ->
+                final Registration registration;
+                try
                 {
-                    out.writeInt(DriverProtocol.REGISTER);
-                    out.writeInt(name.ai());
-                    out.writeInt(name.pi());
-                    out.writeInt(group);
-                    out.writeInt(groupSize);
-                    out.writeInt((int)ProcessHandle.current().pid());
-                    out.writeLong(timeoutMs);
-                    out.flush();
-                    final int type = in.readInt();
-                    switch (type)
+                    registration = driver.register(name, group, groupSize, timeoutMs, params.nameTableEntries());
+                }
+                catch (final RegistrationTimeoutException ex)
+                {
+                    throw new QnixTimeoutException(ex.getMessage(), ex.missing());
+                }
+                catch (final DriverException ex)
+                {
+                    if (DriverProtocol.NIC_DEAD == ex.code())
                     {
-                        case DriverProtocol.REGISTERED:
-                            in.readInt();
-                            reply[0] = in.readInt();
-                            addresses[0] = in.readLong();
-                            reply[1] = in.readInt();
-                            addresses[1] = in.readLong();
-                            return null;
-
-                        case DriverProtocol.TIMED_OUT:
-                        {
-                            final String message = DriverProtocol.readText(in);
-                            final int count = in.readInt();
-                            final List<ProcessName> missing = new ArrayList<>();
-                            for (int i = 0; i < Math.min(count, params.nameTableEntries()); i++)
-                            {
-                                missing.add(new ProcessName(in.readInt(), in.readInt()));
-                            }
-                            return new QnixTimeoutException(message, missing);
-                        }
-
-                        case DriverProtocol.FAILED:
-                        {
-                            final int code = in.readInt();
-                            final String text = DriverProtocol.readText(in);
-                            return DriverProtocol.NIC_DEAD == code ?
-                                new QnixNicDeadException(text) : new QnixDriverException(code, text);
-                        }
-
-                        default:
-                            return new QnixDriverException(type, "unexpected driver reply " + type);
+                        throw new QnixNicDeadException(ex.getMessage());
                     }
-                }, saturatedAdd(timeoutMs, DRIVER_GRACE_MS), "the driver of node " + where);
-                if (failure instanceof QnixException)
-                {
-                    throw (QnixException)failure;
+                    throw 0 == ex.code() ? new QnixDriverException(ex.getMessage(), ex.getCause()) :
+                        new QnixDriverException(ex.code(), ex.getMessage());
                 }
 
-                final MappedFile vni = MappedFile.mapExisting(dir.nicSdram(where), addresses[0], reply[1]);
-                final MappedFile hps = MappedFile.mapExisting(dir.hostMemory(where), addresses[1],
+                final MappedFile vni = MappedFile.mapExisting(dir.nicSdram(where), registration.vniAddress(),
+                    registration.vniLength());
+                final MappedFile hps = MappedFile.mapExisting(dir.hostMemory(where), registration.hpsAddress(),
                     (long)HostProcessStructuresLayout.pages(params.contextsPerProcess(), params.pageSize()) *
                     params.pageSize());
                 final long commandQueue = hps.buffer().getLong(HostProcessStructuresLayout.COMMAND_QUEUE_ADDRESS_OFFSET);
-                if (commandQueue != addresses[0])
+                if (commandQueue != registration.vniAddress())
                 {
                     vni.close();
                     hps.close();
                     throw new QnixDriverException(DriverProtocol.REFUSED, "Host Process Structures of " + name +
-                        " point at SDRAM " + commandQueue + ", expected the VNI at " + addresses[0]);
+                        " point at SDRAM " + commandQueue + ", expected the VNI at " + registration.vniAddress());
                 }
                 registered = true;
                 // The control program's identity and heartbeat: read-only to the process, like a status
                 // register, so that a wait never outlives the firmware (DESIGN.md 5).
                 final MappedFile control = MappedFile.mapExisting(dir.nicSdram(where),
                     new NicSdramLayout(params).controlProgramOffset(), ControlProgramLayout.LENGTH);
-                return new Qnix(name, where, clusterName, params, reply[0], channel, in, out, vni, hps, control);
+                return new Qnix(name, where, clusterName, params, registration.nicPid(), driver, vni, hps, control);
             }
             finally
             {
                 if (!registered)
                 {
-                    closeQuietly(channel);
+                    driver.close();
                 }
             }
         }

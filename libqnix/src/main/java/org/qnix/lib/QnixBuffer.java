@@ -4,6 +4,9 @@ import java.nio.ByteBuffer;
 
 import net.openhft.chronicle.bytes.Bytes;
 import org.agrona.MutableDirectBuffer;
+import org.qnix.host.HostMemoryMapping;
+import org.qnix.host.MappedViews;
+import org.qnix.host.PageTable;
 
 /**
  * A buffer for DMA in the node's host memory ({@code host.mem}), handed out by the driver and mapped
@@ -238,8 +241,12 @@ public final class QnixBuffer implements AutoCloseable
         return regionId;
     }
 
-    /** Unmaps without telling the driver: for {@link Qnix#close()}, where de-registration frees all. */
-    void unmap()
+    /**
+     * Unmaps without telling the driver: for {@link Qnix#close()}, where de-registration frees all.
+     * Synchronized because that close may run on another thread than the buffer's own {@link #close()}:
+     * the memory must be unmapped once, never a second time over whatever was mapped there since.
+     */
+    synchronized void unmap()
     {
         if (closed)
         {

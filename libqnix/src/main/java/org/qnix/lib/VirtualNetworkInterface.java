@@ -1,7 +1,6 @@
 package org.qnix.lib;
 
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -9,34 +8,29 @@ import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.CommandQueueEntry;
 import org.qnix.abi.CommandQueueLayout;
 import org.qnix.abi.ContextRegionDescriptor;
-import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
-import org.qnix.abi.Futex;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.VniContext;
 import org.qnix.abi.VniLayout;
+import org.qnix.host.BackOff;
+import org.qnix.host.DoorbellWait;
+import org.qnix.host.DoorbellWaiter;
+import org.qnix.host.MappingGuard;
+import org.qnix.host.NicHeartbeat;
 
 /**
  * The process side of a Virtual Network Interface (thesis 3.3.1-3.3.2): taking Send and Receive
  * Contexts by their doorbells, filling them, posting commands in the Command Queue, and polling the
  * doorbells. Works on the process's own mappings only: its VNI slice of the NIC SDRAM, its Host
  * Process Structures page, and the NIC's control-program area for the heartbeat. Nothing here
- * allocates or makes a system call except the futex sleep.
+ * allocates or makes a system call except the futex sleep. Every method is called inside the
+ * registration's {@link MappingGuard}; the loops that wait (for a context, for room in the Command
+ * Queue, for a doorbell) look at the guard and end with {@link QnixClosedException} once it closes.
  */
 final class VirtualNetworkInterface
 {
-    /** Spins before a blocking wait starts to yield or sleep. */
-    private static final int SPINS = 10_000;
-    /** A back-off spins this many times, then yields this many, then parks {@link #BACKOFF_PARK_NS}. */
-    private static final int BACKOFF_SPINS = 100;
-    private static final int BACKOFF_YIELDS = 100;
-    private static final long BACKOFF_PARK_NS = TimeUnit.MICROSECONDS.toNanos(50);
-    /** A busy wait checks its deadline and the NIC's heartbeat once per this many + 1 looks. */
-    private static final int BUSY_CHECK_MASK = 0x3FF;
-    /** Longest single futex sleep, so that liveness and timeouts are checked regularly. */
-    private static final long SLEEP_SLICE_NS = TimeUnit.MILLISECONDS.toNanos(10);
     /** How long a full Command Queue or a busy Context List is waited for. */
     static final long RESOURCE_WAIT_NS = TimeUnit.SECONDS.toNanos(30);
 
@@ -44,9 +38,10 @@ final class VirtualNetworkInterface
     private final VniLayout layout;
     private final UnsafeBuffer vni;
     private final UnsafeBuffer hps;
-    private final UnsafeBuffer control;
-    private final int controlOffset;
-    private final NicCoordinates node;
+    private final NicHeartbeat heartbeat;
+    private final MappingGuard guard;
+    private final DoorbellWaiter waiter;
+    private final ProcessName name;
     private final int contexts;
     private final int entries;
     private final int pageSize;
@@ -56,15 +51,17 @@ final class VirtualNetworkInterface
     private final ContextRegionDescriptor region = new ContextRegionDescriptor();
 
     VirtualNetworkInterface(final ClusterParameters params, final UnsafeBuffer vni, final UnsafeBuffer hps,
-        final UnsafeBuffer control, final int controlOffset, final NicCoordinates node)
+        final UnsafeBuffer control, final int controlOffset, final NicCoordinates node, final ProcessName name,
+        final MappingGuard guard)
     {
         this.params = params;
         this.layout = new VniLayout(params);
         this.vni = vni;
         this.hps = hps;
-        this.control = control;
-        this.controlOffset = controlOffset;
-        this.node = node;
+        this.heartbeat = new NicHeartbeat(control, controlOffset, node);
+        this.guard = guard;
+        this.waiter = new DoorbellWaiter(hps, heartbeat, guard);
+        this.name = name;
         this.contexts = params.contextsPerProcess();
         this.entries = params.commandQueueEntries();
         this.pageSize = params.pageSize();
@@ -188,6 +185,22 @@ final class VirtualNetworkInterface
     void post(final int command, final int context, final int group, final int size)
     {
         waitForRoom(1);
+        write(command, context, group, size);
+    }
+
+    /** Posts a command if the queue has room now. @return false, having written nothing, if it is full. */
+    boolean tryPost(final int command, final int context, final int group, final int size)
+    {
+        if (freeEntries() < 1)
+        {
+            return false;
+        }
+        write(command, context, group, size);
+        return true;
+    }
+
+    private void write(final int command, final int context, final int group, final int size)
+    {
         entry.wrap(vni, layout.commandOffset(commandTail)).publish(command, context, group, size);
         advanceTail(1);
     }
@@ -199,8 +212,24 @@ final class VirtualNetworkInterface
      */
     void postMulticast(final int command, final int context, final ProcessName[] receivers)
     {
+        waitForRoom(1 + CommandQueueLayout.namesEntries(receivers.length));
+        writeMulticast(command, context, receivers);
+    }
+
+    /** {@link #postMulticast} if the queue has room for it now. @return false, having written nothing, if not. */
+    boolean tryPostMulticast(final int command, final int context, final ProcessName[] receivers)
+    {
+        if (freeEntries() < 1 + CommandQueueLayout.namesEntries(receivers.length))
+        {
+            return false;
+        }
+        writeMulticast(command, context, receivers);
+        return true;
+    }
+
+    private void writeMulticast(final int command, final int context, final ProcessName[] receivers)
+    {
         final int nameEntries = CommandQueueLayout.namesEntries(receivers.length);
-        waitForRoom(1 + nameEntries);
         for (int i = 0; i < receivers.length; i++)
         {
             entry.wrap(vni, layout.commandOffset((commandTail + 1 + i / CommandQueueLayout.NAMES_PER_ENTRY) % entries))
@@ -275,78 +304,42 @@ final class VirtualNetworkInterface
      *
      * @return the completed doorbell value.
      */
-    int await(final int context, final boolean send, final long timeoutNs, final DoorbellWait requested)
+    int await(final int context, final boolean send, final long timeoutNs, final DoorbellWait wait)
     {
-        // Without futex there is nothing to sleep on: back off instead.
-        final DoorbellWait wait =
-            DoorbellWait.SLEEP == requested && !Futex.available() ? DoorbellWait.BACKOFF : requested;
         final int address = doorbellAddress(context, send);
-        if (DoorbellWait.YIELD != wait)
-        {
-            for (int i = 0; i < SPINS; i++)
-            {
-                final int value = hps.getIntVolatile(address);
-                if (Doorbell.isComplete(value))
-                {
-                    return value;
-                }
-                Thread.onSpinWait();
-            }
-        }
-        final boolean sleep = DoorbellWait.SLEEP == wait;
-        final long deadline = System.nanoTime() + timeoutNs;
         final int waiters = address - HostProcessStructuresLayout.DOORBELL_VALUE_OFFSET +
             HostProcessStructuresLayout.DOORBELL_WAITERS_OFFSET;
-        int looks = 0;
-        try
+        switch (waiter.await(address, waiters, Doorbell::isComplete, timeoutNs, wait))
         {
-            if (sleep)
-            {
-                // Dekker with the NIC's doorbell write: announce, then look again before sleeping.
-                hps.putIntVolatile(waiters, 1);
-            }
-            while (true)
-            {
-                final int value = hps.getIntVolatile(address);
-                if (Doorbell.isComplete(value))
-                {
-                    return value;
-                }
-                // A busy wait looks at the clock and the NIC only now and then, to stay a pure spin.
-                if (DoorbellWait.BUSY != wait || (looks & BUSY_CHECK_MASK) == 0)
-                {
-                    final long now = System.nanoTime();
-                    if (now - deadline > 0)
-                    {
-                        throw new QnixTimeoutException((send ? "send" : "receive") + " on context " + context +
-                            " did not complete in " + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
-                    }
-                    checkNicAlive();
-                    if (sleep)
-                    {
-                        Futex.await(hps.addressOffset() + address, value, Math.min(SLEEP_SLICE_NS, deadline - now));
-                    }
-                }
-                switch (wait)
-                {
-                    case BUSY -> Thread.onSpinWait();
-                    case YIELD -> Thread.yield();
-                    case BACKOFF -> backOff(looks);
-                    case SLEEP ->
-                    {
-                        // Slept above, until woken or the slice ended.
-                    }
-                }
-                looks++;
-            }
+            case DoorbellWaiter.COMPLETE:
+                // Complete stays complete until this process frees the context.
+                return hps.getIntVolatile(address);
+
+            case DoorbellWaiter.TIMED_OUT:
+                throw new QnixTimeoutException((send ? "send" : "receive") + " on context " + context +
+                    " did not complete in " + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
+
+            case DoorbellWaiter.NIC_DEAD:
+                throw new QnixNicDeadException(heartbeat.describeStopped());
+
+            default:
+                throw closed();
         }
-        finally
+    }
+
+    /** Wakes every thread of this process sleeping on a doorbell, so that it sees a close at once. */
+    void wakeAllWaiters()
+    {
+        for (int c = 0; c < contexts; c++)
         {
-            if (sleep)
-            {
-                hps.putIntRelease(waiters, 0);
-            }
+            waiter.wakeAll(doorbellAddress(c, true));
+            waiter.wakeAll(doorbellAddress(c, false));
         }
+    }
+
+    QnixClosedException closed()
+    {
+        return new QnixClosedException(name);
     }
 
     /** @return the receive's completion fields, written by the NIC before the doorbell. */
@@ -376,44 +369,24 @@ final class VirtualNetworkInterface
 
     void checkNicAlive()
     {
-        // Writer: the NIC control program, every HEARTBEAT_INTERVAL_MS.
-        final long beat = control.getLongVolatile(controlOffset + ControlProgramLayout.HEARTBEAT_TIME_OFFSET);
-        final int state = control.getIntVolatile(controlOffset + ControlProgramLayout.STATE_OFFSET);
-        final long silence = System.currentTimeMillis() - beat;
-        if (ControlProgramLayout.STATE_RUNNING != state || silence > ControlProgramLayout.HEARTBEAT_TIMEOUT_MS)
+        if (!heartbeat.isRunning())
         {
-            throw new QnixNicDeadException("the NIC control program of node " + node + " is not running (" +
-                (ControlProgramLayout.STATE_RUNNING != state ? "stopped" : "no heartbeat for " + silence + " ms") +
-                "): nothing posted to it can complete");
+            throw new QnixNicDeadException(heartbeat.describeStopped());
         }
     }
 
-    /** Waits out a full queue or busy contexts, looking at the NIC now and then. */
+    /** Waits out a full queue or busy contexts, looking at the NIC now and then and at a close each time. */
     private int idle(final int idle)
     {
-        if (idle >= BACKOFF_SPINS + BACKOFF_YIELDS && (idle & 0xFF) == 0)
+        if (guard.isClosed())
+        {
+            throw closed();
+        }
+        if (BackOff.isParking(idle) && (idle & 0xFF) == 0)
         {
             checkNicAlive();
         }
-        backOff(idle);
+        BackOff.idle(idle);
         return idle + 1;
-    }
-
-    /** Spin, then yield, then park briefly: cheap on a 2-core machine shared with the NICs. */
-    private static void backOff(final int looks)
-    {
-        // A count that wrapped (days of waiting) is negative: it stays in the parks.
-        if (looks >= 0 && looks < BACKOFF_SPINS)
-        {
-            Thread.onSpinWait();
-        }
-        else if (looks >= 0 && looks < BACKOFF_SPINS + BACKOFF_YIELDS)
-        {
-            Thread.yield();
-        }
-        else
-        {
-            LockSupport.parkNanos(BACKOFF_PARK_NS);
-        }
     }
 }

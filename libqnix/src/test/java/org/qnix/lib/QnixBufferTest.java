@@ -17,6 +17,8 @@ import org.agrona.MutableDirectBuffer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.qnix.host.HostMemoryMapping;
+import org.qnix.host.PageTable;
 
 /**
  * A buffer's mapping and page table without a cluster: pages of a plain file stand in for host memory,

@@ -12,6 +12,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.qnix.host.DoorbellWait;
+import org.qnix.host.MappingGuard;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.CommandQueueEntry;
 import org.qnix.abi.CommandQueueLayout;
@@ -51,7 +53,8 @@ class VirtualNetworkInterfaceTest
     {
         control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET, System.currentTimeMillis());
         control.putIntVolatile(ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_RUNNING);
-        vnic = new VirtualNetworkInterface(params, vni, hps, control, 0, new NicCoordinates(0, 0));
+        vnic = new VirtualNetworkInterface(params, vni, hps, control, 0, new NicCoordinates(0, 0), new ProcessName(7, 0),
+            new MappingGuard());
     }
 
     @Test

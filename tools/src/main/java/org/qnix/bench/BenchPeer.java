@@ -3,7 +3,7 @@ package org.qnix.bench;
 import java.nio.file.Path;
 import java.util.Optional;
 
-import org.qnix.lib.DoorbellWait;
+import org.qnix.host.DoorbellWait;
 
 /**
  * The peer JVM of every benchmark transport. Started by {@link PeerProcess} as

@@ -17,7 +17,7 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.IterationResult;
 import org.openjdk.jmh.results.RunResult;
-import org.qnix.lib.DoorbellWait;
+import org.qnix.host.DoorbellWait;
 
 /**
  * JMH's results beside {@code qnix bench}'s for the same transport and size, each with the noise JMH

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.qnix.abi.ProcessName;
-import org.qnix.lib.DoorbellWait;
+import org.qnix.host.DoorbellWait;
 import org.qnix.lib.Qnix;
 import org.qnix.lib.QnixBuffer;
 import org.qnix.lib.QnixPeerGoneException;

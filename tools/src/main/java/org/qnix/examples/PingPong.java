@@ -6,7 +6,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.agrona.MutableDirectBuffer;
 import org.qnix.abi.ProcessName;
-import org.qnix.lib.DoorbellWait;
+import org.qnix.host.DoorbellWait;
 import org.qnix.lib.Qnix;
 import org.qnix.lib.QnixBuffer;
 import org.qnix.lib.ReceiveStatus;

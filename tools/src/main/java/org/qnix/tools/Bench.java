@@ -45,7 +45,7 @@ import org.qnix.bench.RunSetup;
 import org.qnix.bench.TcpStreamTransport;
 import org.qnix.bench.TcpTransport;
 import org.qnix.bench.Transport;
-import org.qnix.lib.DoorbellWait;
+import org.qnix.host.DoorbellWait;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;

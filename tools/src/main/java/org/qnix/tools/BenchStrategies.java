@@ -17,7 +17,7 @@ import org.qnix.bench.LatencyTransport;
 import org.qnix.bench.QnixTransport;
 import org.qnix.bench.StrategyReport;
 import org.qnix.bench.StrategyResult;
-import org.qnix.lib.DoorbellWait;
+import org.qnix.host.DoorbellWait;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -14,7 +14,7 @@ import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
 import org.qnix.firmware.NicCounters;
-import org.qnix.lib.DoorbellWait;
+import org.qnix.host.DoorbellWait;
 import org.qnix.lib.Qnix;
 import org.qnix.lib.QnixBuffer;
 import org.qnix.lib.QnixNicDeadException;

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.bench.LatencyRun;
 import org.qnix.bench.QnixTransport;
-import org.qnix.lib.DoorbellWait;
+import org.qnix.host.DoorbellWait;
 
 /**
  * The QNIX transport of the benchmarks starts its peer JVM on another node, measures Send_Short and

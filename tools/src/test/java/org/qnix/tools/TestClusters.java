@@ -22,7 +22,7 @@ import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
 import org.qnix.firmware.NicCounters;
-import org.qnix.lib.PageTable;
+import org.qnix.host.PageTable;
 import org.qnix.lib.Qnix;
 import org.qnix.lib.QnixBuffer;
 

@@ -3,7 +3,7 @@ package org.qnix.bench.jmh;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
-import org.qnix.lib.DoorbellWait;
+import org.qnix.host.DoorbellWait;
 
 /**
  * The QNIX settings every benchmark shares, as JMH parameters: how the programs wait on doorbells,

@@ -1,4 +1,4 @@
-package org.qnix.lib;
+package org.qnix.host;
 
 import org.qnix.abi.ContextRegionDescriptor;
 
@@ -81,9 +81,10 @@ public final class PageTable
 
     /**
      * Fills the table with the range {@code [start, start + length)} of a run of pages, where
-     * {@code start} counts from the beginning of the first page.
+     * {@code start} counts from the beginning of the first page. For the library that hands out the
+     * buffer (its {@code translate}); a program asks its buffer instead.
      */
-    void fill(final long[] pages, final int pageSize, final long start, final int length)
+    public void fill(final long[] pages, final int pageSize, final long start, final int length)
     {
         final int needed = ContextRegionDescriptor.pagesTouched(pageSize, start, length);
         if (needed > addresses.length)

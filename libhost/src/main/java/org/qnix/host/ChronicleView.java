@@ -1,4 +1,4 @@
-package org.qnix.lib;
+package org.qnix.host;
 
 import java.nio.ByteBuffer;
 

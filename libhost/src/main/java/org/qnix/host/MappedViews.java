@@ -1,4 +1,4 @@
-package org.qnix.lib;
+package org.qnix.host;
 
 import java.nio.ByteBuffer;
 
@@ -10,7 +10,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * 5): an Agrona buffer and a direct ByteBuffer made at once, a Chronicle Bytes made on first use, all over
  * the same bytes with no copy. {@link #close()} detaches them and unmaps.
  */
-final class MappedViews
+public final class MappedViews
 {
     private final HostMemoryMapping mapping;
     private final UnsafeBuffer buffer;
@@ -18,29 +18,29 @@ final class MappedViews
     private ChronicleView bytes;
 
     /** Views of {@code length} bytes from {@code offset} of the mapping. */
-    MappedViews(final HostMemoryMapping mapping, final int offset, final int length)
+    public MappedViews(final HostMemoryMapping mapping, final int offset, final int length)
     {
         this.mapping = mapping;
         this.buffer = new UnsafeBuffer(mapping.address() + offset, length);
         this.byteBuffer = mapping.byteBuffer(offset, length);
     }
 
-    HostMemoryMapping mapping()
+    public HostMemoryMapping mapping()
     {
         return mapping;
     }
 
-    UnsafeBuffer buffer()
+    public UnsafeBuffer buffer()
     {
         return buffer;
     }
 
-    ByteBuffer byteBuffer()
+    public ByteBuffer byteBuffer()
     {
         return byteBuffer;
     }
 
-    Bytes<?> bytes()
+    public Bytes<?> bytes()
     {
         if (null == bytes)
         {
@@ -50,7 +50,7 @@ final class MappedViews
     }
 
     /** Detaches the views (a kept Agrona view then has no bytes) and unmaps the memory. */
-    void close()
+    public void close()
     {
         if (null != bytes)
         {

@@ -1,4 +1,4 @@
-package org.qnix.lib;
+package org.qnix.host;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -16,9 +16,18 @@ import org.qnix.abi.MappedFile;
  * with {@code MAP_FIXED} into an address range reserved with {@code PROT_NONE}, which is what a real
  * kernel's page tables do for a buffer whose physical pages are scattered. Each run is one of the
  * process's memory mappings, counted against the kernel's limit by {@link MappingBudget}; a mapping
- * that cannot be made is a {@link QnixException}.
+ * that cannot be made is a {@link HostMemoryException}.
+ *
+ * <pre>{@code
+ * try (HostMemoryMapping pages = HostMemoryMapping.map(hostMem, new long[]{40 * 4096L, 7 * 4096L}, 4096))
+ * {
+ *     UnsafeBuffer view = new UnsafeBuffer(pages.address(), (int)pages.length());
+ * }
+ * }</pre>
+ *
+ * <p>Not thread safe: its owner (a buffer) closes it once no call of its library can touch it.
  */
-final class HostMemoryMapping implements AutoCloseable
+public final class HostMemoryMapping implements AutoCloseable
 {
     private static final AtomicBoolean MLOCK_WARNED = new AtomicBoolean();
 
@@ -42,7 +51,7 @@ final class HostMemoryMapping implements AutoCloseable
      * @throws IllegalArgumentException if scattered pages cannot be mapped here: the emulated page size
      *                                  must be a multiple of the OS page size for {@code MAP_FIXED}.
      */
-    static void checkScatteredSupported(final int pageSize)
+    public static void checkScatteredSupported(final int pageSize)
     {
         final String unavailable = Libc.unavailableReason();
         if (null != unavailable)
@@ -61,10 +70,10 @@ final class HostMemoryMapping implements AutoCloseable
     /**
      * Maps {@code pages} of {@code hostMemory} (physical addresses, each {@code pageSize} long) in order.
      *
-     * @throws QnixException if the mappings would pass the process's limit ({@link MappingBudget}) or the
+     * @throws HostMemoryException if the mappings would pass the process's limit ({@link MappingBudget}) or the
      *                       kernel refuses one.
      */
-    static HostMemoryMapping map(final Path hostMemory, final long[] pages, final int pageSize)
+    public static HostMemoryMapping map(final Path hostMemory, final long[] pages, final int pageSize)
     {
         final long length = (long)pages.length * pageSize;
         final int runs = runs(pages, pageSize);
@@ -98,13 +107,13 @@ final class HostMemoryMapping implements AutoCloseable
         catch (final UncheckedIOException | IllegalArgumentException ex)
         {
             // Java reports a refused mmap (ENOMEM: too many mappings) as an IOException "Map failed".
-            throw new QnixException("cannot map " + length + " bytes at " + address + " of " + hostMemory + ": " +
+            throw new HostMemoryException("cannot map " + length + " bytes at " + address + " of " + hostMemory + ": " +
                 ex.getMessage() + (null != ex.getCause() ? " (" + ex.getCause() + ")" : ""), ex);
         }
     }
 
     /** @return how many physically contiguous runs {@code pages} make: one mapping each. */
-    static int runs(final long[] pages, final int pageSize)
+    public static int runs(final long[] pages, final int pageSize)
     {
         int runs = pages.length > 0 ? 1 : 0;
         for (int i = 1; i < pages.length; i++)
@@ -117,7 +126,7 @@ final class HostMemoryMapping implements AutoCloseable
         return runs;
     }
 
-    static boolean isContiguous(final long[] pages, final int pageSize)
+    public static boolean isContiguous(final long[] pages, final int pageSize)
     {
         for (int i = 1; i < pages.length; i++)
         {
@@ -137,7 +146,7 @@ final class HostMemoryMapping implements AutoCloseable
             Libc.MAP_PRIVATE | Libc.MAP_ANONYMOUS | Libc.MAP_NORESERVE, -1, 0);
         if (Libc.MAP_FAILED == base)
         {
-            throw new QnixException("cannot reserve " + length + " bytes of address space for a buffer (mmap errno " +
+            throw new HostMemoryException("cannot reserve " + length + " bytes of address space for a buffer (mmap errno " +
                 Libc.errno() + ")");
         }
         final int fd = Libc.open(hostMemory.toString(), Libc.O_RDWR | Libc.O_CLOEXEC);
@@ -145,7 +154,7 @@ final class HostMemoryMapping implements AutoCloseable
         {
             final int errno = Libc.errno();
             Libc.munmap(base, length);
-            throw new QnixException("cannot open " + hostMemory + " (errno " + errno + ")");
+            throw new HostMemoryException("cannot open " + hostMemory + " (errno " + errno + ")");
         }
         try
         {
@@ -166,7 +175,7 @@ final class HostMemoryMapping implements AutoCloseable
                 {
                     final int errno = Libc.errno();
                     Libc.munmap(base, length);
-                    throw new QnixException("cannot map physical page " + pages[first] + " of " + hostMemory +
+                    throw new HostMemoryException("cannot map physical page " + pages[first] + " of " + hostMemory +
                         " at " + Long.toHexString(at) + " (mmap errno " + errno + ")");
                 }
                 first = end;
@@ -181,18 +190,18 @@ final class HostMemoryMapping implements AutoCloseable
     }
 
     /** @return the virtual address of the first page. */
-    long address()
+    public long address()
     {
         return address;
     }
 
-    long length()
+    public long length()
     {
         return length;
     }
 
     /** @return a direct buffer over {@code [offset, offset + length)} of the mapping, in native order. */
-    ByteBuffer byteBuffer(final int offset, final int length)
+    public ByteBuffer byteBuffer(final int offset, final int length)
     {
         final ByteBuffer view = null != file ?
             file.mappedByteBuffer().slice(offset, length) : new Pointer(address + offset).getByteBuffer(0, length);
@@ -204,7 +213,7 @@ final class HostMemoryMapping implements AutoCloseable
      * driver's lock count is what the NIC honours, and {@code mlock} fails on machines with a small
      * {@code RLIMIT_MEMLOCK} (PLATFORM.md), so a failure is reported once per JVM and never thrown.
      */
-    void mlock()
+    public void mlock()
     {
         if (mlocked || null != Libc.unavailableReason())
         {
@@ -223,7 +232,7 @@ final class HostMemoryMapping implements AutoCloseable
     }
 
     /** Undoes a successful {@link #mlock()}. */
-    void munlock()
+    public void munlock()
     {
         if (mlocked)
         {

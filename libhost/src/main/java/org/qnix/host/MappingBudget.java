@@ -1,4 +1,4 @@
-package org.qnix.lib;
+package org.qnix.host;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -12,7 +12,7 @@ import java.util.stream.Stream;
  * of physically contiguous pages, so a scattered 4 KiB buffer is one, and a 2 MiB one up to 512. A
  * program that allocated buffers until refused reached the kernel's limit first, and then the JVM
  * itself could not map memory (a heap expansion, a thread stack) and died with a fatal error. So the
- * library counts its mappings and refuses, with a {@link QnixException}, the one that would take it
+ * library counts its mappings and refuses, with a {@link HostMemoryException}, the one that would take it
  * past the limit less what the JVM had mapped when the first buffer was made and a margin of
  * {@value #JVM_MARGIN} for what it maps later.
  *
@@ -20,7 +20,7 @@ import java.util.stream.Stream;
  * tests and for programs that map much else.
  *
  * <pre>{@code
- * MappingBudget.acquire(runs, "a buffer of 8 scattered pages");   // throws QnixException past the limit
+ * MappingBudget.acquire(runs, "a buffer of 8 scattered pages");   // throws HostMemoryException past the limit
  * // ... mmap ...
  * MappingBudget.release(runs);                                     // after munmap
  * }</pre>
@@ -45,7 +45,7 @@ final class MappingBudget
     /**
      * Counts {@code mappings} more, about to be made for {@code what}.
      *
-     * @throws QnixException if they would take the library past its limit; nothing is counted then.
+     * @throws HostMemoryException if they would take the library past its limit; nothing is counted then.
      */
     static synchronized void acquire(final long mappings, final String what)
     {
@@ -55,7 +55,7 @@ final class MappingBudget
         }
         if (held + mappings > limit)
         {
-            throw new QnixException("cannot map " + what + ": it needs " + mappings + " memory mapping(s) and this " +
+            throw new HostMemoryException("cannot map " + what + ": it needs " + mappings + " memory mapping(s) and this " +
                 "process's buffers already hold " + held + " of the " + limit + " allowed (" + limitSource + "). " +
                 "Free buffers, or use fewer and larger ones; contiguous pages take one mapping per buffer");
         }
@@ -87,7 +87,7 @@ final class MappingBudget
             }
             catch (final NumberFormatException ex)
             {
-                throw new QnixException("-D" + LIMIT_PROPERTY + "=" + property + " is not a number of mappings");
+                throw new HostMemoryException("-D" + LIMIT_PROPERTY + "=" + property + " is not a number of mappings");
             }
         }
         final long kernel = readLong(MAX_MAP_COUNT, 65530);

@@ -1,0 +1,165 @@
+package org.qnix.host;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.qnix.abi.Futex;
+
+/**
+ * Waits for a word the NIC writes to reach a value that completes the wait (thesis 3.3.2: the process
+ * polls the doorbell of its context; the NIC writes it last), the way a {@link DoorbellWait} says:
+ * busy, yield, back off, or sleep on the word (futex) until the NIC wakes the process, the emulated
+ * interrupt. The word has a waiters word beside it that a sleeper sets, so that the NIC makes the
+ * wake-up system call only when someone sleeps (DESIGN.md 5).
+ *
+ * <p>It returns a code, never throws: the library above turns {@link #TIMED_OUT}, {@link #NIC_DEAD} and
+ * {@link #CLOSED} into its own API's errors, and reads the completed word again itself (it stays complete
+ * until the process frees it). Each wait looks at the NIC's heartbeat and at the registration's
+ * {@link MappingGuard} now and then, so that neither a dead NIC nor a close from another thread leaves it
+ * waiting: a futex sleep lasts at most {@link #SLEEP_SLICE_NS}.
+ *
+ * <pre>{@code
+ * DoorbellWaiter waiter = new DoorbellWaiter(hps, heartbeat, guard);
+ * int code = waiter.await(doorbell, waiters, Doorbell::isComplete, TimeUnit.SECONDS.toNanos(5), DoorbellWait.SLEEP);
+ * if (DoorbellWaiter.COMPLETE == code)
+ * {
+ *     int value = hps.getIntVolatile(doorbell);
+ * }
+ * }</pre>
+ *
+ * <p>Thread safe: it keeps no state of a wait, so threads may wait on different words at once. The
+ * caller must be inside {@link MappingGuard#enter()} for the whole wait. Allocation free.
+ */
+public final class DoorbellWaiter
+{
+    /** The word reached a completing value. */
+    public static final int COMPLETE = 0;
+    /** The timeout passed first. */
+    public static final int TIMED_OUT = 1;
+    /** The NIC's control program stopped: nothing will complete the word. */
+    public static final int NIC_DEAD = 2;
+    /** The registration began closing: the mappings are about to go. */
+    public static final int CLOSED = 3;
+
+    /** Spins before a blocking wait starts to yield or sleep. */
+    static final int SPINS = 10_000;
+    /** A busy wait checks its deadline, the NIC and the guard once per this many + 1 looks. */
+    static final int BUSY_CHECK_MASK = 0x3FF;
+    /** Longest single futex sleep, so that liveness, a close and timeouts are checked regularly. */
+    public static final long SLEEP_SLICE_NS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    private final UnsafeBuffer words;
+    private final NicHeartbeat heartbeat;
+    private final MappingGuard guard;
+
+    /**
+     * @param words     the mapping that holds the words waited on (a Host Process Structures page).
+     * @param heartbeat the NIC that writes them.
+     * @param guard     the registration's guard, whose close ends every wait.
+     */
+    public DoorbellWaiter(final UnsafeBuffer words, final NicHeartbeat heartbeat, final MappingGuard guard)
+    {
+        this.words = words;
+        this.heartbeat = heartbeat;
+        this.guard = guard;
+    }
+
+    /**
+     * Waits until {@code complete} accepts the word at {@code valueOffset}.
+     *
+     * @param valueOffset   the word the NIC writes, with release.
+     * @param waitersOffset its waiters word: set while this process sleeps on the word.
+     * @param complete      which values end the wait; a non-capturing method reference costs nothing.
+     * @param timeoutNs     how long to wait at most.
+     * @param requested     how to wait; {@code SLEEP} backs off instead where there is no futex.
+     * @return {@link #COMPLETE}, {@link #TIMED_OUT}, {@link #NIC_DEAD} or {@link #CLOSED}.
+     */
+    public int await(final int valueOffset, final int waitersOffset, final IntPredicate complete,
+        final long timeoutNs, final DoorbellWait requested)
+    {
+        // Without futex there is nothing to sleep on: back off instead.
+        final DoorbellWait wait =
+            DoorbellWait.SLEEP == requested && !Futex.available() ? DoorbellWait.BACKOFF : requested;
+        if (DoorbellWait.YIELD != wait)
+        {
+            for (int i = 0; i < SPINS; i++)
+            {
+                if (complete.test(words.getIntVolatile(valueOffset)))
+                {
+                    return COMPLETE;
+                }
+                Thread.onSpinWait();
+            }
+        }
+        final boolean sleep = DoorbellWait.SLEEP == wait;
+        final long deadline = System.nanoTime() + timeoutNs;
+        int looks = 0;
+        try
+        {
+            if (sleep)
+            {
+                // Dekker with the NIC's write of the word: announce, then look again before sleeping.
+                // Reader: the NIC, after it wrote the word, to decide on the wake-up system call.
+                words.putIntVolatile(waitersOffset, 1);
+            }
+            while (true)
+            {
+                final int value = words.getIntVolatile(valueOffset);
+                if (complete.test(value))
+                {
+                    return COMPLETE;
+                }
+                // A busy wait looks at the clock, the NIC and the guard only now and then, to stay a pure spin.
+                if (DoorbellWait.BUSY != wait || (looks & BUSY_CHECK_MASK) == 0)
+                {
+                    if (guard.isClosed())
+                    {
+                        return CLOSED;
+                    }
+                    final long now = System.nanoTime();
+                    if (now - deadline > 0)
+                    {
+                        return TIMED_OUT;
+                    }
+                    if (!heartbeat.isRunning())
+                    {
+                        return NIC_DEAD;
+                    }
+                    if (sleep)
+                    {
+                        Futex.await(words.addressOffset() + valueOffset, value,
+                            Math.min(SLEEP_SLICE_NS, deadline - now));
+                    }
+                }
+                switch (wait)
+                {
+                    case BUSY -> Thread.onSpinWait();
+                    case YIELD -> Thread.yield();
+                    case BACKOFF -> BackOff.idle(looks);
+                    case SLEEP ->
+                    {
+                        // Slept above, until woken or the slice ended.
+                    }
+                }
+                looks++;
+            }
+        }
+        finally
+        {
+            if (sleep)
+            {
+                words.putIntRelease(waitersOffset, 0);
+            }
+        }
+    }
+
+    /**
+     * Wakes every thread of this process sleeping on the word at {@code valueOffset}, so that it sees a
+     * close at once rather than at the end of its slice.
+     */
+    public void wakeAll(final int valueOffset)
+    {
+        Futex.wakeAll(words.addressOffset() + valueOffset);
+    }
+}

@@ -1,0 +1,368 @@
+package org.qnix.host;
+
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Timer;
+import java.util.TimerTask;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+import org.qnix.abi.DriverProtocol;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.ProcessName;
+
+/**
+ * A process's end of its node's driver socket: the "system calls" of {@code DriverProtocol} (register,
+ * de-register, group query, buffers: allocate, pool, lock, unlock, free), each a request and its reply,
+ * like Aeron's {@code DriverProxy} for its media driver. Nothing here knows an API: libqnix and libvipl
+ * both speak to the driver through it and turn its {@link DriverException}s into their own errors.
+ *
+ * <p>Every exchange has a watchdog: if the driver does not answer within the request's time (a grace of
+ * {@link #DRIVER_GRACE_MS} for the quick ones), the connection is closed, which ends the exchange with
+ * a {@link DriverException}. The connection lives as long as the registration: when it closes, for any
+ * reason, the driver de-registers the process (thesis 3.4).
+ *
+ * <pre>{@code
+ * try (DriverProxy driver = DriverProxy.connect(dir.driverSocket(node), 5_000, "the driver of node " + node))
+ * {
+ *     Registration registration = driver.register(new ProcessName(7, 0), 7, 1, 5_000, 64);
+ *     BufferRegion region = driver.allocateBuffer(4096, 0, true, 1);
+ *     int lockCount = driver.lockBuffer(region.id(), true);
+ * }
+ * }</pre>
+ *
+ * <p>Thread safe: one exchange at a time (the methods are synchronized), as the socket is one stream.
+ */
+public final class DriverProxy implements AutoCloseable
+{
+    /** Extra time a reply from the driver may take beyond the request's own timeout. */
+    public static final long DRIVER_GRACE_MS = 15_000;
+    /** Longer timeouts are taken as this (a century): long enough to mean "for ever", short enough to add to a clock. */
+    public static final long LONGEST_TIMEOUT_MS = TimeUnit.DAYS.toMillis(36_500);
+    private static final Timer WATCHDOG = new Timer("qnix-driver-watchdog", true);
+
+    private final SocketChannel channel;
+    private final DataInputStream in;
+    private final DataOutputStream out;
+    private final String what;
+
+    private DriverProxy(final SocketChannel channel, final String what)
+    {
+        this.channel = channel;
+        this.in = new DataInputStream(Channels.newInputStream(channel));
+        this.out = new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(channel)));
+        this.what = what;
+    }
+
+    /**
+     * Connects to a driver socket. A driver that does not accept (stopped, or its queue of connections
+     * full) leaves {@code connect()} blocked: the watchdog closes the channel when {@code timeoutMs} is over.
+     *
+     * @param what names the driver in messages, e.g. "the driver of node 1-0".
+     * @throws DriverException if it cannot connect in time; its cause is the I/O error.
+     */
+    public static DriverProxy connect(final Path socket, final long timeoutMs, final String what)
+    {
+        final SocketChannel channel;
+        try
+        {
+            channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+        }
+        catch (final IOException ex)
+        {
+            throw new DriverException("cannot open a socket for " + what, ex);
+        }
+        try
+        {
+            exchange(channel, () -> channel.connect(UnixDomainSocketAddress.of(socket)), timeoutMs, what);
+            return new DriverProxy(channel, what);
+        }
+        catch (final RuntimeException ex)
+        {
+            closeQuietly(channel);
+            throw ex;
+        }
+    }
+
+    /**
+     * REGISTER: waits up to {@code timeoutMs} (plus a grace) for the driver to register the process and
+     * its whole group on every NIC.
+     *
+     * @param maxMissing the most missing names read from a TIMED_OUT reply (the Name Table's size).
+     * @throws RegistrationTimeoutException if the group was not complete in time.
+     * @throws DriverException              if the driver refuses (FAILED, with its code) or is lost.
+     */
+    public synchronized Registration register(final ProcessName name, final int group, final int groupSize,
+        final long timeoutMs, final int maxMissing)
+    {
+        final Object reply = call(() ->
+        {
+            out.writeInt(DriverProtocol.REGISTER);
+            out.writeInt(name.ai());
+            out.writeInt(name.pi());
+            out.writeInt(group);
+            out.writeInt(groupSize);
+            out.writeInt((int)ProcessHandle.current().pid());
+            out.writeLong(timeoutMs);
+            out.flush();
+            final int type = in.readInt();
+            switch (type)
+            {
+                case DriverProtocol.REGISTERED:
+                    return new Registration(in.readInt(), in.readInt(), in.readLong(), in.readInt(), in.readLong());
+
+                case DriverProtocol.TIMED_OUT:
+                {
+                    final String message = DriverProtocol.readText(in);
+                    final int count = in.readInt();
+                    final List<ProcessName> missing = new ArrayList<>();
+                    for (int i = 0; i < Math.min(count, maxMissing); i++)
+                    {
+                        missing.add(new ProcessName(in.readInt(), in.readInt()));
+                    }
+                    return new RegistrationTimeoutException(message, missing);
+                }
+
+                case DriverProtocol.FAILED:
+                {
+                    final int code = in.readInt();
+                    return new DriverException(code, DriverProtocol.readText(in));
+                }
+
+                default:
+                    return new DriverException(type, "unexpected driver reply " + type);
+            }
+        }, saturatedAdd(Math.min(timeoutMs, LONGEST_TIMEOUT_MS), DRIVER_GRACE_MS));
+        if (reply instanceof DriverException)
+        {
+            throw (DriverException)reply;
+        }
+        return (Registration)reply;
+    }
+
+    /**
+     * DEREGISTER, best effort: a driver that is gone de-registers the process anyway when it sees the
+     * connection close.
+     */
+    public synchronized void deregister()
+    {
+        try
+        {
+            call(() ->
+            {
+                out.writeInt(DriverProtocol.DEREGISTER);
+                out.flush();
+                return in.readInt();
+            }, DRIVER_GRACE_MS);
+        }
+        catch (final DriverException ex)
+        {
+            // The driver is gone: it de-registers us anyway when it sees the connection close.
+        }
+    }
+
+    /**
+     * GROUP_QUERY: the members of a group as this node's NIC knows them, each given to {@code member}
+     * with its node, or a null node if the NIC does not know it.
+     */
+    public synchronized void groupMembers(final int group, final BiConsumer<ProcessName, NicCoordinates> member)
+    {
+        call(() ->
+        {
+            out.writeInt(DriverProtocol.GROUP_QUERY);
+            out.writeInt(group);
+            out.flush();
+            final int type = in.readInt();
+            if (DriverProtocol.GROUP_INFO != type)
+            {
+                throw new DriverException(type, "unexpected reply " + type + " to a group query");
+            }
+            in.readInt();
+            final int count = in.readInt();
+            for (int i = 0; i < count; i++)
+            {
+                final ProcessName name = new ProcessName(in.readInt(), in.readInt());
+                final int packed = in.readInt();
+                member.accept(name, packed < 0 ? null : NicCoordinates.unpack(packed));
+            }
+            return null;
+        }, DRIVER_GRACE_MS);
+    }
+
+    /**
+     * BUFFER_ALLOCATE: {@code length} bytes from {@code firstPageOffset} into the first page, physically
+     * contiguous or scattered.
+     *
+     * @param expectedPages the pages such a buffer spans; a reply of another count is out of protocol.
+     */
+    public synchronized BufferRegion allocateBuffer(final int length, final int firstPageOffset,
+        final boolean contiguous, final int expectedPages)
+    {
+        return call(() ->
+        {
+            out.writeInt(DriverProtocol.BUFFER_ALLOCATE);
+            out.writeInt(length);
+            out.writeInt(firstPageOffset);
+            out.writeInt(contiguous ? 1 : 0);
+            out.flush();
+            return readRegion(expectedPages, "a buffer of " + length + " bytes");
+        }, DRIVER_GRACE_MS);
+    }
+
+    /** BUFFER_POOL: the process's Buffer Pool of {@code pages} pages, locked for life. */
+    public synchronized BufferRegion bufferPool(final int pages)
+    {
+        return call(() ->
+        {
+            out.writeInt(DriverProtocol.BUFFER_POOL);
+            out.writeInt(pages);
+            out.flush();
+            return readRegion(pages, "a buffer pool of " + pages + " pages");
+        }, DRIVER_GRACE_MS);
+    }
+
+    /** BUFFER_LOCK or BUFFER_UNLOCK. @return the region's lock count after it. */
+    public synchronized int lockBuffer(final int regionId, final boolean lock)
+    {
+        return call(() ->
+        {
+            out.writeInt(lock ? DriverProtocol.BUFFER_LOCK : DriverProtocol.BUFFER_UNLOCK);
+            out.writeInt(regionId);
+            out.flush();
+            final int type = in.readInt();
+            if (DriverProtocol.LOCK_COUNT == type)
+            {
+                return in.readInt();
+            }
+            throw failure(type, lock ? "a buffer lock" : "a buffer unlock");
+        }, DRIVER_GRACE_MS);
+    }
+
+    /** BUFFER_FREE: gives a region's pages back (a locked region is unlocked first). */
+    public synchronized void freeBuffer(final int regionId)
+    {
+        call(() ->
+        {
+            out.writeInt(DriverProtocol.BUFFER_FREE);
+            out.writeInt(regionId);
+            out.flush();
+            final int type = in.readInt();
+            if (DriverProtocol.OK != type)
+            {
+                throw failure(type, "freeing buffer region " + regionId);
+            }
+            return null;
+        }, DRIVER_GRACE_MS);
+    }
+
+    /** Closes the connection: the driver de-registers the process if it has not yet. Idempotent. */
+    public void close()
+    {
+        closeQuietly(channel);
+    }
+
+    public boolean isOpen()
+    {
+        return channel.isOpen();
+    }
+
+    private BufferRegion readRegion(final int expectedPages, final String request) throws IOException
+    {
+        final int type = in.readInt();
+        if (DriverProtocol.BUFFER != type)
+        {
+            throw failure(type, request);
+        }
+        final int id = in.readInt();
+        final int count = in.readInt();
+        if (count != expectedPages)
+        {
+            // The stream cannot be trusted past a reply of the wrong shape.
+            closeQuietly(channel);
+            throw new DriverException(DriverProtocol.REFUSED, what + " answered " + request + " with " + count +
+                " pages, expected " + expectedPages);
+        }
+        final long[] pages = new long[count];
+        for (int i = 0; i < count; i++)
+        {
+            pages[i] = in.readLong();
+        }
+        return new BufferRegion(id, pages);
+    }
+
+    /** @return the exception for a FAILED reply (read here), or for an unexpected reply type. */
+    private DriverException failure(final int type, final String request) throws IOException
+    {
+        if (DriverProtocol.FAILED == type)
+        {
+            final int code = in.readInt();
+            return new DriverException(code, DriverProtocol.readText(in));
+        }
+        // The stream cannot be trusted past an unexpected reply.
+        closeQuietly(channel);
+        return new DriverException(type, "unexpected driver reply " + type + " to " + request);
+    }
+
+    private interface Exchange<T>
+    {
+        T run() throws IOException;
+    }
+
+    private <T> T call(final Exchange<T> exchange, final long timeoutMs)
+    {
+        return exchange(channel, exchange, timeoutMs, what);
+    }
+
+    /** Runs a request/reply exchange, closing the connection if the driver does not answer in time. */
+    private static <T> T exchange(
+        final SocketChannel channel, final Exchange<T> exchange, final long timeoutMs, final String what)
+    {
+        final TimerTask watchdog = new TimerTask()
+        {
+            public void run()
+            {
+                closeQuietly(channel);
+            }
+        };
+        WATCHDOG.schedule(watchdog, Math.max(1, Math.min(timeoutMs, LONGEST_TIMEOUT_MS + DRIVER_GRACE_MS)));
+        try
+        {
+            return exchange.run();
+        }
+        catch (final IOException ex)
+        {
+            throw new DriverException("lost the connection to " + what +
+                " (cluster down, daemon dead, or no answer within " + timeoutMs + " ms)", ex);
+        }
+        finally
+        {
+            watchdog.cancel();
+        }
+    }
+
+    private static long saturatedAdd(final long a, final long b)
+    {
+        final long sum = a + b;
+        return sum < a ? Long.MAX_VALUE : sum;
+    }
+
+    private static void closeQuietly(final SocketChannel channel)
+    {
+        try
+        {
+            channel.close();
+        }
+        catch (final IOException ignore)
+        {
+        }
+    }
+}
