@@ -32,6 +32,7 @@ final class CommandQueueReader
     private final VniLayout vni;
     private final AtomicBuffer sdram;
     private final CommandQueueEntry entry = new CommandQueueEntry();
+    private final String nodeName;
     private final AtomicBuffer host;
     private final NicCounters counters;
     private final ProcessSlot[] slots;
@@ -48,6 +49,7 @@ final class CommandQueueReader
     CommandQueueReader(final FirmwareContext ctx, final SendScheduler scheduler, final CastSender casts,
         final ReceiveTable receives, final GroupOperations groupOperations)
     {
+        this.nodeName = ctx.self().toString();
         final ClusterParameters params = ctx.parameters();
         this.layout = ctx.sdramLayout();
         this.vni = layout.vni();
@@ -109,6 +111,7 @@ final class CommandQueueReader
             final int sizeOrReceivers = multicast ? readMulticastNames(slot, index, size) : size;
             commandCursor = (index + 1) % processes;
             counters.commands.increment();
+            FirmwareEvents.commandTaken(nodeName, slot.nicPid, command, context);
             try
             {
                 execute(slot, command, context, group, sizeOrReceivers);

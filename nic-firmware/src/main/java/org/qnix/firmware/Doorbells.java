@@ -12,9 +12,11 @@ final class Doorbells
 {
     private final AtomicBuffer host;
     private final NicCounters counters;
+    private final String nodeName;
 
-    Doorbells(final AtomicBuffer host, final NicCounters counters)
+    Doorbells(final AtomicBuffer host, final NicCounters counters, final String nodeName)
     {
+        this.nodeName = nodeName;
         this.host = host;
         this.counters = counters;
     }
@@ -32,10 +34,12 @@ final class Doorbells
         // volatile write, not just release: with the process's volatile write of Waiters before its
         // last look, one of the two always sees the other (no lost wake-up).
         host.putIntVolatile(address + HostProcessStructuresLayout.DOORBELL_VALUE_OFFSET, value);
-        if (0 != host.getIntVolatile(address + HostProcessStructuresLayout.DOORBELL_WAITERS_OFFSET))
+        final boolean sleeping = 0 != host.getIntVolatile(address + HostProcessStructuresLayout.DOORBELL_WAITERS_OFFSET);
+        if (sleeping)
         {
             Futex.wakeAll(host.addressOffset() + address + HostProcessStructuresLayout.DOORBELL_VALUE_OFFSET);
             counters.doorbellWakeups.increment();
         }
+        FirmwareEvents.doorbellRung(nodeName, doorbellArray, context, value, sleeping);
     }
 }

@@ -49,6 +49,7 @@ public final class FirmwareContext
     private NicCoordinates self;
     private int selfIndex;
     private Wire wire;
+    private PacketTrace trace;
     private SystemMessageSender messages;
     private Doorbells doorbells;
     private DutyCycleErrorHandler errorHandler;
@@ -122,9 +123,10 @@ public final class FirmwareContext
         self = image.node();
         selfIndex = self.index(params.torusWidth());
         cachedClock.update(epochClock.time());
-        wire = new Wire(inputFifos, selfIndex);
+        trace = new PacketTrace(image.traceControl(), image.traceRing(), counters.traceRecordsDropped);
+        wire = new Wire(inputFifos, selfIndex, trace, self.toString());
         messages = new SystemMessageSender(wire, counters, self, params.torusWidth());
-        doorbells = new Doorbells(image.hostMemory(), counters);
+        doorbells = new Doorbells(image.hostMemory(), counters, self.toString());
         errorHandler = new DutyCycleErrorHandler(self, counters, cachedClock, errorLog);
         names = new NameTable(image.sdram(), layout);
         groups = new GroupTable(image.sdram(), layout);
@@ -200,6 +202,11 @@ public final class FirmwareContext
     Wire wire()
     {
         return wire;
+    }
+
+    PacketTrace packetTrace()
+    {
+        return trace;
     }
 
     SystemMessageSender systemMessages()

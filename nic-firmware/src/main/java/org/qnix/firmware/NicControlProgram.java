@@ -149,6 +149,8 @@ public final class NicControlProgram implements Agent
     {
         // The one clock read of the cycle: every role reads the cached value.
         clock.update(epochClock.time());
+        // Whether qnix trace watches: read once here, so that off costs a branch per packet.
+        ctx.packetTrace().refresh();
         int work = heartbeat();
         work += driverCommands.doWork();
         // TX (thesis 3.5): waiting system messages, casts waiting for Scheduling Queue entries, then

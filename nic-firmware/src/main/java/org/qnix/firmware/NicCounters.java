@@ -55,6 +55,8 @@ public final class NicCounters
     public static final String TRANSFERS_ABORTED = "transfers ended by their sender's NIC (Transfer_Abort)";
     /** Exceptions thrown inside the duty cycle (see {@link DutyCycleErrorHandler}); appended last. */
     public static final String DUTY_CYCLE_ERRORS = "errors in the duty cycle (packet or command dropped)";
+    /** Trace records the NIC could not put into its trace ring (the tracer fell behind); appended last. */
+    public static final String TRACE_RECORDS_DROPPED = "trace records dropped (trace ring full)";
     /**
      * Prefix of the counters made on demand, one per cause of duty-cycle errors, e.g.
      * {@code "duty cycle errors caused by: system message Permission_Request"}.
@@ -100,6 +102,7 @@ public final class NicCounters
     final AtomicCounter sendsAborted;
     final AtomicCounter transfersAborted;
     final AtomicCounter dutyCycleErrors;
+    final AtomicCounter traceRecordsDropped;
     private final CountersManager manager;
     private final Map<String, AtomicCounter> errorsByCause = new HashMap<>();
 
@@ -144,6 +147,7 @@ public final class NicCounters
         sendsAborted = counter(manager, SENDS_ABORTED);
         transfersAborted = counter(manager, TRANSFERS_ABORTED);
         dutyCycleErrors = counter(manager, DUTY_CYCLE_ERRORS);
+        traceRecordsDropped = counter(manager, TRACE_RECORDS_DROPPED);
         this.manager = manager;
     }
 

@@ -19,6 +19,7 @@ import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.NicTableLayout;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.RxFifoLayout;
+import org.qnix.abi.TraceLayout;
 import org.qnix.abi.VniLayout;
 
 /**
@@ -207,6 +208,18 @@ public final class NodeImage implements AutoCloseable
     public AtomicBuffer countersMetadata()
     {
         return new UnsafeBuffer(countersFile.buffer(), CountersLayout.METADATA_OFFSET, CountersLayout.METADATA_LENGTH);
+    }
+
+    /** The packet trace's control block, written by {@code qnix trace} (TraceLayout). */
+    public AtomicBuffer traceControl()
+    {
+        return new UnsafeBuffer(countersFile.buffer(), CountersLayout.TRACE_CONTROL_OFFSET, TraceLayout.CONTROL_LENGTH);
+    }
+
+    /** The packet trace ring, this NIC to {@code qnix trace} (TraceLayout). */
+    public AtomicBuffer traceRing()
+    {
+        return new UnsafeBuffer(countersFile.buffer(), CountersLayout.TRACE_RING_OFFSET, TraceLayout.RING_LENGTH);
     }
 
     public AtomicBuffer countersValues()

@@ -37,6 +37,7 @@ final class ReceiveTable
     private final AtomicBuffer sdram;
     /** Reads the Receive Contexts, writes their completion fields. */
     private final VniContext context = new VniContext();
+    private final String nodeName;
     private final AtomicBuffer host;
     private final NicCounters counters;
     private final NameTable names;
@@ -51,6 +52,7 @@ final class ReceiveTable
 
     ReceiveTable(final FirmwareContext ctx, final TransferTable transfers)
     {
+        this.nodeName = ctx.self().toString();
         this.params = ctx.parameters();
         this.pageSize = params.pageSize();
         this.torusWidth = params.torusWidth();
@@ -273,6 +275,7 @@ final class ReceiveTable
         }
 
         final Transfer t = transfers.grant(index, sourceNode, request, stagingAddress, null == match ? length : 0);
+        FirmwareEvents.permissionGranted(nodeName, sourceNode, t.handle, null == match);
         if (null != match)
         {
             // Steps 1-3: the Descriptor Map of the posted receive.

@@ -44,6 +44,7 @@ final class SendScheduler
     private final int pageSize;
     private final AtomicBuffer sdram;
     private final VniContext context = new VniContext();
+    private final String nodeName;
     private final AtomicBuffer host;
     private final int selfPacked;
     private final Wire wire;
@@ -63,6 +64,7 @@ final class SendScheduler
 
     SendScheduler(final FirmwareContext ctx)
     {
+        this.nodeName = ctx.self().toString();
         final ClusterParameters params = ctx.parameters();
         this.torusWidth = params.torusWidth();
         this.pageSize = params.pageSize();
@@ -147,6 +149,7 @@ final class SendScheduler
     private void requestPermission(final ProcessSlot slot, final SendOperation op)
     {
         op.writeRequest(messages.permissionRequest(), slot, clock.time());
+        FirmwareEvents.permissionAsked(nodeName, op.destinationNode, op.operationId, op.length);
         messages.sendTo(op.destinationNode, SystemMessage.PERMISSION_REQUEST_LENGTH);
         counters.permissionRequestsSent.increment();
     }

@@ -7,6 +7,7 @@ import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.qnix.abi.TraceLayout;
 
 /**
  * The emulated router as one NIC sees it: its own input FIFO and every other NIC's (DESIGN.md 3.3).
@@ -26,14 +27,23 @@ final class Wire
     private final ExpandableRingBuffer outbox = new ExpandableRingBuffer(4096, 64 * 1024 * 1024, true);
     private final UnsafeBuffer outboxScratch = new UnsafeBuffer(new byte[OUTBOX_PACKET_OFFSET + MAX_PACKET]);
     private final ExpandableRingBuffer.MessageConsumer flusher = this::flushOne;
+    private final PacketTrace trace;
+    private final String nodeName;
+    private final MessageHandler tracedReceiver = this::onTaken;
+    private MessageHandler receiver;
+    private int claimedType;
+    private int claimedLength;
 
     /**
      * @param rings     the ring buffer region of every node's {@code rx.fifo}, by node index.
      * @param selfIndex this NIC's node index.
+     * @param trace     where a copy of every packet goes while {@code qnix trace} watches this NIC.
      */
-    Wire(final AtomicBuffer[] rings, final int selfIndex)
+    Wire(final AtomicBuffer[] rings, final int selfIndex, final PacketTrace trace, final String nodeName)
     {
+        this.nodeName = nodeName;
         this.selfIndex = selfIndex;
+        this.trace = trace;
         fifos = new ManyToOneRingBuffer[rings.length];
         for (int i = 0; i < rings.length; i++)
         {
@@ -61,6 +71,7 @@ final class Wire
     {
         if (outbox.isEmpty() && fifos[nodeIndex].write(messageType, packet, offset, length))
         {
+            sent(nodeIndex, messageType, packet, offset, length);
             return true;
         }
         outboxScratch.putInt(OUTBOX_NODE_OFFSET, nodeIndex);
@@ -88,6 +99,8 @@ final class Wire
             return -1;
         }
         final int index = fifos[nodeIndex].tryClaim(messageType, length);
+        claimedType = messageType;
+        claimedLength = length;
         return index >= 0 ? index : -1;
     }
 
@@ -99,6 +112,8 @@ final class Wire
     /** Makes a claimed packet visible to the destination NIC's RX. */
     void commit(final int nodeIndex, final int index)
     {
+        // Copied before the commit: after it the destination may already have taken and reused the room.
+        sent(nodeIndex, claimedType, fifos[nodeIndex].buffer(), index, claimedLength);
         fifos[nodeIndex].commit(index);
     }
 
@@ -115,7 +130,18 @@ final class Wire
 
     int receive(final MessageHandler handler, final int limit)
     {
-        return fifos[selfIndex].read(handler, limit);
+        if (!trace.isOn())
+        {
+            return fifos[selfIndex].read(handler, limit);
+        }
+        receiver = handler;
+        return fifos[selfIndex].read(tracedReceiver, limit);
+    }
+
+    private void onTaken(final int messageType, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        trace.record(TraceLayout.DIRECTION_TAKEN, messageType, buffer, index, length);
+        receiver.onMessage(messageType, buffer, index, length);
     }
 
     private boolean flushOne(final MutableDirectBuffer buffer, final int offset, final int length, final int headOffset)
@@ -123,7 +149,18 @@ final class Wire
         final int nodeIndex = buffer.getInt(offset + OUTBOX_NODE_OFFSET);
         final int type = buffer.getInt(offset + OUTBOX_TYPE_OFFSET);
         // Stops at the first packet that still does not fit, keeping the order.
-        return fifos[nodeIndex].write(
-            type, buffer, offset + OUTBOX_PACKET_OFFSET, length - OUTBOX_PACKET_OFFSET);
+        if (!fifos[nodeIndex].write(type, buffer, offset + OUTBOX_PACKET_OFFSET, length - OUTBOX_PACKET_OFFSET))
+        {
+            return false;
+        }
+        sent(nodeIndex, type, buffer, offset + OUTBOX_PACKET_OFFSET, length - OUTBOX_PACKET_OFFSET);
+        return true;
+    }
+
+    /** A packet is on the wire: the trace's copy and the JFR event, each only when switched on. */
+    private void sent(final int nodeIndex, final int type, final DirectBuffer packet, final int offset, final int length)
+    {
+        trace.record(TraceLayout.DIRECTION_SENT, type, packet, offset, length);
+        FirmwareEvents.packetSent(nodeName, nodeIndex, type, length);
     }
 }

@@ -8,7 +8,7 @@ import java.util.Optional;
 
 /**
  * How much room the files of a cluster take in {@code $QNIX_DIR}: every node's NIC SDRAM, host memory,
- * input FIFO and counters, each reserved whole when the daemon creates it ({@link FileSpace}). So
+ * input FIFO and counters (with the packet trace ring), each reserved whole when the daemon creates it ({@link FileSpace}). So
  * {@code cluster up} can refuse, before it starts anything, a cluster its file system cannot hold
  * (issue 17, item 7), naming the sizes.
  *
@@ -40,14 +40,14 @@ public final class ClusterFootprint
         return nodeBytes() * params.nodeCount();
     }
 
-    /** @return e.g. "4 nodes x (64 MiB NIC SDRAM + 256 MiB host memory + 2 MiB input FIFO + 68 KiB counters) = 1.3 GiB". */
+    /** @return e.g. "4 nodes x (64 MiB NIC SDRAM + 256 MiB host memory + 2 MiB input FIFO + 2.1 MiB counters and trace) = 1.3 GiB". */
     public String describe()
     {
         return params.nodeCount() + (1 == params.nodeCount() ? " node" : " nodes") + " x (" +
             Sizes.describe(params.sdramBytes()) + " NIC SDRAM (--sdram) + " +
             Sizes.describe(params.hostMemoryBytes()) + " host memory (--host-mem) + " +
             Sizes.describe(RxFifoLayout.fileLength(params)) + " input FIFO + " +
-            Sizes.describe(CountersLayout.FILE_LENGTH) + " counters) = " + Sizes.describe(totalBytes());
+            Sizes.describe(CountersLayout.FILE_LENGTH) + " counters and trace) = " + Sizes.describe(totalBytes());
     }
 
     /**

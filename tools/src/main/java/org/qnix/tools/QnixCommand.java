@@ -31,7 +31,8 @@ import picocli.CommandLine.Parameters;
         "",
         "Start with `qnix demo`, or: qnix cluster up; qnix run -n 4 -- Hello; qnix cluster down." },
     subcommands = { QnixCommand.Demo.class, QnixCommand.Cluster.class, QnixCommand.Run.class, Bench.class,
-        PsCommand.class, StatCommand.class, InspectCommand.class, CommandLine.HelpCommand.class })
+        PsCommand.class, StatCommand.class, InspectCommand.class, TraceCommand.class,
+        CommandLine.HelpCommand.class })
 public final class QnixCommand implements Runnable
 {
     @CommandLine.Spec
