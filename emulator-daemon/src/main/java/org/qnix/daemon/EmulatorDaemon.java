@@ -39,8 +39,9 @@ public final class EmulatorDaemon implements Callable<Integer>
     @Option(names = "--cluster-dir", required = true, description = "Directory of the cluster to create.")
     private Path clusterDir;
 
-    @Option(names = "--firmware", defaultValue = ClusterProperties.FIRMWARE_PROCESSES,
-        description = "processes (one JVM per NIC) or threads (all NICs in the daemon).")
+    @Option(names = "--firmware", defaultValue = ClusterProperties.FIRMWARE_SHARED,
+        description = "shared (every NIC on one thread of one firmware JVM), processes (one JVM per NIC) or " +
+            "threads (every NIC on a thread of its own in the daemon).")
     private String firmwareMode;
 
     @Option(names = "--idle", defaultValue = IdleStrategies.BACKOFF,
@@ -70,11 +71,7 @@ public final class EmulatorDaemon implements Callable<Integer>
         final Properties props = new Properties();
         props.putAll(settings);
         final ClusterParameters params = ClusterParameters.fromProperties(props);
-        if (!ClusterProperties.FIRMWARE_PROCESSES.equals(firmwareMode) &&
-            !ClusterProperties.FIRMWARE_THREADS.equals(firmwareMode))
-        {
-            throw new IllegalArgumentException("--firmware " + firmwareMode + ": use processes or threads");
-        }
+        ClusterProperties.checkFirmwareMode(firmwareMode);
         IdleStrategies.parse(idle);
 
         final long pid = ProcessHandle.current().pid();
@@ -96,23 +93,32 @@ public final class EmulatorDaemon implements Callable<Integer>
                 ClusterFiles.createNodeDirectory(dir, node);
                 images.add(NodeImage.create(dir, params, node));
             }
-            for (int i = 0; i < params.nodeCount(); i++)
+            if (ClusterProperties.FIRMWARE_SHARED.equals(firmwareMode))
             {
-                final NicCoordinates node = NicCoordinates.ofIndex(i, params.torusWidth());
-                final FirmwareLauncher launcher = new FirmwareLauncher(dir, params, node);
+                // One firmware JVM for every NIC: the "hardware", its control programs on one thread.
+                final FirmwareLauncher launcher = new FirmwareLauncher(dir, params, images);
                 launchers.add(launcher);
-                if (ClusterProperties.FIRMWARE_THREADS.equals(firmwareMode))
+                launcher.startProcess(idle, debugPorts.values().stream().findFirst().orElse(0));
+            }
+            else
+            {
+                for (final NodeImage image : images)
                 {
-                    launcher.startThread(idle);
-                }
-                else
-                {
-                    launcher.startProcess(idle, debugPorts.getOrDefault(node.toString(), 0));
+                    final FirmwareLauncher launcher = new FirmwareLauncher(dir, params, List.of(image));
+                    launchers.add(launcher);
+                    if (ClusterProperties.FIRMWARE_THREADS.equals(firmwareMode))
+                    {
+                        launcher.startThread(idle);
+                    }
+                    else
+                    {
+                        launcher.startProcess(idle, debugPorts.getOrDefault(image.node().toString(), 0));
+                    }
                 }
             }
-            for (int i = 0; i < params.nodeCount(); i++)
+            for (final FirmwareLauncher launcher : launchers)
             {
-                launchers.get(i).awaitRunning(images.get(i), FIRMWARE_READY_TIMEOUT_MS);
+                launcher.awaitRunning(FIRMWARE_READY_TIMEOUT_MS);
             }
             final ClusterRegistry registry = new ClusterRegistry();
             final NicHeartbeats heartbeats = new NicHeartbeats(images);

@@ -2,6 +2,7 @@ package org.qnix.daemon;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -17,8 +18,10 @@ import org.qnix.firmware.LoadedFirmware;
 import org.qnix.firmware.NodeImage;
 
 /**
- * Starts the NIC control program of a node: in its own JVM (the default, so a debugger can attach to
- * one NIC) or as a thread of the daemon ({@code --firmware threads}), and stops it again.
+ * Starts the NIC control programs of some nodes and stops them again: one node's in a JVM of its own
+ * ({@code --firmware processes}, so a debugger can attach to one NIC), one node's on a thread of the
+ * daemon ({@code --firmware threads}), or every node's round-robin on one thread of one firmware JVM
+ * ({@code --firmware shared}: a packet one NIC writes is taken by the next in the same duty cycle).
  */
 final class FirmwareLauncher implements AutoCloseable
 {
@@ -26,15 +29,18 @@ final class FirmwareLauncher implements AutoCloseable
 
     private final ClusterDirectory dir;
     private final ClusterParameters params;
-    private final NicCoordinates node;
+    private final List<NodeImage> images;
+    private final NicCoordinates first;
     private Process process;
     private LoadedFirmware thread;
 
-    FirmwareLauncher(final ClusterDirectory dir, final ClusterParameters params, final NicCoordinates node)
+    /** @param images the nodes whose control programs this launcher runs together. */
+    FirmwareLauncher(final ClusterDirectory dir, final ClusterParameters params, final List<NodeImage> images)
     {
         this.dir = dir;
         this.params = params;
-        this.node = node;
+        this.images = List.copyOf(images);
+        this.first = images.get(0).node();
     }
 
     void startProcess(final String idle, final int debugPort)
@@ -54,58 +60,94 @@ final class FirmwareLauncher implements AutoCloseable
         command.add(JvmFlags.classPath());
         command.add(FIRMWARE_MAIN);
         command.add("--cluster-dir=" + dir.path());
-        command.add("--node=" + node);
+        for (final NodeImage image : images)
+        {
+            command.add("--node=" + image.node());
+        }
         command.add("--daemon-pid=" + ProcessHandle.current().pid());
         command.add("--idle=" + idle);
         if (debugPort > 0)
         {
             command.add("--debug-port=" + debugPort);
         }
-        // Made first, so that it has the cluster's mode rather than the umask's.
-        FileModes.createFileOrThrow(dir.firmwareLog(node));
+        // Made first, so that they have the cluster's mode rather than the umask's. A shared firmware JVM
+        // writes the first node's log; the others say where to look.
+        for (final NodeImage image : images)
+        {
+            FileModes.createFileOrThrow(dir.firmwareLog(image.node()));
+            if (!image.node().equals(first))
+            {
+                writeLog(image.node(), "the control program of this node runs in the shared firmware JVM: see " +
+                    dir.firmwareLog(first) + System.lineSeparator());
+            }
+        }
         final ProcessBuilder builder = new ProcessBuilder(command)
             .redirectErrorStream(true)
-            .redirectOutput(dir.firmwareLog(node).toFile());
+            .redirectOutput(dir.firmwareLog(first).toFile());
         try
         {
             process = builder.start();
         }
         catch (final IOException ex)
         {
-            throw new UncheckedIOException("cannot start the firmware JVM of node " + node, ex);
+            throw new UncheckedIOException("cannot start the firmware JVM of " + describe(), ex);
+        }
+    }
+
+    private void writeLog(final NicCoordinates node, final String text)
+    {
+        try
+        {
+            Files.writeString(dir.firmwareLog(node), text);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot write " + dir.firmwareLog(node), ex);
         }
     }
 
     void startThread(final String idle)
     {
-        thread = LoadedFirmware.load(dir, params, node);
+        if (1 != images.size())
+        {
+            throw new IllegalStateException("a firmware thread runs one node, not " + images.size());
+        }
+        thread = LoadedFirmware.load(dir, params, first);
         thread.program().runMode(ControlProgramLayout.MODE_THREAD, 0);
-        thread.start(IdleStrategies.parse(idle));
+        thread.start(IdleStrategies.parse(idle, params.hotUs(), thread.program().idleParks()));
     }
 
     /**
-     * Waits until the control program reports running in its SDRAM.
+     * Waits until every control program of this launcher reports running in its SDRAM.
      *
      * @throws IllegalStateException if its JVM exits first or it takes longer than the timeout.
      */
-    void awaitRunning(final NodeImage image, final long timeoutMs) throws InterruptedException
+    void awaitRunning(final long timeoutMs) throws InterruptedException
     {
-        final int state = (int)image.sdramLayout().controlProgramOffset() + ControlProgramLayout.STATE_OFFSET;
         final long deadline = System.currentTimeMillis() + timeoutMs;
-        while (ControlProgramLayout.STATE_RUNNING != image.sdram().getIntVolatile(state))
+        for (final NodeImage image : images)
         {
-            if (null != process && !process.isAlive())
+            final int state = (int)image.sdramLayout().controlProgramOffset() + ControlProgramLayout.STATE_OFFSET;
+            while (ControlProgramLayout.STATE_RUNNING != image.sdram().getIntVolatile(state))
             {
-                throw new IllegalStateException("the firmware JVM of node " + node + " exited with code " +
-                    process.exitValue() + " before it was ready; see " + dir.firmwareLog(node));
+                if (null != process && !process.isAlive())
+                {
+                    throw new IllegalStateException("the firmware JVM of " + describe() + " exited with code " +
+                        process.exitValue() + " before it was ready; see " + dir.firmwareLog(first));
+                }
+                if (System.currentTimeMillis() > deadline)
+                {
+                    throw new IllegalStateException("the NIC control program of node " + image.node() +
+                        " was not ready after " + timeoutMs + " ms; see " + dir.firmwareLog(first));
+                }
+                Thread.sleep(10);
             }
-            if (System.currentTimeMillis() > deadline)
-            {
-                throw new IllegalStateException("the NIC control program of node " + node + " was not ready after " +
-                    timeoutMs + " ms; see " + dir.firmwareLog(node));
-            }
-            Thread.sleep(10);
         }
+    }
+
+    private String describe()
+    {
+        return 1 == images.size() ? "node " + first : images.size() + " nodes (shared)";
     }
 
     long pid()

@@ -59,13 +59,13 @@ final class DriverTestCluster implements AutoCloseable
             {
                 for (final NodeImage image : images)
                 {
-                    final FirmwareLauncher launcher = new FirmwareLauncher(dir, params, image.node());
+                    final FirmwareLauncher launcher = new FirmwareLauncher(dir, params, List.of(image));
                     firmware.add(launcher);
                     launcher.startThread(IdleStrategies.BACKOFF);
                 }
-                for (int i = 0; i < images.size(); i++)
+                for (final FirmwareLauncher launcher : firmware)
                 {
-                    firmware.get(i).awaitRunning(images.get(i), 60_000);
+                    launcher.awaitRunning(60_000);
                 }
             }
             final NicHeartbeats heartbeats = new NicHeartbeats(images);

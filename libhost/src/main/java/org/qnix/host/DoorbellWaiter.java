@@ -10,7 +10,8 @@ import org.qnix.abi.Futex;
  * Waits for a word the NIC writes to reach a value that completes the wait (thesis 3.3.2: the process
  * polls the doorbell of its context; the NIC writes it last), the way a {@link DoorbellWait} says:
  * busy, yield, back off, or sleep on the word (futex) until the NIC wakes the process, the emulated
- * interrupt. The word has a waiters word beside it that a sleeper sets, so that the NIC makes the
+ * interrupt. Backing off and sleeping both start hot: they yield for a window (the cluster's
+ * {@code --hot-us}) before their first park or sleep. The word has a waiters word beside it that a sleeper sets, so that the NIC makes the
  * wake-up system call only when someone sleeps (DESIGN.md 5).
  *
  * <p>It returns a code, never throws: the library above turns {@link #TIMED_OUT}, {@link #NIC_DEAD} and
@@ -42,8 +43,14 @@ public final class DoorbellWaiter
     /** The registration began closing: the mappings are about to go. */
     public static final int CLOSED = 3;
 
-    /** Spins before a blocking wait starts to yield or sleep. */
-    static final int SPINS = 10_000;
+    /** Spins before a wait starts to yield: about a microsecond, for a word that is nearly there. */
+    static final int SPINS = 64;
+    /**
+     * How long a backoff or sleep wait yields before it parks or sleeps, unless the cluster says
+     * otherwise: a conversation (a ping-pong, a barrier loop) answers well within it, so it never pays
+     * a wake-up; a wait for something slow costs this much CPU once, then nothing (issue 13).
+     */
+    public static final long DEFAULT_HOT_NS = TimeUnit.MICROSECONDS.toNanos(300);
     /** A busy wait checks its deadline, the NIC and the guard once per this many + 1 looks. */
     static final int BUSY_CHECK_MASK = 0x3FF;
     /** Longest single futex sleep, so that liveness, a close and timeouts are checked regularly. */
@@ -52,6 +59,7 @@ public final class DoorbellWaiter
     private final UnsafeBuffer words;
     private final NicHeartbeat heartbeat;
     private final MappingGuard guard;
+    private final long hotNs;
 
     /**
      * @param words     the mapping that holds the words waited on (a Host Process Structures page).
@@ -60,9 +68,24 @@ public final class DoorbellWaiter
      */
     public DoorbellWaiter(final UnsafeBuffer words, final NicHeartbeat heartbeat, final MappingGuard guard)
     {
+        this(words, heartbeat, guard, DEFAULT_HOT_NS);
+    }
+
+    /**
+     * @param hotNs how long a backoff or sleep wait yields before it parks or sleeps (the cluster's
+     *              {@code --hot-us}); 0 goes to them at once.
+     */
+    public DoorbellWaiter(final UnsafeBuffer words, final NicHeartbeat heartbeat, final MappingGuard guard,
+        final long hotNs)
+    {
+        if (hotNs < 0)
+        {
+            throw new IllegalArgumentException("hot window " + hotNs + " ns");
+        }
         this.words = words;
         this.heartbeat = heartbeat;
         this.guard = guard;
+        this.hotNs = hotNs;
     }
 
     /**
@@ -81,19 +104,39 @@ public final class DoorbellWaiter
         // Without futex there is nothing to sleep on: back off instead.
         final DoorbellWait wait =
             DoorbellWait.SLEEP == requested && !Futex.available() ? DoorbellWait.BACKOFF : requested;
-        if (DoorbellWait.YIELD != wait)
+        for (int i = 0; i < SPINS; i++)
         {
-            for (int i = 0; i < SPINS; i++)
+            if (complete.test(words.getIntVolatile(valueOffset)))
+            {
+                return COMPLETE;
+            }
+            Thread.onSpinWait();
+        }
+        final long start = System.nanoTime();
+        final long deadline = start + timeoutNs;
+        if (DoorbellWait.BACKOFF == wait || DoorbellWait.SLEEP == wait)
+        {
+            // Hot: yield (on two cores the NIC needs the time more than a spinner) for the window.
+            final long hotUntil = start + Math.min(hotNs, timeoutNs);
+            int looks = 0;
+            while (true)
             {
                 if (complete.test(words.getIntVolatile(valueOffset)))
                 {
                     return COMPLETE;
                 }
-                Thread.onSpinWait();
+                if ((++looks & 0x3F) == 0 && guard.isClosed())
+                {
+                    return CLOSED;
+                }
+                if (System.nanoTime() - hotUntil >= 0)
+                {
+                    break;
+                }
+                Thread.yield();
             }
         }
         final boolean sleep = DoorbellWait.SLEEP == wait;
-        final long deadline = System.nanoTime() + timeoutNs;
         int looks = 0;
         try
         {

@@ -60,7 +60,7 @@ final class VirtualNetworkInterface
         this.hps = hps;
         this.heartbeat = new NicHeartbeat(control, controlOffset, node);
         this.guard = guard;
-        this.waiter = new DoorbellWaiter(hps, heartbeat, guard);
+        this.waiter = new DoorbellWaiter(hps, heartbeat, guard, TimeUnit.MICROSECONDS.toNanos(params.hotUs()));
         this.name = name;
         this.contexts = params.contextsPerProcess();
         this.entries = params.commandQueueEntries();

@@ -1,8 +1,15 @@
 package org.qnix.firmware;
 
 import java.nio.file.Path;
-import java.util.concurrent.CountDownLatch;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.status.AtomicCounter;
 
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
@@ -15,19 +22,21 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * A firmware JVM: runs the NIC control program of one node until the daemon that started it stops it
- * (SIGTERM) or dies. Started by the daemon, not by users; with {@code --debug-firmware} the daemon
- * adds a JDWP agent to this JVM.
+ * A firmware JVM: runs the NIC control program of one node, or of several round-robin on one thread
+ * ({@code --firmware shared}: the "hardware" of the whole cluster), until the daemon that started it
+ * stops it (SIGTERM) or dies. Started by the daemon, not by users; with {@code --debug-firmware} the
+ * daemon adds a JDWP agent to this JVM.
  */
 @Command(name = "qnix-firmware", mixinStandardHelpOptions = true,
-    description = "Runs the NIC control program of one emulated node (started by the emulator daemon).")
+    description = "Runs the NIC control programs of emulated nodes (started by the emulator daemon).")
 public final class FirmwareMain implements Callable<Integer>
 {
     @Option(names = "--cluster-dir", required = true, description = "The cluster directory.")
     private Path clusterDir;
 
-    @Option(names = "--node", required = true, description = "This NIC's coordinates, X-Y.")
-    private String node;
+    @Option(names = "--node", required = true,
+        description = "A NIC's coordinates, X-Y; several run round-robin on one thread.")
+    private List<String> nodes;
 
     @Option(names = "--daemon-pid", description = "Exit when this process exits (default: never).")
     private long daemonPid;
@@ -41,30 +50,43 @@ public final class FirmwareMain implements Callable<Integer>
 
     public Integer call() throws Exception
     {
-        final NicCoordinates coordinates = NicCoordinates.parse(node);
         final ClusterDirectory dir = new ClusterDirectory(clusterDir.getParent(), clusterDir.getFileName().toString());
         final ClusterProperties props = ClusterProperties.read(dir.propertiesFile())
             .orElseThrow(() -> new IllegalStateException("no cluster at " + clusterDir));
         final ClusterParameters params = props.parameters();
 
-        final LoadedFirmware firmware = LoadedFirmware.load(dir, params, coordinates);
-        firmware.program().runMode(ControlProgramLayout.MODE_PROCESS, debugPort);
+        final List<LoadedFirmware> firmware = new ArrayList<>();
+        final List<AtomicCounter> parks = new ArrayList<>();
+        for (final String node : nodes)
+        {
+            final LoadedFirmware loaded = LoadedFirmware.load(dir, params, NicCoordinates.parse(node));
+            firmware.add(loaded);
+            loaded.program().runMode(ControlProgramLayout.MODE_PROCESS, debugPort);
+            parks.add(loaded.program().idleParks());
+        }
+        final IdleStrategy idleStrategy = IdleStrategies.parse(idle, params.hotUs(), parks.toArray(new AtomicCounter[0]));
+        final AgentRunner shared = 1 == firmware.size() ? null : LoadedFirmware.startShared(firmware, idleStrategy);
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
-            firmware.close();
+            CloseHelper.close(shared);
+            firmware.forEach(LoadedFirmware::close);
             stopped.countDown();
         }, "firmware-shutdown"));
-        firmware.start(IdleStrategies.parse(idle));
-        System.out.println("NIC " + coordinates + " control program running (pid " + ProcessHandle.current().pid() +
-            (debugPort > 0 ? ", JDWP on port " + debugPort : "") + ")");
+        if (null == shared)
+        {
+            firmware.get(0).start(idleStrategy);
+        }
+        System.out.println("NIC" + (1 == nodes.size() ? " " : "s ") + String.join(", ", nodes) +
+            " control program" + (1 == nodes.size() ? "" : "s (one thread)") + " running (pid " +
+            ProcessHandle.current().pid() + (debugPort > 0 ? ", JDWP on port " + debugPort : "") + ")");
 
         if (daemonPid > 0)
         {
             ProcessHandle.of(daemonPid).ifPresentOrElse(
                 daemon -> daemon.onExit().thenRun(() ->
                 {
-                    System.out.println("NIC " + coordinates + ": daemon " + daemonPid + " exited, stopping");
+                    System.out.println("NICs " + String.join(", ", nodes) + ": daemon " + daemonPid + " exited, stopping");
                     System.exit(0);
                 }),
                 () -> System.exit(0));

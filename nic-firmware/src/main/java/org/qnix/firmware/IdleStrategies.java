@@ -2,14 +2,16 @@ package org.qnix.firmware;
 
 import java.util.concurrent.TimeUnit;
 
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.YieldingIdleStrategy;
+import org.agrona.concurrent.status.AtomicCounter;
+import org.qnix.abi.ClusterParameters;
 
 /**
- * The idle strategies a control program can run with: {@code backoff} (the default: an idle cluster
- * costs almost no CPU on a 2-core machine), {@code yield}, or {@code busy} (busy-spin, for
+ * The idle strategies a control program can run with: {@code backoff} (the default: it stays hot,
+ * yielding, for a window after its last work, then parks, so an idle cluster costs almost no CPU on a
+ * 2-core machine; {@link HotWindowIdleStrategy}), {@code yield}, or {@code busy} (busy-spin, for
  * measurements on a machine with cores to spare).
  */
 public final class IdleStrategies
@@ -22,12 +24,29 @@ public final class IdleStrategies
     {
     }
 
+    /** {@link #parse(String, long, AtomicCounter...)} with the default hot window and no park counters. */
     public static IdleStrategy parse(final String name)
     {
+        return parse(name, ClusterParameters.DEFAULT_HOT_US);
+    }
+
+    /**
+     * @param hotUs with {@code backoff}: microseconds to stay hot after the last work (the cluster's
+     *              {@link ClusterParameters#hotUs()}).
+     * @param parks counters of the NICs this strategy runs, to count its parks in.
+     * @throws IllegalArgumentException naming the strategies, or the hot window's range.
+     */
+    public static IdleStrategy parse(final String name, final long hotUs, final AtomicCounter... parks)
+    {
+        if (hotUs < 0 || hotUs > ClusterParameters.MAX_HOT_US)
+        {
+            throw new IllegalArgumentException("--hot-us " + hotUs + ": give 0 to " + ClusterParameters.MAX_HOT_US +
+                " microseconds");
+        }
         switch (name)
         {
             case BACKOFF:
-                return new BackoffIdleStrategy(64, 16, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1));
+                return new HotWindowIdleStrategy(TimeUnit.MICROSECONDS.toNanos(hotUs), parks);
             case YIELD:
                 return YieldingIdleStrategy.INSTANCE;
             case BUSY:

@@ -6,6 +6,7 @@ import java.util.List;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.CompositeAgent;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -94,7 +95,24 @@ public final class LoadedFirmware implements AutoCloseable
         AgentRunner.startOnThread(runner);
     }
 
-    /** Stops the loop (waiting for it) and unmaps everything. */
+    /**
+     * Starts the control programs of several NICs round-robin on one thread (Aeron's SHARED threading
+     * mode, Agrona's {@link CompositeAgent}): each stays its own program with its own memory, tables and
+     * counters; a packet one writes to another's input FIFO is taken in the same pass.
+     *
+     * @return the runner: closing it stops them all; close each {@link LoadedFirmware} after.
+     */
+    public static AgentRunner startShared(final List<LoadedFirmware> firmware, final IdleStrategy idleStrategy)
+    {
+        final List<NicControlProgram> programs = new ArrayList<>();
+        firmware.forEach(f -> programs.add(f.program));
+        final AgentRunner runner =
+            new AgentRunner(idleStrategy, programs.get(0).context().errorHandler(), null, new CompositeAgent(programs));
+        AgentRunner.startOnThread(runner);
+        return runner;
+    }
+
+    /** Stops the loop (waiting for it) if it runs on a thread of its own, and unmaps everything. */
     public void close()
     {
         CloseHelper.close(runner);

@@ -4,6 +4,7 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.status.AtomicCounter;
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.FileDescriptorBlock;
 import org.qnix.abi.NicCoordinates;
@@ -169,7 +170,13 @@ public final class NicControlProgram implements Agent
         return work;
     }
 
-    private int heartbeat()
+    /** @return the counter the idle strategy running this program counts its parks in. */
+    public AtomicCounter idleParks()
+    {
+        return counters.idleParks;
+    }
+
+        private int heartbeat()
     {
         final long now = clock.time();
         if (now - lastHeartbeatMs < ControlProgramLayout.HEARTBEAT_INTERVAL_MS)

@@ -55,6 +55,8 @@ public final class NicCounters
     public static final String TRANSFERS_ABORTED = "transfers ended by their sender's NIC (Transfer_Abort)";
     /** Exceptions thrown inside the duty cycle (see {@link DutyCycleErrorHandler}); appended last. */
     public static final String DUTY_CYCLE_ERRORS = "errors in the duty cycle (packet or command dropped)";
+    /** Parks of the thread running this NIC's control program after its hot window (HotWindowIdleStrategy). */
+    public static final String IDLE_PARKS = "idle parks (the control program slept)";
     /** Trace records the NIC could not put into its trace ring (the tracer fell behind); appended last. */
     public static final String TRACE_RECORDS_DROPPED = "trace records dropped (trace ring full)";
     /**
@@ -103,6 +105,7 @@ public final class NicCounters
     final AtomicCounter transfersAborted;
     final AtomicCounter dutyCycleErrors;
     final AtomicCounter traceRecordsDropped;
+    final AtomicCounter idleParks;
     private final CountersManager manager;
     private final Map<String, AtomicCounter> errorsByCause = new HashMap<>();
 
@@ -148,6 +151,7 @@ public final class NicCounters
         transfersAborted = counter(manager, TRANSFERS_ABORTED);
         dutyCycleErrors = counter(manager, DUTY_CYCLE_ERRORS);
         traceRecordsDropped = counter(manager, TRACE_RECORDS_DROPPED);
+        idleParks = counter(manager, IDLE_PARKS);
         this.manager = manager;
     }
 

@@ -35,6 +35,13 @@ public final class ClusterParameters
     public static final int DEFAULT_BUFFER_POOL_PAGES = 2048;
     /** Thesis Chapter 4: programmed I/O wins up to 1024 bytes. */
     public static final int DEFAULT_SHORT_THRESHOLD = 1024;
+    /**
+     * Microseconds a waiting party stays hot (yields) after its last work before it parks or sleeps: the
+     * firmware's backoff idle strategy and the processes' backoff and sleep doorbell waits (issue 13).
+     */
+    public static final int DEFAULT_HOT_US = 300;
+    /** The longest hot window: a second, past which "hot" is just busy-waiting. */
+    public static final int MAX_HOT_US = 1_000_000;
     public static final int DEFAULT_DRIVER_COMMAND_QUEUE_ENTRIES = 64;
     public static final int DEFAULT_NAME_TABLE_ENTRIES = 1024;
     public static final int DEFAULT_GROUP_TABLE_ENTRIES = 64;
@@ -80,6 +87,7 @@ public final class ClusterParameters
     private final long sdramBytes;
     private final long hostMemoryBytes;
     private final int rxFifoBytes;
+    private final int hotUs;
 
     private ClusterParameters(final Builder b)
     {
@@ -98,6 +106,7 @@ public final class ClusterParameters
         sdramBytes = b.sdramBytes;
         hostMemoryBytes = b.hostMemoryBytes;
         rxFifoBytes = b.rxFifoBytes;
+        hotUs = b.hotUs;
     }
 
     public static Builder builder()
@@ -122,7 +131,8 @@ public final class ClusterParameters
             .groupTableEntries(groupTableEntries)
             .sdramBytes(sdramBytes)
             .hostMemoryBytes(hostMemoryBytes)
-            .rxFifoBytes(rxFifoBytes);
+            .rxFifoBytes(rxFifoBytes)
+            .hotUs(hotUs);
     }
 
     public int torusWidth()
@@ -184,6 +194,12 @@ public final class ClusterParameters
     public int bufferPoolPages()
     {
         return bufferPoolPages;
+    }
+
+    /** @return microseconds a waiting party stays hot after its last work ({@link #DEFAULT_HOT_US}). */
+    public int hotUs()
+    {
+        return hotUs;
     }
 
     public int shortThreshold()
@@ -250,6 +266,7 @@ public final class ClusterParameters
         map.put("sdramBytes", Long.toString(sdramBytes));
         map.put("hostMemoryBytes", Long.toString(hostMemoryBytes));
         map.put("rxFifoBytes", Integer.toString(rxFifoBytes));
+        map.put("hotUs", Integer.toString(hotUs));
         return map;
     }
 
@@ -282,6 +299,7 @@ public final class ClusterParameters
         b.hostMemoryBytes(Long.parseLong(
             props.getProperty("hostMemoryBytes", Long.toString(DEFAULT_HOST_MEMORY_BYTES))));
         b.rxFifoBytes(intProp(props, "rxFifoBytes", DEFAULT_RX_FIFO_BYTES));
+        b.hotUs(intProp(props, "hotUs", DEFAULT_HOT_US));
         return b.build();
     }
 
@@ -365,6 +383,7 @@ public final class ClusterParameters
         private long sdramBytes = DEFAULT_SDRAM_BYTES;
         private long hostMemoryBytes = DEFAULT_HOST_MEMORY_BYTES;
         private int rxFifoBytes = DEFAULT_RX_FIFO_BYTES;
+        private int hotUs = DEFAULT_HOT_US;
 
         public Builder torus(final int width, final int height)
         {
@@ -472,6 +491,13 @@ public final class ClusterParameters
             return this;
         }
 
+        /** @param microseconds how long a waiting party stays hot after its last work; 0 parks at once. */
+        public Builder hotUs(final int microseconds)
+        {
+            hotUs = microseconds;
+            return this;
+        }
+
         /**
          * @return the parameters.
          * @throws IllegalArgumentException naming the first value that is out of range or inconsistent.
@@ -506,6 +532,7 @@ public final class ClusterParameters
             range("K (descriptors per context region)", descriptorsPerRegion, 2, 1 << 20);
             range("Q (buffer pool pages)", bufferPoolPages, 0, 1 << 20);
             range("short threshold", shortThreshold, 0, pageSize);
+            range("--hot-us", hotUs, 0, MAX_HOT_US);
             if (shortThreshold > descriptorsPerRegion * ContextRegionLayout.DESCRIPTOR_LENGTH)
             {
                 throw new IllegalArgumentException("short threshold " + shortThreshold +

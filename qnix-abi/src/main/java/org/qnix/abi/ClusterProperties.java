@@ -10,6 +10,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -30,8 +31,26 @@ public final class ClusterProperties
     public static final String STATE_STOPPING = "stopping";
     public static final String STATE_FAILED = "failed";
 
+    /** Each NIC's control program in a JVM of its own. */
     public static final String FIRMWARE_PROCESSES = "processes";
+    /** Each NIC's control program on a thread of the daemon. */
     public static final String FIRMWARE_THREADS = "threads";
+    /** Every NIC's control program round-robin on one thread of one firmware JVM (the "hardware"). */
+    public static final String FIRMWARE_SHARED = "shared";
+    public static final List<String> FIRMWARE_MODES = List.of(FIRMWARE_SHARED, FIRMWARE_PROCESSES, FIRMWARE_THREADS);
+
+    /**
+     * @return {@code mode} if it is a firmware placement.
+     * @throws IllegalArgumentException naming the placements otherwise.
+     */
+    public static String checkFirmwareMode(final String mode)
+    {
+        if (!FIRMWARE_MODES.contains(mode))
+        {
+            throw new IllegalArgumentException("--firmware " + mode + ": use " + String.join(", ", FIRMWARE_MODES));
+        }
+        return mode;
+    }
 
     private final Properties props;
 

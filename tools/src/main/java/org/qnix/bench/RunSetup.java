@@ -5,7 +5,7 @@ package org.qnix.bench;
  * cluster, and a sentence for the report. Written at the head of the run's JSON, so that a comparison
  * only pairs results taken with the same settings.
  *
- * @param firmware    processes or threads.
+ * @param firmware    shared, processes or threads.
  * @param idle        the firmware's idle strategy, or {@code unknown} for a cluster the run did not bring up.
  * @param description printed above the table.
  */

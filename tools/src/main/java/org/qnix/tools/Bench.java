@@ -96,8 +96,8 @@ final class Bench implements Runnable
             description = "Name of the cluster of the run, when there is no --cluster (default: ${DEFAULT-VALUE}).")
         String name;
 
-        @Option(names = "--firmware", defaultValue = "processes",
-            description = "For the cluster of the run (not with --cluster): processes (default) or threads.")
+        @Option(names = "--firmware", defaultValue = "shared",
+            description = "For the cluster of the run (not with --cluster): shared (default), processes or threads.")
         String firmware;
 
         @Option(names = "--idle", defaultValue = "backoff",

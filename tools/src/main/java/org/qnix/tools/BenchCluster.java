@@ -113,7 +113,7 @@ final class BenchCluster implements AutoCloseable
         return peerNode;
     }
 
-    /** @return processes or threads. */
+    /** @return shared, processes or threads. */
     String firmware()
     {
         return firmware;

@@ -38,7 +38,7 @@ final class BenchStrategies implements Callable<Integer>
 {
     private static final long MIN_CPU_SAMPLE_NS = TimeUnit.SECONDS.toNanos(1);
 
-    @Option(names = "--firmware", defaultValue = "processes,threads", split = ",",
+    @Option(names = "--firmware", defaultValue = "shared,processes,threads", split = ",",
         description = "Firmware placements to measure (default: ${DEFAULT-VALUE}).")
     List<String> firmware;
 

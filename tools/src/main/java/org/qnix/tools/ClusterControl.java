@@ -50,7 +50,7 @@ public final class ClusterControl
     {
         final String name;
         final ClusterParameters params;
-        String firmware = ClusterProperties.FIRMWARE_PROCESSES;
+        String firmware = ClusterProperties.FIRMWARE_SHARED;
         String idle = "backoff";
         boolean sharedWithGroup;
         final Map<NicCoordinates, Integer> debugPorts = new LinkedHashMap<>();
@@ -64,11 +64,7 @@ public final class ClusterControl
 
         public Settings firmware(final String mode)
         {
-            if (!ClusterProperties.FIRMWARE_PROCESSES.equals(mode) && !ClusterProperties.FIRMWARE_THREADS.equals(mode))
-            {
-                throw new IllegalArgumentException("--firmware " + mode + ": use processes or threads");
-            }
-            this.firmware = mode;
+            this.firmware = ClusterProperties.checkFirmwareMode(mode);
             return this;
         }
 
@@ -137,8 +133,15 @@ public final class ClusterControl
         }
         if (!settings.debugPorts.isEmpty() && ClusterProperties.FIRMWARE_THREADS.equals(settings.firmware))
         {
-            throw new IllegalArgumentException("--debug-firmware needs --firmware processes: " +
+            throw new IllegalArgumentException("--debug-firmware needs --firmware shared or processes: " +
                 "with threads, attach the debugger to the daemon JVM instead");
+        }
+        if (settings.debugPorts.values().stream().distinct().count() > 1 &&
+            ClusterProperties.FIRMWARE_SHARED.equals(settings.firmware))
+        {
+            throw new IllegalArgumentException("--debug-firmware: with --firmware shared every NIC runs in one " +
+                "firmware JVM, so give one node (its port is the JVM's); break on one node with a condition " +
+                "such as ctx.self().toString().equals(\"1-0\")");
         }
         // Before anything is made: a sparse file that cannot grow would kill its JVM with SIGBUS later,
         // and a daemon past the kernel's mapping limit would die of native out-of-memory.

@@ -120,13 +120,21 @@ public final class QnixCommand implements Runnable
         @Option(names = "--torus", defaultValue = "2x2", description = "Topology WxH (default: ${DEFAULT-VALUE}).")
         String torus;
 
-        @Option(names = "--firmware", defaultValue = "processes",
-            description = "processes: one JVM per NIC (default); threads: all NICs inside the daemon.")
+        @Option(names = "--firmware", defaultValue = "shared",
+            description = "Where the NIC control programs run: shared (default: every NIC round-robin on one thread " +
+                "of one firmware JVM, the fastest here), processes (one JVM per NIC) or threads (each NIC a thread " +
+                "of the daemon).")
         String firmware;
 
         @Option(names = "--idle", defaultValue = "backoff",
-            description = "Firmware idle strategy: backoff (default), yield or busy.")
+            description = "Firmware idle strategy: backoff (default: hot for --hot-us after work, then parks), " +
+                "yield or busy.")
         String idle;
+
+        @Option(names = "--hot-us", paramLabel = "MICROSECONDS",
+            description = "How long the firmware (idle backoff) and the programs' backoff and sleep doorbell waits " +
+                "keep yielding after their last work before they park or sleep (default 300; 0: at once).")
+        Integer hotUs;
 
         @Option(names = "--sdram", description = "NIC local memory per node, e.g. 64M (default 64M).")
         String sdram;
@@ -174,6 +182,10 @@ public final class QnixCommand implements Runnable
             if (null != commandQueue)
             {
                 builder.commandQueueEntries(commandQueue);
+            }
+            if (null != hotUs)
+            {
+                builder.hotUs(hotUs);
             }
             final ClusterControl.Settings settings =
                 new ClusterControl.Settings(clusterName(name), builder.build()).firmware(firmware).idle(idle)
@@ -346,7 +358,8 @@ public final class QnixCommand implements Runnable
         @Option(names = "--name", defaultValue = "demo", description = "Cluster name (default: ${DEFAULT-VALUE}).")
         String name;
 
-        @Option(names = "--firmware", defaultValue = "processes", description = "processes (default) or threads.")
+        @Option(names = "--firmware", defaultValue = "shared",
+            description = "shared (default), processes or threads (see cluster up --help).")
         String firmware;
 
         public Integer call() throws Exception

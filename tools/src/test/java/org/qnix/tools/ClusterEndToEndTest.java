@@ -40,7 +40,7 @@ class ClusterEndToEndTest
     @Test
     void twoGroupsRegisteringConcurrentlyAreKnownToEveryNic() throws Exception
     {
-        final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("a"), 2, 2, "processes");
+        final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("a"), 2, 2, "shared");
         final Path hold = Files.createTempFile("qnix-hold", ".flag");
         try
         {

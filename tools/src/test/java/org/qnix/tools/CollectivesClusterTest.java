@@ -43,7 +43,7 @@ class CollectivesClusterTest
         System.out.println("barriers: seed " + seed + " (rerun with -Dqnix.barrier.seed=" + seed + "), " +
             processes + " processes on 4 nodes, " + barriers + " barriers");
         final Path counters = Files.createTempFile("qnix-barrier-counters", ".bin");
-        final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("b"), 2, 2, "processes");
+        final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("b"), 2, 2, "shared");
         try
         {
             try (RandomAccessFile file = new RandomAccessFile(counters.toFile(), "rw"))
@@ -91,7 +91,7 @@ class CollectivesClusterTest
     @Test
     void groupsJoinedAtRunTimeBySubsetsWorkSideBySide() throws Exception
     {
-        final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("g"), 2, 2, "processes");
+        final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("g"), 2, 2, "shared");
         try
         {
             final String output = TestClusters.run(new ProgramLauncher(dir, 6, CollectivesWorker.class.getName(), List.of("groups")));

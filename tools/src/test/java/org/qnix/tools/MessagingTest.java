@@ -32,7 +32,7 @@ class MessagingTest
     @Test
     void everyLengthAlignmentAndKindArrivesIntactOnTheSameNodeAndAcrossNodes() throws Exception
     {
-        final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("m"), 2, 1, "processes");
+        final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("m"), 2, 1, "shared");
         try
         {
             // Packed: ranks 0 and 1 share node 0-0, rank 2 is on 1-0.
@@ -74,7 +74,7 @@ class MessagingTest
         final int perRank = 2500;
         System.out.println("stress: seed " + seed + " (rerun with -Dqnix.stress.seed=" + seed + "), 8 processes, " +
             8 * perRank + " messages");
-        final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("s"), 2, 2, "processes");
+        final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("s"), 2, 2, "shared");
         try
         {
             final String output = TestClusters.run(new ProgramLauncher(dir, 8, MessagingWorker.class.getName(),

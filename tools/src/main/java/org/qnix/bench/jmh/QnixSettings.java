@@ -21,8 +21,8 @@ public class QnixSettings
     @Param({"sleep"})
     public String wait;
 
-    /** QNIX firmware: processes or threads. */
-    @Param({"processes"})
+    /** QNIX firmware placement: shared (the default of cluster up), processes or threads. */
+    @Param({"shared"})
     public String firmware;
 
     /** QNIX firmware idle strategy: backoff, yield or busy. */

@@ -1,0 +1,79 @@
+package org.qnix.firmware;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.status.AtomicCounter;
+
+/**
+ * Stays hot while busy, costs nothing when idle (issue 13): for {@code hotNs} after the last duty cycle
+ * that did work it only yields, so a ping-pong or a barrier loop never finds the firmware asleep; after
+ * that it parks, doubling the park from 1 us up to 1 ms, so an idle cluster costs about nothing. Each
+ * park is counted in the NICs' {@code idle parks} counters, so a run shows where its time went.
+ *
+ * <p>On two cores a yield, not a spin: the process the firmware waits for needs the other core's time
+ * more often than not, and a yield with nobody to run returns at once.
+ */
+public final class HotWindowIdleStrategy implements IdleStrategy
+{
+    static final long MIN_PARK_NS = TimeUnit.MICROSECONDS.toNanos(1);
+    static final long MAX_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final long hotNs;
+    private final AtomicCounter[] parks;
+    private long lastWorkNs = System.nanoTime();
+    private long parkNs;
+
+    /**
+     * @param hotNs how long after the last work to keep yielding; 0 parks at once.
+     * @param parks the counters to count each park in (one per NIC run by this strategy's thread).
+     */
+    public HotWindowIdleStrategy(final long hotNs, final AtomicCounter... parks)
+    {
+        if (hotNs < 0)
+        {
+            throw new IllegalArgumentException("hot window " + hotNs + " ns");
+        }
+        this.hotNs = hotNs;
+        this.parks = parks.clone();
+    }
+
+    public void idle(final int workCount)
+    {
+        if (workCount > 0)
+        {
+            reset();
+        }
+        else
+        {
+            idle();
+        }
+    }
+
+    public void idle()
+    {
+        if (System.nanoTime() - lastWorkNs < hotNs)
+        {
+            Thread.yield();
+            return;
+        }
+        parkNs = 0 == parkNs ? MIN_PARK_NS : Math.min(2 * parkNs, MAX_PARK_NS);
+        for (final AtomicCounter counter : parks)
+        {
+            counter.increment();
+        }
+        LockSupport.parkNanos(parkNs);
+    }
+
+    public void reset()
+    {
+        lastWorkNs = System.nanoTime();
+        parkNs = 0;
+    }
+
+    public String alias()
+    {
+        return "hot-window";
+    }
+}
