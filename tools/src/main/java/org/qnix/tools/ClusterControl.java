@@ -141,7 +141,7 @@ public final class ClusterControl
         {
             throw new IllegalArgumentException("--debug-firmware: with --firmware shared every NIC runs in one " +
                 "firmware JVM, so give one node (its port is the JVM's); break on one node with a condition " +
-                "such as ctx.self().toString().equals(\"1-0\")");
+                "such as nodeName.equals(\"1-0\") in SendScheduler or ReceiveTable");
         }
         // Before anything is made: a sparse file that cannot grow would kill its JVM with SIGBUS later,
         // and a daemon past the kernel's mapping limit would die of native out-of-memory.
