@@ -9,8 +9,10 @@ import org.agrona.concurrent.status.AtomicCounter;
 /**
  * Stays hot while busy, costs nothing when idle (issue 13): for {@code hotNs} after the last duty cycle
  * that did work it only yields, so a ping-pong or a barrier loop never finds the firmware asleep; after
- * that it parks, doubling the park from 1 us up to 1 ms, so an idle cluster costs about nothing. Each
- * park is counted in the NICs' {@code idle parks} counters, so a run shows where its time went.
+ * that it parks, doubling the park from 1 us up to 1 ms, and once it has been idle for
+ * {@link #DEEP_IDLE_NS} up to {@link #DEEP_PARK_NS}, so an idle cluster costs about nothing (each wake-up
+ * runs every NIC's duty cycle once). The first message after a long idle waits at most one deep park.
+ * Each park is counted in the NICs' {@code idle parks} counters, so a run shows where its time went.
  *
  * <p>On two cores a yield, not a spin: the process the firmware waits for needs the other core's time
  * more often than not, and a yield with nobody to run returns at once.
@@ -19,6 +21,9 @@ public final class HotWindowIdleStrategy implements IdleStrategy
 {
     static final long MIN_PARK_NS = TimeUnit.MICROSECONDS.toNanos(1);
     static final long MAX_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Idle this long, the firmware parks longer: nobody is talking. */
+    static final long DEEP_IDLE_NS = TimeUnit.MILLISECONDS.toNanos(50);
+    static final long DEEP_PARK_NS = TimeUnit.MILLISECONDS.toNanos(8);
 
     private final long hotNs;
     private final AtomicCounter[] parks;
@@ -53,12 +58,13 @@ public final class HotWindowIdleStrategy implements IdleStrategy
 
     public void idle()
     {
-        if (System.nanoTime() - lastWorkNs < hotNs)
+        final long idleNs = System.nanoTime() - lastWorkNs;
+        if (idleNs < hotNs)
         {
             Thread.yield();
             return;
         }
-        parkNs = 0 == parkNs ? MIN_PARK_NS : Math.min(2 * parkNs, MAX_PARK_NS);
+        parkNs = 0 == parkNs ? MIN_PARK_NS : Math.min(2 * parkNs, idleNs < DEEP_IDLE_NS ? MAX_PARK_NS : DEEP_PARK_NS);
         for (final AtomicCounter counter : parks)
         {
             counter.increment();
