@@ -8,22 +8,13 @@ import org.agrona.DirectBuffer;
 
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
-import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.ContextLayout;
-import org.qnix.abi.ControlProgramLayout;
-import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessCommand;
-import org.qnix.abi.DriverProtocol;
-import org.qnix.abi.HostProcessStructuresLayout;
-import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
 import org.qnix.host.DoorbellWait;
-import org.qnix.host.DriverException;
 import org.qnix.host.DriverProxy;
 import org.qnix.host.MappingGuard;
-import org.qnix.host.Registration;
-import org.qnix.host.RegistrationTimeoutException;
 
 /**
  * A process's registration with its node's NIC: the QNIX API of thesis section 3.6 in Java.
@@ -65,6 +56,17 @@ import org.qnix.host.RegistrationTimeoutException;
  *
  * <p>The calls of the data path neither lock nor allocate: each enters and leaves the registration's
  * {@link MappingGuard} (an atomic increment and decrement and one volatile read).
+ *
+ * <h2>Parts</h2>
+ *
+ * <p>This class is the facade: each call of thesis 3.6 is here with its contract and an example, and is
+ * carried out by one package-private role with its own state: {@code NicRegistration} ({@code qx_init},
+ * {@code qx_end}: the driver connection and the mappings), {@code DmaMemory} ({@code qx_buffer_*}:
+ * buffers and the Buffer Pool), {@code Messaging} (contexts, posts, polls and waits of point-to-point
+ * messages) and {@code Collectives} (join, barrier, broadcast, multicast, group members); the VNI
+ * protocol itself is {@code VirtualNetworkInterface}'s. It is longer than 500 lines only because of that
+ * Javadoc, the API's reference for its sixty-odd public methods; without it, it is under 500 lines of
+ * one-line delegations, {@link #close()} and {@link Options}.
  */
 public final class Qnix implements AutoCloseable
 {
@@ -89,12 +91,9 @@ public final class Qnix implements AutoCloseable
     private final NicCoordinates node;
     private final String clusterName;
     private final ClusterParameters params;
-    private final int nicPid;
-    private final DriverProxy driver;
-    private final MappedFile vni;
-    private final MappedFile hps;
-    private final MappedFile control;
-    /** Every call that touches vni, hps or control is inside it; close() unmaps them once none is. */
+    /** The driver connection and the VNI, Host Process Structures and control mappings. */
+    private final NicRegistration registration;
+    /** Every call that touches the registration's mappings is inside it; close() unmaps them once none is. */
     private final MappingGuard guard = new MappingGuard();
     private final VirtualNetworkInterface vnic;
     /** Buffers and the Buffer Pool: the driver requests of thesis 3.6's qx_buffer_*. */
@@ -104,24 +103,18 @@ public final class Qnix implements AutoCloseable
     /** Join, barrier, broadcast and multicast, through messaging's contexts. */
     private final Collectives collectives;
 
-    private Qnix(final ProcessName name, final NicCoordinates node, final String clusterName,
-        final ClusterParameters params, final int nicPid, final DriverProxy driver, final MappedFile vni,
-        final MappedFile hps, final MappedFile control)
+    private Qnix(final NicRegistration registration)
     {
-        this.name = name;
-        this.node = node;
-        this.clusterName = clusterName;
-        this.params = params;
-        this.nicPid = nicPid;
-        this.driver = driver;
-        this.vni = vni;
-        this.hps = hps;
-        this.control = control;
-        this.vnic = new VirtualNetworkInterface(params, vni.buffer(), hps.buffer(), control.buffer(), 0, node, name,
-            guard);
-        this.memory = new DmaMemory(this, params, name, clusterName, node, driver, guard);
+        this.registration = registration;
+        this.name = registration.name;
+        this.node = registration.node;
+        this.clusterName = registration.clusterName;
+        this.params = registration.params;
+        this.vnic = new VirtualNetworkInterface(params, registration.vni.buffer(), registration.hps.buffer(),
+            registration.control.buffer(), 0, node, name, guard);
+        this.memory = new DmaMemory(this, params, name, clusterName, node, registration.driver, guard);
         this.messaging = new Messaging(params, name, guard, vnic);
-        this.collectives = new Collectives(params, name, guard, driver, vnic, messaging);
+        this.collectives = new Collectives(params, name, guard, registration.driver, vnic, messaging);
     }
 
     /**
@@ -169,7 +162,7 @@ public final class Qnix implements AutoCloseable
     /** @return the NIC PID: this process's Process Table index + 1 on its NIC. */
     public int nicPid()
     {
-        return nicPid;
+        return registration.nicPid;
     }
 
     public ClusterParameters parameters()
@@ -217,23 +210,11 @@ public final class Qnix implements AutoCloseable
             try
             {
                 memory.unmapAll();
-                driver.deregister();
+                registration.deregister();
             }
             finally
             {
-                driver.close();
-                if (quiescent)
-                {
-                    vni.close();
-                    hps.close();
-                    control.close();
-                }
-                else
-                {
-                    System.err.println("qnix: " + guard.callsInside() + " call(s) of " + name + " still inside its " +
-                        "Virtual Network Interface " + TimeUnit.NANOSECONDS.toSeconds(CLOSE_QUIESCENCE_NS) +
-                        " s after close(): its mappings stay in place, not unmapped under them");
-                }
+                registration.release(quiescent, guard, CLOSE_QUIESCENCE_NS);
             }
         }
     }
@@ -767,7 +748,7 @@ public final class Qnix implements AutoCloseable
 
     public String toString()
     {
-        return "Qnix{" + name + " on " + node + " of cluster " + clusterName + ", NIC PID " + nicPid + "}";
+        return "Qnix{" + name + " on " + node + " of cluster " + clusterName + ", NIC PID " + registration.nicPid + "}";
     }
 
     private static int intEnv(final String variable)
@@ -865,7 +846,7 @@ public final class Qnix implements AutoCloseable
             final NicCoordinates where = null != node ? node :
                 NicCoordinates.parse(null != System.getenv(ENV_NODE) ? System.getenv(ENV_NODE) : "0-0");
             final Duration wait = null != timeout ? timeout : environmentTimeout();
-            return register(clusterName, where, wait);
+            return new Qnix(NicRegistration.register(name, group, groupSize, clusterName, where, wait));
         }
 
         private static Duration environmentTimeout()
@@ -888,87 +869,6 @@ public final class Qnix implements AutoCloseable
                 // Reported below.
             }
             throw new QnixException(ENV_INIT_TIMEOUT_MS + "=" + value + " is not a positive number of milliseconds");
-        }
-
-        private Qnix register(final String clusterName, final NicCoordinates where, final Duration wait)
-        {
-            final ClusterDirectory dir = ClusterDirectory.of(clusterName);
-            final ClusterProperties props = ClusterProperties.read(dir.propertiesFile()).orElseThrow(() ->
-                new QnixDriverException(DriverProtocol.REFUSED, "no QNIX cluster '" + clusterName + "' at " +
-                    dir.path() + ": start one with ./qnix cluster up --name " + clusterName));
-            if (!ClusterProperties.STATE_UP.equals(props.state()))
-            {
-                throw new QnixDriverException(DriverProtocol.REFUSED,
-                    "cluster '" + clusterName + "' is " + props.state() + ", not up");
-            }
-            final ClusterParameters params = props.parameters();
-            if (where.x() >= params.torusWidth() || where.y() >= params.torusHeight())
-            {
-                throw new IllegalArgumentException("node " + where + " is not in the " + params.torusWidth() + "x" +
-                    params.torusHeight() + " torus of cluster '" + clusterName + "'");
-            }
-
-            final long timeoutMs = Math.min(LONGEST_TIMEOUT_MS, Math.max(1, wait.toMillis()));
-            final DriverProxy driver;
-            try
-            {
-                driver = DriverProxy.connect(dir.driverSocket(where), timeoutMs, "the driver of node " + where);
-            }
-            catch (final DriverException ex)
-            {
-                throw new QnixDriverException("cannot reach the driver of node " + where + " at " +
-                    dir.driverSocket(where) + " within " + timeoutMs + " ms: is cluster '" + clusterName + "' up?",
-                    ex.getCause());
-            }
-            boolean registered = false;
-            try
-            {
-                final Registration registration;
-                try
-                {
-                    registration = driver.register(name, group, groupSize, timeoutMs, params.nameTableEntries());
-                }
-                catch (final RegistrationTimeoutException ex)
-                {
-                    throw new QnixTimeoutException(ex.getMessage(), ex.missing());
-                }
-                catch (final DriverException ex)
-                {
-                    if (DriverProtocol.NIC_DEAD == ex.code())
-                    {
-                        throw new QnixNicDeadException(ex.getMessage());
-                    }
-                    throw 0 == ex.code() ? new QnixDriverException(ex.getMessage(), ex.getCause()) :
-                        new QnixDriverException(ex.code(), ex.getMessage());
-                }
-
-                final MappedFile vni = MappedFile.mapExisting(dir.nicSdram(where), registration.vniAddress(),
-                    registration.vniLength());
-                final MappedFile hps = MappedFile.mapExisting(dir.hostMemory(where), registration.hpsAddress(),
-                    (long)HostProcessStructuresLayout.pages(params.contextsPerProcess(), params.pageSize()) *
-                    params.pageSize());
-                final long commandQueue = hps.buffer().getLong(HostProcessStructuresLayout.COMMAND_QUEUE_ADDRESS_OFFSET);
-                if (commandQueue != registration.vniAddress())
-                {
-                    vni.close();
-                    hps.close();
-                    throw new QnixDriverException(DriverProtocol.REFUSED, "Host Process Structures of " + name +
-                        " point at SDRAM " + commandQueue + ", expected the VNI at " + registration.vniAddress());
-                }
-                registered = true;
-                // The control program's identity and heartbeat: read-only to the process, like a status
-                // register, so that a wait never outlives the firmware (DESIGN.md 5).
-                final MappedFile control = MappedFile.mapExisting(dir.nicSdram(where),
-                    new NicSdramLayout(params).controlProgramOffset(), ControlProgramLayout.LENGTH);
-                return new Qnix(name, where, clusterName, params, registration.nicPid(), driver, vni, hps, control);
-            }
-            finally
-            {
-                if (!registered)
-                {
-                    driver.close();
-                }
-            }
         }
     }
 }
