@@ -1,8 +1,6 @@
 package org.qnix.lib;
 
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -10,27 +8,13 @@ import org.agrona.DirectBuffer;
 
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
-import org.qnix.abi.ClusterProperties;
-import org.qnix.abi.CommandQueueLayout;
 import org.qnix.abi.ContextLayout;
-import org.qnix.abi.ControlProgramLayout;
-import org.qnix.abi.Doorbell;
-import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessCommand;
-import org.qnix.abi.DriverProtocol;
-import org.qnix.abi.HostProcessStructuresLayout;
-import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
-import org.qnix.host.BufferRegion;
 import org.qnix.host.DoorbellWait;
-import org.qnix.host.DriverException;
 import org.qnix.host.DriverProxy;
-import org.qnix.host.HostMemoryException;
-import org.qnix.host.HostMemoryMapping;
 import org.qnix.host.MappingGuard;
-import org.qnix.host.Registration;
-import org.qnix.host.RegistrationTimeoutException;
 
 /**
  * A process's registration with its node's NIC: the QNIX API of thesis section 3.6 in Java.
@@ -72,6 +56,17 @@ import org.qnix.host.RegistrationTimeoutException;
  *
  * <p>The calls of the data path neither lock nor allocate: each enters and leaves the registration's
  * {@link MappingGuard} (an atomic increment and decrement and one volatile read).
+ *
+ * <h2>Parts</h2>
+ *
+ * <p>This class is the facade: each call of thesis 3.6 is here with its contract and an example, and is
+ * carried out by one package-private role with its own state: {@code NicRegistration} ({@code qx_init},
+ * {@code qx_end}: the driver connection and the mappings), {@code DmaMemory} ({@code qx_buffer_*}:
+ * buffers and the Buffer Pool), {@code Messaging} (contexts, posts, polls and waits of point-to-point
+ * messages) and {@code Collectives} (join, barrier, broadcast, multicast, group members); the VNI
+ * protocol itself is {@code VirtualNetworkInterface}'s. It is longer than 500 lines only because of that
+ * Javadoc, the API's reference for its sixty-odd public methods; without it, it is under 500 lines of
+ * one-line delegations, {@link #close()} and {@link Options}.
  */
 public final class Qnix implements AutoCloseable
 {
@@ -96,37 +91,30 @@ public final class Qnix implements AutoCloseable
     private final NicCoordinates node;
     private final String clusterName;
     private final ClusterParameters params;
-    private final int nicPid;
-    private final DriverProxy driver;
-    private final MappedFile vni;
-    private final MappedFile hps;
-    private final MappedFile control;
-    /** Every call that touches vni, hps or control is inside it; close() unmaps them once none is. */
+    /** The driver connection and the VNI, Host Process Structures and control mappings. */
+    private final NicRegistration registration;
+    /** Every call that touches the registration's mappings is inside it; close() unmaps them once none is. */
     private final MappingGuard guard = new MappingGuard();
     private final VirtualNetworkInterface vnic;
-    /** The command last posted on each Send Context, so that an error can say what failed. */
-    private final int[] sendCommands;
-    /** Send Contexts of timed-out awaits, still held by their operation in the NIC. */
-    private final boolean[] abandonedSendContexts;
-    private int abandoned;
+    /** Buffers and the Buffer Pool: the driver requests of thesis 3.6's qx_buffer_*. */
+    private final DmaMemory memory;
+    /** Contexts, posts, polls and waits of point-to-point messages. */
+    private final Messaging messaging;
+    /** Join, barrier, broadcast and multicast, through messaging's contexts. */
+    private final Collectives collectives;
 
-    private Qnix(final ProcessName name, final NicCoordinates node, final String clusterName,
-        final ClusterParameters params, final int nicPid, final DriverProxy driver, final MappedFile vni,
-        final MappedFile hps, final MappedFile control)
+    private Qnix(final NicRegistration registration)
     {
-        this.name = name;
-        this.node = node;
-        this.clusterName = clusterName;
-        this.params = params;
-        this.nicPid = nicPid;
-        this.driver = driver;
-        this.vni = vni;
-        this.hps = hps;
-        this.control = control;
-        this.vnic = new VirtualNetworkInterface(params, vni.buffer(), hps.buffer(), control.buffer(), 0, node, name,
-            guard);
-        this.sendCommands = new int[params.contextsPerProcess()];
-        this.abandonedSendContexts = new boolean[params.contextsPerProcess()];
+        this.registration = registration;
+        this.name = registration.name;
+        this.node = registration.node;
+        this.clusterName = registration.clusterName;
+        this.params = registration.params;
+        this.vnic = new VirtualNetworkInterface(params, registration.vni.buffer(), registration.hps.buffer(),
+            registration.control.buffer(), 0, node, name, guard);
+        this.memory = new DmaMemory(this, params, name, clusterName, node, registration.driver, guard);
+        this.messaging = new Messaging(params, name, guard, vnic);
+        this.collectives = new Collectives(params, name, guard, registration.driver, vnic, messaging);
     }
 
     /**
@@ -174,7 +162,7 @@ public final class Qnix implements AutoCloseable
     /** @return the NIC PID: this process's Process Table index + 1 on its NIC. */
     public int nicPid()
     {
-        return nicPid;
+        return registration.nicPid;
     }
 
     public ClusterParameters parameters()
@@ -193,17 +181,7 @@ public final class Qnix implements AutoCloseable
      */
     public synchronized List<GroupMember> groupMembers(final int group)
     {
-        ensureOpen();
-        final List<GroupMember> members = new ArrayList<>();
-        try
-        {
-            driver.groupMembers(group, (member, where) -> members.add(new GroupMember(member, where)));
-        }
-        catch (final DriverException ex)
-        {
-            throw driverFailure(ex);
-        }
-        return members;
+        return collectives.groupMembers(group);
     }
 
     /**
@@ -231,33 +209,20 @@ public final class Qnix implements AutoCloseable
         {
             try
             {
-                closeMemory();
-                driver.deregister();
+                memory.unmapAll();
+                registration.deregister();
             }
             finally
             {
-                driver.close();
-                if (quiescent)
-                {
-                    vni.close();
-                    hps.close();
-                    control.close();
-                }
-                else
-                {
-                    System.err.println("qnix: " + guard.callsInside() + " call(s) of " + name + " still inside its " +
-                        "Virtual Network Interface " + TimeUnit.NANOSECONDS.toSeconds(CLOSE_QUIESCENCE_NS) +
-                        " s after close(): its mappings stay in place, not unmapped under them");
-                }
+                registration.release(quiescent, guard, CLOSE_QUIESCENCE_NS);
             }
         }
     }
 
-    // Memory for DMA (thesis 3.6: qx_buffer_lock/unlock/translate/pool)
-
-    /** Buffers handed out and not yet closed, so that {@link #close()} unmaps them. */
-    private final List<QnixBuffer> buffers = new ArrayList<>();
-    private BufferPool bufferPool;
+    // ---------------------------------------------------------------------------------------------
+    // Memory for DMA (thesis 3.6: qx_buffer_lock/unlock/translate/pool): DmaMemory, under this
+    // object's monitor, which serialises the driver socket.
+    // ---------------------------------------------------------------------------------------------
 
     /**
      * A buffer for DMA of {@code length} bytes, page aligned and physically contiguous, not locked yet.
@@ -293,53 +258,7 @@ public final class Qnix implements AutoCloseable
      */
     public synchronized QnixBuffer allocateBuffer(final int length, final int firstPageOffset, final boolean contiguous)
     {
-        ensureOpen();
-        final int pageSize = params.pageSize();
-        if (length < 0 || length > params.maxMessageBytes())
-        {
-            throw new IllegalArgumentException("buffer length " + length + " is outside [0, " +
-                params.maxMessageBytes() + "], the largest message of cluster '" + clusterName + "'");
-        }
-        if (firstPageOffset < 0 || firstPageOffset >= pageSize)
-        {
-            throw new IllegalArgumentException("first page offset " + firstPageOffset + " is outside [0, " +
-                pageSize + "), the page size");
-        }
-        if (!contiguous)
-        {
-            HostMemoryMapping.checkScatteredSupported(pageSize);
-        }
-        final int expectedPages = Math.max(1, (int)(((long)firstPageOffset + length + pageSize - 1) / pageSize));
-        final BufferRegion region;
-        try
-        {
-            region = driver.allocateBuffer(length, firstPageOffset, contiguous, expectedPages);
-        }
-        catch (final DriverException ex)
-        {
-            throw driverFailure(ex);
-        }
-        final HostMemoryMapping mapping;
-        try
-        {
-            mapping = map(region.pages());
-        }
-        catch (final RuntimeException ex)
-        {
-            try
-            {
-                freeRegion(region.id());
-            }
-            catch (final QnixException freeFailure)
-            {
-                ex.addSuppressed(freeFailure);
-            }
-            throw ex;
-        }
-        final QnixBuffer buffer = new QnixBuffer(this, region.id(), length, firstPageOffset, pageSize, region.pages(),
-            mapping);
-        buffers.add(buffer);
-        return buffer;
+        return memory.allocateBuffer(length, firstPageOffset, contiguous);
     }
 
     /**
@@ -360,126 +279,32 @@ public final class Qnix implements AutoCloseable
      */
     public synchronized BufferPool bufferPool(final int pages)
     {
-        ensureOpen();
-        if (null != bufferPool)
-        {
-            throw new IllegalStateException("process " + name + " already has its buffer pool of " +
-                bufferPool.pages() + " pages: qx_buffer_pool is called once per process");
-        }
-        final int q = params.bufferPoolPages();
-        if (pages < 1 || pages > q)
-        {
-            throw new IllegalArgumentException("buffer pool of " + pages + " pages is outside [1, Q=" + q +
-                "] (cluster '" + clusterName + "')");
-        }
-        HostMemoryMapping.checkScatteredSupported(params.pageSize());
-        final BufferRegion region;
-        try
-        {
-            region = driver.bufferPool(pages);
-        }
-        catch (final DriverException ex)
-        {
-            throw driverFailure(ex);
-        }
-        // Not given back on a mapping failure: the driver keeps the pool until de-registration.
-        final HostMemoryMapping mapping = map(region.pages());
-        bufferPool = new BufferPool(region.id(), params.pageSize(), params.maxMessageBytes(), region.pages(), mapping);
-        return bufferPool;
+        return memory.bufferPool(pages);
     }
 
     /** @return the pool {@link #bufferPool(int)} made, or null if there is none yet. */
     public synchronized BufferPool bufferPool()
     {
-        return bufferPool;
+        return memory.bufferPool();
     }
 
     /** BUFFER_LOCK or BUFFER_UNLOCK for {@link QnixBuffer}. @return the region's lock count after it. */
     synchronized int lockBuffer(final int regionId, final boolean lock)
     {
-        ensureOpen();
-        try
-        {
-            return driver.lockBuffer(regionId, lock);
-        }
-        catch (final DriverException ex)
-        {
-            throw driverFailure(ex);
-        }
+        return memory.lockBuffer(regionId, lock);
     }
 
     /** BUFFER_FREE for a {@link QnixBuffer} that is already unmapped. */
     synchronized void freeBuffer(final QnixBuffer buffer)
     {
-        buffers.remove(buffer);
-        if (!guard.isClosed())
-        {
-            freeRegion(buffer.regionId());
-        }
-    }
-
-    /** @return this node's {@code host.mem}: the file a process maps its buffers from. */
-    Path hostMemoryFile()
-    {
-        return ClusterDirectory.of(clusterName).hostMemory(node);
-    }
-
-    private HostMemoryMapping map(final long[] pages)
-    {
-        try
-        {
-            return HostMemoryMapping.map(hostMemoryFile(), pages, params.pageSize());
-        }
-        catch (final HostMemoryException ex)
-        {
-            throw new QnixException(ex.getMessage(), ex);
-        }
-    }
-
-    private void freeRegion(final int regionId)
-    {
-        try
-        {
-            driver.freeBuffer(regionId);
-        }
-        catch (final DriverException ex)
-        {
-            throw driverFailure(ex);
-        }
-    }
-
-    /** Unmaps every buffer and the pool; de-registration gives their pages back (thesis 3.4). */
-    private void closeMemory()
-    {
-        for (final QnixBuffer buffer : buffers)
-        {
-            buffer.unmap();
-        }
-        buffers.clear();
-        if (null != bufferPool)
-        {
-            bufferPool.unmap();
-        }
-    }
-
-    /** The API's error for a driver's: closed if this process closed meanwhile (its socket with it). */
-    private QnixException driverFailure(final DriverException ex)
-    {
-        if (guard.isClosed())
-        {
-            final QnixClosedException closed = new QnixClosedException(name);
-            closed.initCause(ex);
-            return closed;
-        }
-        return 0 == ex.code() ?
-            new QnixDriverException(ex.getMessage(), ex.getCause()) : new QnixDriverException(ex.code(), ex.getMessage());
+        memory.freeBuffer(buffer);
     }
 
     // ---------------------------------------------------------------------------------------------
     // Messages (thesis 3.6: qx_send_context, qx_recv_context, qx_send, qx_send_short, qx_receive,
     // qx_poll_for_send, qx_poll_for_receive). Taking contexts and posting: one thread at a time, like
-    // the C API (the class Javadoc says which calls may run at once). Every call that touches the VNI
-    // runs between enter() and guard.exit(), so that close() never unmaps it under the call.
+    // the C API (the class Javadoc says which calls may run at once). Messaging runs every call that
+    // touches the VNI between MappingGuard.enter() and exit(), so that close() never unmaps it under it.
     // ---------------------------------------------------------------------------------------------
 
     /** Any_Proc: a receive that matches a message from any process. */
@@ -505,36 +330,7 @@ public final class Qnix implements AutoCloseable
     public int sendContext(final ProcessName receiver, final int tag, final boolean doorbell, final QnixBuffer buffer,
         final int offset, final int length)
     {
-        enter();
-        try
-        {
-            checkPeer(receiver, false);
-            return bufferSendContext(receiver, tag, doorbell, buffer, offset, length);
-        }
-        finally
-        {
-            guard.exit();
-        }
-    }
-
-    /** A Send Context whose Context Region holds the page table of the buffer's bytes. */
-    private int bufferSendContext(final ProcessName receiver, final int tag, final boolean doorbell,
-        final QnixBuffer buffer, final int offset, final int length)
-    {
-        checkRange(buffer, offset, length);
-        final int context = takeSendContext();
-        try
-        {
-            final int pages = vnic.writePageTable(vnic.sendRegionOffset(context), buffer, offset, length);
-            vnic.writeContext(vnic.sendContextOffset(context), receiver.ai(), receiver.pi(), tag, doorbell, pages,
-                length, ContextLayout.NO_BUFFER_POOL);
-            return context;
-        }
-        catch (final RuntimeException ex)
-        {
-            vnic.releaseContext(context, true);
-            throw ex;
-        }
+        return messaging.sendContext(receiver, tag, doorbell, buffer, offset, length);
     }
 
     /**
@@ -544,26 +340,7 @@ public final class Qnix implements AutoCloseable
     public int sendContext(final ProcessName receiver, final int tag, final boolean doorbell, final BufferPool pool,
         final int firstPage, final int length)
     {
-        enter();
-        try
-        {
-            checkPeer(receiver, false);
-            return poolSendContext(receiver, tag, doorbell, pool, firstPage, length);
-        }
-        finally
-        {
-            guard.exit();
-        }
-    }
-
-    private int poolSendContext(final ProcessName receiver, final int tag, final boolean doorbell, final BufferPool pool,
-        final int firstPage, final int length)
-    {
-        checkPool(pool, firstPage, length);
-        final int context = takeSendContext();
-        vnic.writeContext(vnic.sendContextOffset(context), receiver.ai(), receiver.pi(), tag, doorbell,
-            pages(length), length, firstPage);
-        return context;
+        return messaging.sendContext(receiver, tag, doorbell, pool, firstPage, length);
     }
 
     /**
@@ -575,31 +352,7 @@ public final class Qnix implements AutoCloseable
     public int sendContextShort(final ProcessName receiver, final int tag, final boolean doorbell,
         final DirectBuffer data, final int offset, final int length)
     {
-        enter();
-        try
-        {
-            checkPeer(receiver, false);
-            return shortSendContext(receiver, tag, doorbell, data, offset, length);
-        }
-        finally
-        {
-            guard.exit();
-        }
-    }
-
-    private int shortSendContext(final ProcessName receiver, final int tag, final boolean doorbell,
-        final DirectBuffer data, final int offset, final int length)
-    {
-        if (length < 0 || length > params.shortThreshold())
-        {
-            throw new IllegalArgumentException("a short message holds 0.." + params.shortThreshold() +
-                " bytes, not " + length);
-        }
-        final int context = takeSendContext();
-        vnic.writeShortData(context, data, offset, length);
-        vnic.writeContext(vnic.sendContextOffset(context), receiver.ai(), receiver.pi(), tag, doorbell, 1, length,
-            ContextLayout.NO_BUFFER_POOL);
-        return context;
+        return messaging.sendContextShort(receiver, tag, doorbell, data, offset, length);
     }
 
     /**
@@ -618,49 +371,14 @@ public final class Qnix implements AutoCloseable
     public int recvContext(final ProcessName sender, final int tag, final boolean doorbell, final QnixBuffer buffer,
         final int offset, final int length)
     {
-        enter();
-        try
-        {
-            checkPeer(sender, true);
-            checkRange(buffer, offset, length);
-            final int context = vnic.takeReceiveContext();
-            try
-            {
-                final int pages = vnic.writePageTable(vnic.receiveRegionOffset(context), buffer, offset, length);
-                vnic.writeContext(vnic.receiveContextOffset(context), sender.ai(), sender.pi(), tag, doorbell, pages,
-                    length, ContextLayout.NO_BUFFER_POOL);
-                return context;
-            }
-            catch (final RuntimeException ex)
-            {
-                vnic.releaseContext(context, false);
-                throw ex;
-            }
-        }
-        finally
-        {
-            guard.exit();
-        }
+        return messaging.recvContext(sender, tag, doorbell, buffer, offset, length);
     }
 
     /** {@code qx_recv_context} into a buffer of the Buffer Pool. */
     public int recvContext(final ProcessName sender, final int tag, final boolean doorbell, final BufferPool pool,
         final int firstPage, final int length)
     {
-        enter();
-        try
-        {
-            checkPeer(sender, true);
-            checkPool(pool, firstPage, length);
-            final int context = vnic.takeReceiveContext();
-            vnic.writeContext(vnic.receiveContextOffset(context), sender.ai(), sender.pi(), tag, doorbell,
-                pages(length), length, firstPage);
-            return context;
-        }
-        finally
-        {
-            guard.exit();
-        }
+        return messaging.recvContext(sender, tag, doorbell, pool, firstPage, length);
     }
 
     /**
@@ -670,19 +388,19 @@ public final class Qnix implements AutoCloseable
      */
     public void send(final int sendContext)
     {
-        post(ProcessCommand.SEND, sendContext, 0, 0);
+        messaging.post(ProcessCommand.SEND, sendContext, 0, 0);
     }
 
     /** {@code qx_send_short}: posts a Send_Short command; waits (bounded) while the Command Queue is full. */
     public void sendShort(final int sendContext)
     {
-        post(ProcessCommand.SEND_SHORT, sendContext, 0, 0);
+        messaging.post(ProcessCommand.SEND_SHORT, sendContext, 0, 0);
     }
 
     /** {@code qx_receive}: posts a Receive command; waits (bounded) while the Command Queue is full. */
     public void receive(final int receiveContext)
     {
-        post(ProcessCommand.RECEIVE, receiveContext, 0, 0);
+        messaging.post(ProcessCommand.RECEIVE, receiveContext, 0, 0);
     }
 
     /**
@@ -702,13 +420,13 @@ public final class Qnix implements AutoCloseable
      */
     public boolean trySend(final int sendContext)
     {
-        return tryPost(ProcessCommand.SEND, sendContext, 0, 0);
+        return messaging.tryPost(ProcessCommand.SEND, sendContext, 0, 0);
     }
 
     /** {@code qx_send_short} that returns at once: false, having posted nothing, if the Command Queue is full. */
     public boolean trySendShort(final int sendContext)
     {
-        return tryPost(ProcessCommand.SEND_SHORT, sendContext, 0, 0);
+        return messaging.tryPost(ProcessCommand.SEND_SHORT, sendContext, 0, 0);
     }
 
     /**
@@ -726,14 +444,14 @@ public final class Qnix implements AutoCloseable
      */
     public boolean tryReceive(final int receiveContext)
     {
-        return tryPost(ProcessCommand.RECEIVE, receiveContext, 0, 0);
+        return messaging.tryPost(ProcessCommand.RECEIVE, receiveContext, 0, 0);
     }
 
     // ---------------------------------------------------------------------------------------------
     // Groups and collectives (thesis 3.6: qx_join_group, qx_barrier, qx_broadcast, qx_broadcast_short,
     // qx_multicast, qx_multicast_short). Each completes through the Send Doorbell of the Send Context
     // it names, polled with pollForSend / waitForSend like a send. Receivers of a broadcast or a
-    // multicast use ordinary Receive Contexts; the message's source is the sending process.
+    // multicast use ordinary Receive Contexts; the message's source is the sending process. Collectives.
     // ---------------------------------------------------------------------------------------------
 
     /**
@@ -747,23 +465,7 @@ public final class Qnix implements AutoCloseable
      */
     public int groupContext()
     {
-        enter();
-        try
-        {
-            return takeGroupContext();
-        }
-        finally
-        {
-            guard.exit();
-        }
-    }
-
-    private int takeGroupContext()
-    {
-        final int context = takeSendContext();
-        vnic.writeContext(vnic.sendContextOffset(context), name.ai(), name.pi(), 0, true, 0, 0,
-            ContextLayout.NO_BUFFER_POOL);
-        return context;
+        return collectives.groupContext();
     }
 
     /**
@@ -777,8 +479,7 @@ public final class Qnix implements AutoCloseable
      */
     public void joinGroup(final int sendContext, final int group, final int groupSize)
     {
-        checkGroupSize(groupSize);
-        post(ProcessCommand.JOIN_GROUP, sendContext, group, groupSize);
+        collectives.joinGroup(sendContext, group, groupSize);
     }
 
     /**
@@ -793,8 +494,7 @@ public final class Qnix implements AutoCloseable
      */
     public void barrier(final int sendContext, final int group, final int groupSize)
     {
-        checkGroupSize(groupSize);
-        post(ProcessCommand.BARRIER, sendContext, group, groupSize);
+        collectives.barrier(sendContext, group, groupSize);
     }
 
     /**
@@ -809,8 +509,7 @@ public final class Qnix implements AutoCloseable
      */
     public void awaitJoinGroup(final int group, final int groupSize, final long timeout, final TimeUnit unit)
     {
-        checkGroupSize(groupSize);
-        awaitGroupOperation(ProcessCommand.JOIN_GROUP, group, groupSize, timeout, unit);
+        collectives.awaitJoinGroup(group, groupSize, timeout, unit);
     }
 
     /**
@@ -826,70 +525,7 @@ public final class Qnix implements AutoCloseable
      */
     public void awaitBarrier(final int group, final int groupSize, final long timeout, final TimeUnit unit)
     {
-        checkGroupSize(groupSize);
-        awaitGroupOperation(ProcessCommand.BARRIER, group, groupSize, timeout, unit);
-    }
-
-    /**
-     * Takes a context, posts, waits. A context whose wait timed out is abandoned: nobody else knows its
-     * index, so the library frees it itself once the NIC completes it ({@link #reapAbandoned()}).
-     */
-    private void awaitGroupOperation(final int command, final int group, final int groupSize, final long timeout,
-        final TimeUnit unit)
-    {
-        enter();
-        try
-        {
-            final int context = takeGroupContext();
-            try
-            {
-                sendCommands[context] = command;
-                vnic.post(command, context, group, groupSize);
-            }
-            catch (final RuntimeException ex)
-            {
-                vnic.releaseContext(context, true);
-                throw ex;
-            }
-            try
-            {
-                completeSend(context, vnic.await(context, true, unit.toNanos(timeout), DoorbellWait.SLEEP));
-            }
-            catch (final QnixTimeoutException ex)
-            {
-                abandonedSendContexts[context] = true;
-                abandoned++;
-                throw ex;
-            }
-        }
-        finally
-        {
-            guard.exit();
-        }
-    }
-
-    private int takeSendContext()
-    {
-        reapAbandoned();
-        return vnic.takeSendContext();
-    }
-
-    /** Frees the abandoned Send Contexts whose operation has completed since. */
-    private void reapAbandoned()
-    {
-        if (0 == abandoned)
-        {
-            return;
-        }
-        for (int c = 0; c < abandonedSendContexts.length; c++)
-        {
-            if (abandonedSendContexts[c] && Doorbell.USED != vnic.peek(c, true))
-            {
-                vnic.free(c, true);
-                abandonedSendContexts[c] = false;
-                abandoned--;
-            }
-        }
+        collectives.awaitBarrier(group, groupSize, timeout, unit);
     }
 
     /**
@@ -905,31 +541,14 @@ public final class Qnix implements AutoCloseable
     public int broadcastContext(final int tag, final boolean doorbell, final QnixBuffer buffer, final int offset,
         final int length)
     {
-        enter();
-        try
-        {
-            // The receiver field is not read for a broadcast or multicast: this process's own name fills it.
-            return bufferSendContext(name, tag, doorbell, buffer, offset, length);
-        }
-        finally
-        {
-            guard.exit();
-        }
+        return collectives.broadcastContext(tag, doorbell, buffer, offset, length);
     }
 
     /** A Send Context for a broadcast or multicast of {@code length} bytes from page {@code firstPage} of the pool. */
     public int broadcastContext(final int tag, final boolean doorbell, final BufferPool pool, final int firstPage,
         final int length)
     {
-        enter();
-        try
-        {
-            return poolSendContext(name, tag, doorbell, pool, firstPage, length);
-        }
-        finally
-        {
-            guard.exit();
-        }
+        return collectives.broadcastContext(tag, doorbell, pool, firstPage, length);
     }
 
     /**
@@ -941,7 +560,7 @@ public final class Qnix implements AutoCloseable
     public int broadcastContextShort(final int tag, final boolean doorbell, final DirectBuffer data, final int offset,
         final int length)
     {
-        return sendContextShort(name, tag, doorbell, data, offset, length);
+        return collectives.broadcastContextShort(tag, doorbell, data, offset, length);
     }
 
     /**
@@ -955,13 +574,13 @@ public final class Qnix implements AutoCloseable
      */
     public void broadcast(final int sendContext, final int group)
     {
-        post(ProcessCommand.BROADCAST, sendContext, group, 0);
+        collectives.broadcast(ProcessCommand.BROADCAST, sendContext, group);
     }
 
     /** {@code qx_broadcast_short}: a Broadcast of the data in the Context Region ({@link #broadcastContextShort}). */
     public void broadcastShort(final int sendContext, final int group)
     {
-        post(ProcessCommand.BROADCAST_SHORT, sendContext, group, 0);
+        collectives.broadcast(ProcessCommand.BROADCAST_SHORT, sendContext, group);
     }
 
     /**
@@ -977,13 +596,13 @@ public final class Qnix implements AutoCloseable
      */
     public boolean tryBroadcast(final int sendContext, final int group)
     {
-        return tryPost(ProcessCommand.BROADCAST, sendContext, group, 0);
+        return collectives.tryBroadcast(ProcessCommand.BROADCAST, sendContext, group);
     }
 
     /** {@link #broadcastShort} that returns at once: false, having posted nothing, if the Command Queue is full. */
     public boolean tryBroadcastShort(final int sendContext, final int group)
     {
-        return tryPost(ProcessCommand.BROADCAST_SHORT, sendContext, group, 0);
+        return collectives.tryBroadcast(ProcessCommand.BROADCAST_SHORT, sendContext, group);
     }
 
     /**
@@ -1001,13 +620,13 @@ public final class Qnix implements AutoCloseable
      */
     public void multicast(final int sendContext, final ProcessName... receivers)
     {
-        postMulticast(ProcessCommand.MULTICAST, sendContext, receivers, false);
+        collectives.multicast(ProcessCommand.MULTICAST, sendContext, receivers, false);
     }
 
     /** {@code qx_multicast_short}: a Multicast of the data in the Context Region. */
     public void multicastShort(final int sendContext, final ProcessName... receivers)
     {
-        postMulticast(ProcessCommand.MULTICAST_SHORT, sendContext, receivers, false);
+        collectives.multicast(ProcessCommand.MULTICAST_SHORT, sendContext, receivers, false);
     }
 
     /**
@@ -1023,53 +642,13 @@ public final class Qnix implements AutoCloseable
      */
     public boolean tryMulticast(final int sendContext, final ProcessName... receivers)
     {
-        return postMulticast(ProcessCommand.MULTICAST, sendContext, receivers, true);
+        return collectives.multicast(ProcessCommand.MULTICAST, sendContext, receivers, true);
     }
 
     /** {@link #multicastShort} that returns at once: false, having posted nothing, if the Command Queue is full. */
     public boolean tryMulticastShort(final int sendContext, final ProcessName... receivers)
     {
-        return postMulticast(ProcessCommand.MULTICAST_SHORT, sendContext, receivers, true);
-    }
-
-    private boolean postMulticast(final int command, final int context, final ProcessName[] receivers,
-        final boolean tryOnly)
-    {
-        enter();
-        try
-        {
-            checkContext(context);
-            final int max = CommandQueueLayout.maxMulticastReceivers(params);
-            if (null == receivers || receivers.length < 1 || receivers.length > max)
-            {
-                throw new IllegalArgumentException("a multicast names 1.." + max + " receivers, not " +
-                    (null == receivers ? 0 : receivers.length));
-            }
-            for (final ProcessName receiver : receivers)
-            {
-                checkPeer(receiver, false);
-            }
-            sendCommands[context] = command;
-            if (tryOnly)
-            {
-                return vnic.tryPostMulticast(command, context, receivers);
-            }
-            vnic.postMulticast(command, context, receivers);
-            return true;
-        }
-        finally
-        {
-            guard.exit();
-        }
-    }
-
-    private void checkGroupSize(final int groupSize)
-    {
-        if (groupSize < 1 || groupSize > params.nameTableEntries())
-        {
-            throw new IllegalArgumentException("group size " + groupSize + " is outside [1, " +
-                params.nameTableEntries() + "], the processes a cluster can hold");
-        }
+        return collectives.multicast(ProcessCommand.MULTICAST_SHORT, sendContext, receivers, true);
     }
 
     /**
@@ -1080,16 +659,7 @@ public final class Qnix implements AutoCloseable
      */
     public boolean pollForSend(final int sendContext)
     {
-        enter();
-        try
-        {
-            checkContext(sendContext);
-            return completeSend(sendContext, vnic.peek(sendContext, true));
-        }
-        finally
-        {
-            guard.exit();
-        }
+        return messaging.pollForSend(sendContext);
     }
 
     /** {@code qx_poll_for_send}, backing off (spin, yield, park) until it completes or the timeout passes. */
@@ -1122,16 +692,7 @@ public final class Qnix implements AutoCloseable
      */
     public void awaitSend(final int sendContext, final DoorbellWait wait, final long timeout, final TimeUnit unit)
     {
-        enter();
-        try
-        {
-            checkContext(sendContext);
-            completeSend(sendContext, vnic.await(sendContext, true, unit.toNanos(timeout), wait));
-        }
-        finally
-        {
-            guard.exit();
-        }
+        messaging.awaitSend(sendContext, wait, timeout, unit);
     }
 
     /**
@@ -1144,16 +705,7 @@ public final class Qnix implements AutoCloseable
      */
     public boolean pollForReceive(final int receiveContext, final ReceiveStatus status)
     {
-        enter();
-        try
-        {
-            checkContext(receiveContext);
-            return completeReceive(receiveContext, vnic.peek(receiveContext, false), status);
-        }
-        finally
-        {
-            guard.exit();
-        }
+        return messaging.pollForReceive(receiveContext, status);
     }
 
     /** {@code qx_poll_for_receive}, backing off (spin, yield, park) until it completes or the timeout passes. */
@@ -1186,188 +738,17 @@ public final class Qnix implements AutoCloseable
     public void awaitReceive(final int receiveContext, final ReceiveStatus status, final DoorbellWait wait,
         final long timeout, final TimeUnit unit)
     {
-        enter();
-        try
-        {
-            checkContext(receiveContext);
-            completeReceive(receiveContext, vnic.await(receiveContext, false, unit.toNanos(timeout), wait), status);
-        }
-        finally
-        {
-            guard.exit();
-        }
-    }
-
-    private boolean completeSend(final int context, final int value)
-    {
-        if (Doorbell.USED == value)
-        {
-            return false;
-        }
-        vnic.free(context, true);
-        if (Doorbell.isError(value))
-        {
-            final int command = sendCommands[context];
-            if (ProcessCommand.JOIN_GROUP == command && Doorbell.NO_RESOURCES == value)
-            {
-                throw new QnixCompletionException(value, "Join_Group on context " + context + ": this process has " +
-                    "joined " + ClusterParameters.MAX_JOINED_GROUPS_PER_PROCESS + " groups besides its application's, " +
-                    "the most it may, or a NIC's Group Table (G=" + params.groupTableEntries() + " groups) is full");
-            }
-            throw QnixCompletionException.of(value,
-                (0 == command ? "send" : ProcessCommand.name(command)) + " on context " + context);
-        }
-        return true;
-    }
-
-    private boolean completeReceive(final int context, final int value, final ReceiveStatus status)
-    {
-        if (Doorbell.USED == value)
-        {
-            return false;
-        }
-        // The NIC wrote the completion fields before the doorbell, which was read with acquire.
-        vnic.readCompletion(context, status);
-        status.status = value;
-        final long capacity = vnic.receiveCapacity(context);
-        vnic.free(context, false);
-        if (Doorbell.TRUNCATED == value)
-        {
-            throw new QnixTruncatedException(status.source(), status.tag(), status.length(), capacity);
-        }
-        if (Doorbell.isError(value))
-        {
-            throw QnixCompletionException.of(value, "receive on context " + context);
-        }
-        return true;
-    }
-
-    /** Posts a command, waiting (bounded) for room in the Command Queue. */
-    private void post(final int command, final int context, final int group, final int size)
-    {
-        enter();
-        try
-        {
-            checkContext(context);
-            if (ProcessCommand.RECEIVE != command)
-            {
-                sendCommands[context] = command;
-            }
-            vnic.post(command, context, group, size);
-        }
-        finally
-        {
-            guard.exit();
-        }
-    }
-
-    /** Posts a command if the Command Queue has room now. @return false, having written nothing, if not. */
-    private boolean tryPost(final int command, final int context, final int group, final int size)
-    {
-        enter();
-        try
-        {
-            checkContext(context);
-            if (ProcessCommand.RECEIVE != command)
-            {
-                sendCommands[context] = command;
-            }
-            return vnic.tryPost(command, context, group, size);
-        }
-        finally
-        {
-            guard.exit();
-        }
-    }
-
-    private void checkContext(final int context)
-    {
-        if (context < 0 || context >= params.contextsPerProcess())
-        {
-            throw new IllegalArgumentException("context " + context + " is not in 0.." +
-                (params.contextsPerProcess() - 1));
-        }
-    }
-
-    private void checkPeer(final ProcessName peer, final boolean anyAllowed)
-    {
-        if (null == peer)
-        {
-            throw new IllegalArgumentException("a peer process name is required" + (anyAllowed ? " (or ANY_PROC)" : ""));
-        }
-        if (!anyAllowed && (ContextLayout.ANY == peer.ai() || ContextLayout.ANY == peer.pi()))
-        {
-            throw new IllegalArgumentException("a send needs a real receiver, not " + peer);
-        }
-    }
-
-    private void checkRange(final QnixBuffer buffer, final int offset, final int length)
-    {
-        if (offset < 0 || length < 0 || (long)offset + length > buffer.length())
-        {
-            throw new IllegalArgumentException("bytes [" + offset + ", " + ((long)offset + length) +
-                ") are not inside the " + buffer.length() + "-byte buffer");
-        }
-        if (length > params.maxMessageBytes())
-        {
-            throw new IllegalArgumentException(length + " bytes exceed the largest message, " +
-                params.maxMessageBytes() + " bytes (K-1 pages)");
-        }
-        if (!buffer.isLocked())
-        {
-            throw new IllegalStateException("the buffer must be locked (QnixBuffer.lock()) before the NIC may use it");
-        }
-    }
-
-    private void checkPool(final BufferPool pool, final int firstPage, final int length)
-    {
-        if (null == pool || length < 0 || length > params.maxMessageBytes() || firstPage < 0 ||
-            (long)firstPage + pages(length) > pool.pages())
-        {
-            throw new IllegalArgumentException(length + " bytes from page " + firstPage + " do not fit the pool of " +
-                (null == pool ? 0 : pool.pages()) + " pages (or exceed " + params.maxMessageBytes() + " bytes)");
-        }
-    }
-
-    private int pages(final int length)
-    {
-        return Math.max(1, (length + params.pageSize() - 1) / params.pageSize());
+        messaging.awaitReceive(receiveContext, status, wait, timeout, unit);
     }
 
     void corruptSendDescriptor(final int context, final int descriptor, final long address)
     {
-        enter();
-        try
-        {
-            vnic.overwriteDescriptorAddress(vnic.sendRegionOffset(context), descriptor, address);
-        }
-        finally
-        {
-            guard.exit();
-        }
+        messaging.corruptSendDescriptor(context, descriptor, address);
     }
 
     public String toString()
     {
-        return "Qnix{" + name + " on " + node + " of cluster " + clusterName + ", NIC PID " + nicPid + "}";
-    }
-
-    /** For the driver requests: they hold the monitor, which close() takes before it closes the socket. */
-    private void ensureOpen()
-    {
-        if (guard.isClosed())
-        {
-            throw new QnixClosedException(name);
-        }
-    }
-
-    /** Enters the guard for a call that touches the VNI; the caller leaves it with guard.exit() in a finally. */
-    private void enter()
-    {
-        if (!guard.enter())
-        {
-            throw new QnixClosedException(name);
-        }
+        return "Qnix{" + name + " on " + node + " of cluster " + clusterName + ", NIC PID " + registration.nicPid + "}";
     }
 
     private static int intEnv(final String variable)
@@ -1465,7 +846,7 @@ public final class Qnix implements AutoCloseable
             final NicCoordinates where = null != node ? node :
                 NicCoordinates.parse(null != System.getenv(ENV_NODE) ? System.getenv(ENV_NODE) : "0-0");
             final Duration wait = null != timeout ? timeout : environmentTimeout();
-            return register(clusterName, where, wait);
+            return new Qnix(NicRegistration.register(name, group, groupSize, clusterName, where, wait));
         }
 
         private static Duration environmentTimeout()
@@ -1488,87 +869,6 @@ public final class Qnix implements AutoCloseable
                 // Reported below.
             }
             throw new QnixException(ENV_INIT_TIMEOUT_MS + "=" + value + " is not a positive number of milliseconds");
-        }
-
-        private Qnix register(final String clusterName, final NicCoordinates where, final Duration wait)
-        {
-            final ClusterDirectory dir = ClusterDirectory.of(clusterName);
-            final ClusterProperties props = ClusterProperties.read(dir.propertiesFile()).orElseThrow(() ->
-                new QnixDriverException(DriverProtocol.REFUSED, "no QNIX cluster '" + clusterName + "' at " +
-                    dir.path() + ": start one with ./qnix cluster up --name " + clusterName));
-            if (!ClusterProperties.STATE_UP.equals(props.state()))
-            {
-                throw new QnixDriverException(DriverProtocol.REFUSED,
-                    "cluster '" + clusterName + "' is " + props.state() + ", not up");
-            }
-            final ClusterParameters params = props.parameters();
-            if (where.x() >= params.torusWidth() || where.y() >= params.torusHeight())
-            {
-                throw new IllegalArgumentException("node " + where + " is not in the " + params.torusWidth() + "x" +
-                    params.torusHeight() + " torus of cluster '" + clusterName + "'");
-            }
-
-            final long timeoutMs = Math.min(LONGEST_TIMEOUT_MS, Math.max(1, wait.toMillis()));
-            final DriverProxy driver;
-            try
-            {
-                driver = DriverProxy.connect(dir.driverSocket(where), timeoutMs, "the driver of node " + where);
-            }
-            catch (final DriverException ex)
-            {
-                throw new QnixDriverException("cannot reach the driver of node " + where + " at " +
-                    dir.driverSocket(where) + " within " + timeoutMs + " ms: is cluster '" + clusterName + "' up?",
-                    ex.getCause());
-            }
-            boolean registered = false;
-            try
-            {
-                final Registration registration;
-                try
-                {
-                    registration = driver.register(name, group, groupSize, timeoutMs, params.nameTableEntries());
-                }
-                catch (final RegistrationTimeoutException ex)
-                {
-                    throw new QnixTimeoutException(ex.getMessage(), ex.missing());
-                }
-                catch (final DriverException ex)
-                {
-                    if (DriverProtocol.NIC_DEAD == ex.code())
-                    {
-                        throw new QnixNicDeadException(ex.getMessage());
-                    }
-                    throw 0 == ex.code() ? new QnixDriverException(ex.getMessage(), ex.getCause()) :
-                        new QnixDriverException(ex.code(), ex.getMessage());
-                }
-
-                final MappedFile vni = MappedFile.mapExisting(dir.nicSdram(where), registration.vniAddress(),
-                    registration.vniLength());
-                final MappedFile hps = MappedFile.mapExisting(dir.hostMemory(where), registration.hpsAddress(),
-                    (long)HostProcessStructuresLayout.pages(params.contextsPerProcess(), params.pageSize()) *
-                    params.pageSize());
-                final long commandQueue = hps.buffer().getLong(HostProcessStructuresLayout.COMMAND_QUEUE_ADDRESS_OFFSET);
-                if (commandQueue != registration.vniAddress())
-                {
-                    vni.close();
-                    hps.close();
-                    throw new QnixDriverException(DriverProtocol.REFUSED, "Host Process Structures of " + name +
-                        " point at SDRAM " + commandQueue + ", expected the VNI at " + registration.vniAddress());
-                }
-                registered = true;
-                // The control program's identity and heartbeat: read-only to the process, like a status
-                // register, so that a wait never outlives the firmware (DESIGN.md 5).
-                final MappedFile control = MappedFile.mapExisting(dir.nicSdram(where),
-                    new NicSdramLayout(params).controlProgramOffset(), ControlProgramLayout.LENGTH);
-                return new Qnix(name, where, clusterName, params, registration.nicPid(), driver, vni, hps, control);
-            }
-            finally
-            {
-                if (!registered)
-                {
-                    driver.close();
-                }
-            }
         }
     }
 }

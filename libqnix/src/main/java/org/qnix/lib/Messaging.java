@@ -1,0 +1,456 @@
+package org.qnix.lib;
+
+import java.util.concurrent.TimeUnit;
+
+import org.agrona.DirectBuffer;
+
+import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.ContextLayout;
+import org.qnix.abi.Doorbell;
+import org.qnix.abi.ProcessCommand;
+import org.qnix.abi.ProcessName;
+import org.qnix.host.DoorbellWait;
+import org.qnix.host.MappingGuard;
+
+/**
+ * Point-to-point messages of one registration (thesis 3.6: {@code qx_send_context},
+ * {@code qx_recv_context}, {@code qx_send}, {@code qx_send_short}, {@code qx_receive},
+ * {@code qx_poll_for_send}, {@code qx_poll_for_receive}): fills Send and Receive Contexts with their
+ * Context Regions, posts the commands into the Command Queue, and turns the doorbells the NIC rings into
+ * completions or exceptions. {@link Qnix} delegates its message calls here; {@link Collectives} takes and
+ * completes its Send Contexts through it.
+ *
+ * <p>Its state is the process's own side of the Send Contexts: the command last posted on each (so
+ * that an error names what failed) and the contexts abandoned by a timed-out await (freed once the NIC
+ * completes them). Taking contexts and posting are single-threaded, as {@code Qnix}'s class Javadoc
+ * says; completions of different contexts may run on different threads, each touching only its own
+ * context's slots.
+ *
+ * <p>Every entry point runs between {@link #enter()} and {@link #exit()}, so that {@link Qnix#close()}
+ * never unmaps the VNI under it; the helpers for {@link Collectives} expect to be called inside. None
+ * allocates on the data path.
+ */
+final class Messaging
+{
+    private final ClusterParameters params;
+    private final ProcessName name;
+    private final MappingGuard guard;
+    private final VirtualNetworkInterface vnic;
+    /** The command last posted on each Send Context, so that an error can say what failed. */
+    private final int[] sendCommands;
+    /** Send Contexts of timed-out awaits, still held by their operation in the NIC. */
+    private final boolean[] abandonedSendContexts;
+    private int abandoned;
+
+    Messaging(final ClusterParameters params, final ProcessName name, final MappingGuard guard,
+        final VirtualNetworkInterface vnic)
+    {
+        this.params = params;
+        this.name = name;
+        this.guard = guard;
+        this.vnic = vnic;
+        this.sendCommands = new int[params.contextsPerProcess()];
+        this.abandonedSendContexts = new boolean[params.contextsPerProcess()];
+    }
+
+    /** Enters the guard for a call that touches the VNI; the caller leaves it with {@link #exit()} in a finally. */
+    void enter()
+    {
+        if (!guard.enter())
+        {
+            throw new QnixClosedException(name);
+        }
+    }
+
+    void exit()
+    {
+        guard.exit();
+    }
+
+    // Contexts (qx_send_context, qx_recv_context)
+
+    int sendContext(final ProcessName receiver, final int tag, final boolean doorbell, final QnixBuffer buffer,
+        final int offset, final int length)
+    {
+        enter();
+        try
+        {
+            checkPeer(receiver, false);
+            return bufferSendContext(receiver, tag, doorbell, buffer, offset, length);
+        }
+        finally
+        {
+            exit();
+        }
+    }
+
+    int sendContext(final ProcessName receiver, final int tag, final boolean doorbell, final BufferPool pool,
+        final int firstPage, final int length)
+    {
+        enter();
+        try
+        {
+            checkPeer(receiver, false);
+            return poolSendContext(receiver, tag, doorbell, pool, firstPage, length);
+        }
+        finally
+        {
+            exit();
+        }
+    }
+
+    int sendContextShort(final ProcessName receiver, final int tag, final boolean doorbell, final DirectBuffer data,
+        final int offset, final int length)
+    {
+        enter();
+        try
+        {
+            checkPeer(receiver, false);
+            if (length < 0 || length > params.shortThreshold())
+            {
+                throw new IllegalArgumentException("a short message holds 0.." + params.shortThreshold() +
+                    " bytes, not " + length);
+            }
+            final int context = takeSendContext();
+            vnic.writeShortData(context, data, offset, length);
+            vnic.writeContext(vnic.sendContextOffset(context), receiver.ai(), receiver.pi(), tag, doorbell, 1, length,
+                ContextLayout.NO_BUFFER_POOL);
+            return context;
+        }
+        finally
+        {
+            exit();
+        }
+    }
+
+    int recvContext(final ProcessName sender, final int tag, final boolean doorbell, final QnixBuffer buffer,
+        final int offset, final int length)
+    {
+        enter();
+        try
+        {
+            checkPeer(sender, true);
+            checkRange(buffer, offset, length);
+            final int context = vnic.takeReceiveContext();
+            try
+            {
+                final int pages = vnic.writePageTable(vnic.receiveRegionOffset(context), buffer, offset, length);
+                vnic.writeContext(vnic.receiveContextOffset(context), sender.ai(), sender.pi(), tag, doorbell, pages,
+                    length, ContextLayout.NO_BUFFER_POOL);
+                return context;
+            }
+            catch (final RuntimeException ex)
+            {
+                vnic.releaseContext(context, false);
+                throw ex;
+            }
+        }
+        finally
+        {
+            exit();
+        }
+    }
+
+    int recvContext(final ProcessName sender, final int tag, final boolean doorbell, final BufferPool pool,
+        final int firstPage, final int length)
+    {
+        enter();
+        try
+        {
+            checkPeer(sender, true);
+            checkPool(pool, firstPage, length);
+            final int context = vnic.takeReceiveContext();
+            vnic.writeContext(vnic.receiveContextOffset(context), sender.ai(), sender.pi(), tag, doorbell,
+                pages(length), length, firstPage);
+            return context;
+        }
+        finally
+        {
+            exit();
+        }
+    }
+
+    /** Inside the guard: a Send Context whose Context Region holds the page table of the buffer's bytes. */
+    int bufferSendContext(final ProcessName receiver, final int tag, final boolean doorbell, final QnixBuffer buffer,
+        final int offset, final int length)
+    {
+        checkRange(buffer, offset, length);
+        final int context = takeSendContext();
+        try
+        {
+            final int pages = vnic.writePageTable(vnic.sendRegionOffset(context), buffer, offset, length);
+            vnic.writeContext(vnic.sendContextOffset(context), receiver.ai(), receiver.pi(), tag, doorbell, pages,
+                length, ContextLayout.NO_BUFFER_POOL);
+            return context;
+        }
+        catch (final RuntimeException ex)
+        {
+            vnic.releaseContext(context, true);
+            throw ex;
+        }
+    }
+
+    /** Inside the guard: a Send Context for {@code length} bytes from page {@code firstPage} of the Buffer Pool. */
+    int poolSendContext(final ProcessName receiver, final int tag, final boolean doorbell, final BufferPool pool,
+        final int firstPage, final int length)
+    {
+        checkPool(pool, firstPage, length);
+        final int context = takeSendContext();
+        vnic.writeContext(vnic.sendContextOffset(context), receiver.ai(), receiver.pi(), tag, doorbell,
+            pages(length), length, firstPage);
+        return context;
+    }
+
+    /** Inside the guard: the most probably free Send Context (thesis 3.3.2), after freeing completed abandoned ones. */
+    int takeSendContext()
+    {
+        reapAbandoned();
+        return vnic.takeSendContext();
+    }
+
+    /** Inside the guard: a context whose await timed out; nobody else knows its index, so it is freed here later. */
+    void abandon(final int context)
+    {
+        abandonedSendContexts[context] = true;
+        abandoned++;
+    }
+
+    /** Frees the abandoned Send Contexts whose operation has completed since. */
+    private void reapAbandoned()
+    {
+        if (0 == abandoned)
+        {
+            return;
+        }
+        for (int c = 0; c < abandonedSendContexts.length; c++)
+        {
+            if (abandonedSendContexts[c] && Doorbell.USED != vnic.peek(c, true))
+            {
+                vnic.free(c, true);
+                abandonedSendContexts[c] = false;
+                abandoned--;
+            }
+        }
+    }
+
+    // Posting (qx_send, qx_send_short, qx_receive and the collectives' commands)
+
+    /** Posts a command, waiting (bounded) for room in the Command Queue. */
+    void post(final int command, final int context, final int group, final int size)
+    {
+        enter();
+        try
+        {
+            checkContext(context);
+            recordCommand(command, context);
+            vnic.post(command, context, group, size);
+        }
+        finally
+        {
+            exit();
+        }
+    }
+
+    /** Posts a command if the Command Queue has room now. @return false, having written nothing, if not. */
+    boolean tryPost(final int command, final int context, final int group, final int size)
+    {
+        enter();
+        try
+        {
+            checkContext(context);
+            recordCommand(command, context);
+            return vnic.tryPost(command, context, group, size);
+        }
+        finally
+        {
+            exit();
+        }
+    }
+
+    /** Inside the guard: remembers a Send Context's command for the message of a failed completion. */
+    void recordCommand(final int command, final int context)
+    {
+        if (ProcessCommand.RECEIVE != command)
+        {
+            sendCommands[context] = command;
+        }
+    }
+
+    // Completions (qx_poll_for_send, qx_poll_for_receive)
+
+    boolean pollForSend(final int sendContext)
+    {
+        enter();
+        try
+        {
+            checkContext(sendContext);
+            return completeSend(sendContext, vnic.peek(sendContext, true));
+        }
+        finally
+        {
+            exit();
+        }
+    }
+
+    void awaitSend(final int sendContext, final DoorbellWait wait, final long timeout, final TimeUnit unit)
+    {
+        enter();
+        try
+        {
+            checkContext(sendContext);
+            completeSend(sendContext, vnic.await(sendContext, true, unit.toNanos(timeout), wait));
+        }
+        finally
+        {
+            exit();
+        }
+    }
+
+    boolean pollForReceive(final int receiveContext, final ReceiveStatus status)
+    {
+        enter();
+        try
+        {
+            checkContext(receiveContext);
+            return completeReceive(receiveContext, vnic.peek(receiveContext, false), status);
+        }
+        finally
+        {
+            exit();
+        }
+    }
+
+    void awaitReceive(final int receiveContext, final ReceiveStatus status, final DoorbellWait wait,
+        final long timeout, final TimeUnit unit)
+    {
+        enter();
+        try
+        {
+            checkContext(receiveContext);
+            completeReceive(receiveContext, vnic.await(receiveContext, false, unit.toNanos(timeout), wait), status);
+        }
+        finally
+        {
+            exit();
+        }
+    }
+
+    /**
+     * Inside the guard: the Send Doorbell's value made a result. Frees the context unless still in use.
+     *
+     * @return false while the NIC still holds the context.
+     */
+    boolean completeSend(final int context, final int value)
+    {
+        if (Doorbell.USED == value)
+        {
+            return false;
+        }
+        vnic.free(context, true);
+        if (Doorbell.isError(value))
+        {
+            final int command = sendCommands[context];
+            if (ProcessCommand.JOIN_GROUP == command && Doorbell.NO_RESOURCES == value)
+            {
+                throw new QnixCompletionException(value, "Join_Group on context " + context + ": this process has " +
+                    "joined " + ClusterParameters.MAX_JOINED_GROUPS_PER_PROCESS + " groups besides its application's, " +
+                    "the most it may, or a NIC's Group Table (G=" + params.groupTableEntries() + " groups) is full");
+            }
+            throw QnixCompletionException.of(value,
+                (0 == command ? "send" : ProcessCommand.name(command)) + " on context " + context);
+        }
+        return true;
+    }
+
+    private boolean completeReceive(final int context, final int value, final ReceiveStatus status)
+    {
+        if (Doorbell.USED == value)
+        {
+            return false;
+        }
+        // The NIC wrote the completion fields before the doorbell, which was read with acquire.
+        vnic.readCompletion(context, status);
+        status.status = value;
+        final long capacity = vnic.receiveCapacity(context);
+        vnic.free(context, false);
+        if (Doorbell.TRUNCATED == value)
+        {
+            throw new QnixTruncatedException(status.source(), status.tag(), status.length(), capacity);
+        }
+        if (Doorbell.isError(value))
+        {
+            throw QnixCompletionException.of(value, "receive on context " + context);
+        }
+        return true;
+    }
+
+    /** For the tests of the NIC's DMA checks: a descriptor of a prepared Send Context made to point elsewhere. */
+    void corruptSendDescriptor(final int context, final int descriptor, final long address)
+    {
+        enter();
+        try
+        {
+            vnic.overwriteDescriptorAddress(vnic.sendRegionOffset(context), descriptor, address);
+        }
+        finally
+        {
+            exit();
+        }
+    }
+
+    // Argument checks, before anything is written
+
+    void checkContext(final int context)
+    {
+        if (context < 0 || context >= params.contextsPerProcess())
+        {
+            throw new IllegalArgumentException("context " + context + " is not in 0.." +
+                (params.contextsPerProcess() - 1));
+        }
+    }
+
+    static void checkPeer(final ProcessName peer, final boolean anyAllowed)
+    {
+        if (null == peer)
+        {
+            throw new IllegalArgumentException("a peer process name is required" + (anyAllowed ? " (or ANY_PROC)" : ""));
+        }
+        if (!anyAllowed && (ContextLayout.ANY == peer.ai() || ContextLayout.ANY == peer.pi()))
+        {
+            throw new IllegalArgumentException("a send needs a real receiver, not " + peer);
+        }
+    }
+
+    private void checkRange(final QnixBuffer buffer, final int offset, final int length)
+    {
+        if (offset < 0 || length < 0 || (long)offset + length > buffer.length())
+        {
+            throw new IllegalArgumentException("bytes [" + offset + ", " + ((long)offset + length) +
+                ") are not inside the " + buffer.length() + "-byte buffer");
+        }
+        if (length > params.maxMessageBytes())
+        {
+            throw new IllegalArgumentException(length + " bytes exceed the largest message, " +
+                params.maxMessageBytes() + " bytes (K-1 pages)");
+        }
+        if (!buffer.isLocked())
+        {
+            throw new IllegalStateException("the buffer must be locked (QnixBuffer.lock()) before the NIC may use it");
+        }
+    }
+
+    private void checkPool(final BufferPool pool, final int firstPage, final int length)
+    {
+        if (null == pool || length < 0 || length > params.maxMessageBytes() || firstPage < 0 ||
+            (long)firstPage + pages(length) > pool.pages())
+        {
+            throw new IllegalArgumentException(length + " bytes from page " + firstPage + " do not fit the pool of " +
+                (null == pool ? 0 : pool.pages()) + " pages (or exceed " + params.maxMessageBytes() + " bytes)");
+        }
+    }
+
+    private int pages(final int length)
+    {
+        return Math.max(1, (length + params.pageSize() - 1) / params.pageSize());
+    }
+}

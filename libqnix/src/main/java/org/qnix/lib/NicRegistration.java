@@ -1,0 +1,175 @@
+package org.qnix.lib;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.ClusterProperties;
+import org.qnix.abi.ControlProgramLayout;
+import org.qnix.abi.DriverProtocol;
+import org.qnix.abi.HostProcessStructuresLayout;
+import org.qnix.abi.MappedFile;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ProcessName;
+import org.qnix.host.DriverException;
+import org.qnix.host.DriverProxy;
+import org.qnix.host.MappingGuard;
+import org.qnix.host.Registration;
+import org.qnix.host.RegistrationTimeoutException;
+
+/**
+ * A process's registration with its node's NIC (thesis 3.4, 3.5.3; {@code qx_init} and {@code qx_end}):
+ * the driver connection it was made on, and the three mappings it gives the process, its Virtual
+ * Network Interface, its Host Process Structures and the control program's read-only status area.
+ * {@link #register} is the whole of {@code qx_init} below the API's arguments; {@link #deregister} and
+ * {@link #release} are the end of {@link Qnix#close()}, after its {@link MappingGuard} says whether the
+ * mappings may go.
+ *
+ * <p>Its methods run with {@code Qnix}'s monitor held, or before the {@code Qnix} exists.
+ */
+final class NicRegistration
+{
+    final ProcessName name;
+    final NicCoordinates node;
+    final String clusterName;
+    final ClusterParameters params;
+    final int nicPid;
+    final DriverProxy driver;
+    final MappedFile vni;
+    final MappedFile hps;
+    final MappedFile control;
+
+    private NicRegistration(final ProcessName name, final NicCoordinates node, final String clusterName,
+        final ClusterParameters params, final int nicPid, final DriverProxy driver, final MappedFile vni,
+        final MappedFile hps, final MappedFile control)
+    {
+        this.name = name;
+        this.node = node;
+        this.clusterName = clusterName;
+        this.params = params;
+        this.nicPid = nicPid;
+        this.driver = driver;
+        this.vni = vni;
+        this.hps = hps;
+        this.control = control;
+    }
+
+    /**
+     * Connects to the node's driver, registers, and waits for the whole group (thesis 3.4); maps what the
+     * registration gives.
+     *
+     * @throws QnixTimeoutException if the group is not complete in time; it names the missing members.
+     * @throws QnixDriverException  if the driver refuses or cannot be reached.
+     */
+    static NicRegistration register(final ProcessName name, final int group, final int groupSize,
+        final String clusterName, final NicCoordinates where, final Duration wait)
+    {
+        final ClusterDirectory dir = ClusterDirectory.of(clusterName);
+        final ClusterProperties props = ClusterProperties.read(dir.propertiesFile()).orElseThrow(() ->
+            new QnixDriverException(DriverProtocol.REFUSED, "no QNIX cluster '" + clusterName + "' at " +
+                dir.path() + ": start one with ./qnix cluster up --name " + clusterName));
+        if (!ClusterProperties.STATE_UP.equals(props.state()))
+        {
+            throw new QnixDriverException(DriverProtocol.REFUSED,
+                "cluster '" + clusterName + "' is " + props.state() + ", not up");
+        }
+        final ClusterParameters params = props.parameters();
+        if (where.x() >= params.torusWidth() || where.y() >= params.torusHeight())
+        {
+            throw new IllegalArgumentException("node " + where + " is not in the " + params.torusWidth() + "x" +
+                params.torusHeight() + " torus of cluster '" + clusterName + "'");
+        }
+
+        final long timeoutMs = Math.min(Qnix.LONGEST_TIMEOUT_MS, Math.max(1, wait.toMillis()));
+        final DriverProxy driver;
+        try
+        {
+            driver = DriverProxy.connect(dir.driverSocket(where), timeoutMs, "the driver of node " + where);
+        }
+        catch (final DriverException ex)
+        {
+            throw new QnixDriverException("cannot reach the driver of node " + where + " at " +
+                dir.driverSocket(where) + " within " + timeoutMs + " ms: is cluster '" + clusterName + "' up?",
+                ex.getCause());
+        }
+        boolean registered = false;
+        try
+        {
+            final Registration registration;
+            try
+            {
+                registration = driver.register(name, group, groupSize, timeoutMs, params.nameTableEntries());
+            }
+            catch (final RegistrationTimeoutException ex)
+            {
+                throw new QnixTimeoutException(ex.getMessage(), ex.missing());
+            }
+            catch (final DriverException ex)
+            {
+                if (DriverProtocol.NIC_DEAD == ex.code())
+                {
+                    throw new QnixNicDeadException(ex.getMessage());
+                }
+                throw 0 == ex.code() ? new QnixDriverException(ex.getMessage(), ex.getCause()) :
+                    new QnixDriverException(ex.code(), ex.getMessage());
+            }
+
+            final MappedFile vni = MappedFile.mapExisting(dir.nicSdram(where), registration.vniAddress(),
+                registration.vniLength());
+            final MappedFile hps = MappedFile.mapExisting(dir.hostMemory(where), registration.hpsAddress(),
+                (long)HostProcessStructuresLayout.pages(params.contextsPerProcess(), params.pageSize()) *
+                params.pageSize());
+            final long commandQueue = hps.buffer().getLong(HostProcessStructuresLayout.COMMAND_QUEUE_ADDRESS_OFFSET);
+            if (commandQueue != registration.vniAddress())
+            {
+                vni.close();
+                hps.close();
+                throw new QnixDriverException(DriverProtocol.REFUSED, "Host Process Structures of " + name +
+                    " point at SDRAM " + commandQueue + ", expected the VNI at " + registration.vniAddress());
+            }
+            registered = true;
+            // The control program's identity and heartbeat: read-only to the process, like a status
+            // register, so that a wait never outlives the firmware (DESIGN.md 5).
+            final MappedFile control = MappedFile.mapExisting(dir.nicSdram(where),
+                new NicSdramLayout(params).controlProgramOffset(), ControlProgramLayout.LENGTH);
+            return new NicRegistration(name, where, clusterName, params, registration.nicPid(), driver, vni,
+                hps, control);
+        }
+        finally
+        {
+            if (!registered)
+            {
+                driver.close();
+            }
+        }
+    }
+
+    /** Delete_Process through the driver (thesis 3.5.3): the NIC forgets the process, the driver frees its pages. */
+    void deregister()
+    {
+        driver.deregister();
+    }
+
+    /**
+     * Closes the driver connection and unmaps the three mappings if {@code quiescent}: no call is inside
+     * them. Otherwise they stay in place, leaked, rather than unmapped under a call still running.
+     */
+    void release(final boolean quiescent, final MappingGuard guard, final long waitedNs)
+    {
+        driver.close();
+        if (quiescent)
+        {
+            vni.close();
+            hps.close();
+            control.close();
+        }
+        else
+        {
+            System.err.println("qnix: " + guard.callsInside() + " call(s) of " + name + " still inside its " +
+                "Virtual Network Interface " + TimeUnit.NANOSECONDS.toSeconds(waitedNs) +
+                " s after close(): its mappings stay in place, not unmapped under them");
+        }
+    }
+}
