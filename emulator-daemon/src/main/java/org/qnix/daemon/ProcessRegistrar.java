@@ -193,7 +193,18 @@ final class ProcessRegistrar
             final int state = taken ? sdram.getIntVolatile(entry + ProcessTableLayout.STATE_OFFSET) : -1;
             if (ProcessTableLayout.STATE_REGISTERED == state)
             {
-                replies.registered(index, ProcessTableLayout.nicPid(index), vni, vniLayout.length(), hps);
+                try
+                {
+                    replies.registered(index, ProcessTableLayout.nicPid(index), vni, vniLayout.length(), hps);
+                }
+                catch (final IOException ex)
+                {
+                    // The process died between the NIC's registration and this answer (kill -9 right after
+                    // it showed up in the Process Table): every NIC knows it, and no connection will ever
+                    // de-register it, so do it here as at process exit.
+                    deregister(registered);
+                    throw ex;
+                }
                 return registered;
             }
             if (ProcessTableLayout.STATE_FAILED == state)

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -225,6 +227,33 @@ class ProcessRegistrationTest
         process.close();
         assertEquals(0, image.hostMemory().getIntVolatile((int)image.hostLayout().processFlagOffset(registered.index())));
         assertEquals(freeBefore, freePages(image));
+    }
+
+    @Test
+    void aProcessThatDiesBeforeItsRegisteredAnswerIsDeregisteredAtOnce() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, true);
+        final NodeImage image = cluster.images.get(0);
+        final int freeBefore = freePages(image);
+        // kill -9 between the NIC's registration and the driver's answer: the answer's write fails.
+        final OutputStream brokenPipe = new OutputStream()
+        {
+            public void write(final int b) throws IOException
+            {
+                throw new IOException("Broken pipe");
+            }
+        };
+        assertThrows(IOException.class, () -> cluster.registrars.get(0).register(new ProcessName(9, 0), 9, 1,
+            PID, TIMEOUT_MS, new DriverReplies(brokenPipe)));
+        for (int index = 0; index < image.parameters().maxProcessesPerNic(); index++)
+        {
+            assertEquals(0, image.hostMemory().getIntVolatile((int)image.hostLayout().processFlagOffset(index)),
+                "Process Flag Array entry " + index + " free again");
+        }
+        assertEquals(freeBefore, freePages(image), "its pages back");
+        assertTrue(PublishedTables.names(image.sdram(), image.sdramLayout()).isEmpty(), "no NIC knows it");
+        // And its name can register again at once.
+        assertNotNull(cluster.connect(0).register(9, 0, 9, 1, TIMEOUT_MS).registered());
     }
 
     @Test
