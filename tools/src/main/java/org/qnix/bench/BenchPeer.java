@@ -7,7 +7,8 @@ import org.qnix.host.DoorbellWait;
 
 /**
  * The peer JVM of every benchmark transport. Started by {@link PeerProcess} as
- * {@code BenchPeer floor FILE MAX_SIZE}, {@code BenchPeer tcp PORT MAX_SIZE},
+ * {@code BenchPeer floor FILE MAX_SIZE}, {@code relay FILE MAX_SIZE} and {@code relay-echo FILE MAX_SIZE}
+ * (the two peers of the relay baseline), {@code BenchPeer tcp PORT MAX_SIZE},
  * {@code BenchPeer aeron DIRECTORY} or {@code BenchPeer qnix CLUSTER NODE AI busy|yield|backoff|sleep MAX_SIZE short|send} for
  * latency (it echoes), and {@code tcp-sink PORT MAX_SIZE}, {@code aeron-sink DIRECTORY} or
  * {@code qnix-sink CLUSTER NODE AI busy|yield|backoff|sleep MAX_SIZE WINDOW} for bandwidth (it receives and
@@ -27,7 +28,8 @@ public final class BenchPeer
     {
         if (args.length < 2)
         {
-            System.err.println("usage: BenchPeer floor FILE MAX_SIZE | tcp PORT MAX_SIZE | aeron DIRECTORY | " +
+            System.err.println("usage: BenchPeer floor FILE MAX_SIZE | relay FILE MAX_SIZE | relay-echo FILE MAX_SIZE | " +
+                "tcp PORT MAX_SIZE | aeron DIRECTORY | " +
                 "qnix CLUSTER NODE AI busy|yield|backoff|sleep MAX_SIZE short|send | tcp-sink PORT MAX_SIZE | aeron-sink DIRECTORY | " +
                 "qnix-sink CLUSTER NODE AI busy|yield|backoff|sleep MAX_SIZE WINDOW | qnix-barrier CLUSTER NODE AI PI SIZE busy|yield|backoff|sleep");
             System.exit(2);
@@ -35,6 +37,8 @@ public final class BenchPeer
         switch (args[0])
         {
             case "floor" -> FloorTransport.echo(Path.of(args[1]), Integer.parseInt(args[2]));
+            case "relay" -> RelayTransport.relay(Path.of(args[1]), Integer.parseInt(args[2]));
+            case "relay-echo" -> RelayTransport.echo(Path.of(args[1]), Integer.parseInt(args[2]));
             case "tcp" -> TcpTransport.echo(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             case "aeron" -> AeronIpcTransport.echo(Path.of(args[1]));
             case "qnix" -> QnixTransport.echo(args[1], args[2], Integer.parseInt(args[3]), DoorbellWait.parse(args[4]),

@@ -41,6 +41,7 @@ import org.qnix.bench.LogLogChart;
 import org.qnix.bench.MemoryCopyTransport;
 import org.qnix.bench.QnixStreamTransport;
 import org.qnix.bench.QnixTransport;
+import org.qnix.bench.RelayTransport;
 import org.qnix.bench.RunSetup;
 import org.qnix.bench.TcpStreamTransport;
 import org.qnix.bench.TcpTransport;
@@ -60,8 +61,9 @@ import picocli.CommandLine.TypeConversionException;
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = {
         "Measure QNIX beside the baselines a Java user has, in the same run: the floor (two JVMs",
-        "ping-ponging through one shared mapping; a memory copy for bandwidth), TCP over loopback and",
-        "Aeron IPC." },
+        "ping-ponging through one shared mapping; a memory copy for bandwidth), the relay (for latency: three",
+        "JVMs, A -> a busy relay -> B and back, the least one agent in the middle costs), TCP over loopback",
+        "and Aeron IPC." },
     subcommands = { Bench.Latency.class, Bench.Bandwidth.class, BenchStrategies.class, Bench.Jmh.class })
 final class Bench implements Runnable
 {
@@ -81,7 +83,8 @@ final class Bench implements Runnable
                 "above) and, for latency, qnix-send (Send for every size).")
         List<String> api;
 
-        @Option(names = "--baselines", description = "Also measure the floor, TCP and Aeron IPC in the same run.")
+        @Option(names = "--baselines",
+            description = "Also measure the floor, the relay (latency), TCP and Aeron IPC in the same run.")
         boolean baselines;
 
         @Option(names = "--wait", defaultValue = "sleep", converter = DoorbellWaitConverter.class,
@@ -197,7 +200,7 @@ final class Bench implements Runnable
     @Command(name = "latency", mixinStandardHelpOptions = true,
         description = {
             "One-way latency per message size, QNIX and (with --baselines) the baselines.",
-            "Half the round trip: p50, p99, p99.9 and max, and each p50 as a multiple of the floor's.",
+            "Half the round trip: p50, p99, p99.9 and max, and each p50 as a multiple of the floor's and the relay's.",
             "In each of --passes: the baselines first; then, without --cluster, a 2x1 cluster is brought up",
             "for QNIX and torn down after. QNIX runs between the first two nodes; every measurement is a pair",
             "of JVMs." })
@@ -226,8 +229,8 @@ final class Bench implements Runnable
             final int[] sizeList = parseSizes(sizes, 0);
             final int maxSize = Arrays.stream(sizeList).max().orElse(0);
             return measureAndReport(common, maxSize, sizeList,
-                List.<IntFunction<LatencyTransport>>of(FloorTransport::start, TcpTransport::start,
-                    AeronIpcTransport::start),
+                List.<IntFunction<LatencyTransport>>of(FloorTransport::start, RelayTransport::start,
+                    TcpTransport::start, AeronIpcTransport::start),
                 run -> common.api.stream().<IntFunction<LatencyTransport>>map(api -> max ->
                     QnixTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "qnix".equals(api), max))
                     .toList(),
@@ -293,7 +296,7 @@ final class Bench implements Runnable
     @Command(name = "jmh", mixinStandardHelpOptions = true,
         description = {
             "Run the JMH benchmarks: latency, bandwidth and barrier, QNIX beside the baselines.",
-            "LatencyBenchmark (one-way, QNIX Send_Short and Send, floor, TCP, Aeron IPC), BandwidthBenchmark",
+            "LatencyBenchmark (one-way, QNIX Send_Short and Send, floor, relay, TCP, Aeron IPC), BandwidthBenchmark",
             "(payload bytes/s with a window), BarrierBenchmark (2 and 4 processes). Each fork (three per",
             "latency or bandwidth trial) starts its own cluster and peer JVMs and stops them. Arguments after",
             "-- go to JMH, for example:",

@@ -43,14 +43,15 @@ class BenchCommandSmokeTest
                 "--sizes", "0,1024,4096", "--iterations", "20", "--warmup", "5", "--warmup-ms", "0", "--json", json.toString(),
                 "--chart", chart.toString());
             assertEquals(0, result.exit, result.out + result.err);
-            for (final String api : new String[] {"floor", "tcp", "aeron-ipc", "qnix"})
+            for (final String api : new String[] {"floor", "relay", "tcp", "aeron-ipc", "qnix"})
             {
                 assertEquals(3, result.out.lines().filter(l -> l.startsWith("BENCH kind=latency api=" + api + " "))
                     .count(), api + " in:\n" + result.out);
             }
             assertTrue(result.out.contains("x_floor=1.00"), result.out);
+            assertTrue(result.out.contains("api=relay size=0 ") && result.out.contains("x_relay=1.00"), result.out);
             final String text = Files.readString(json);
-            assertEquals(12, text.lines().filter(l -> l.contains("\"api\"")).count(), text);
+            assertEquals(15, text.lines().filter(l -> l.contains("\"api\"")).count(), text);
             assertTrue(Files.readString(chart).startsWith("<svg"), "an SVG document");
             assertFalse(Files.exists(ClusterDirectory.of(name).path()), "the run's cluster is down");
         }

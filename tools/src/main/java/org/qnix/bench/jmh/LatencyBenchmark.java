@@ -21,6 +21,7 @@ import org.qnix.bench.AeronIpcTransport;
 import org.qnix.bench.FloorTransport;
 import org.qnix.bench.LatencyTransport;
 import org.qnix.bench.QnixTransport;
+import org.qnix.bench.RelayTransport;
 import org.qnix.bench.TcpTransport;
 
 /**
@@ -40,7 +41,7 @@ import org.qnix.bench.TcpTransport;
 public class LatencyBenchmark
 {
     /** qnix: Send_Short up to 1024 bytes, Send above; qnix-send: Send for every size. */
-    @Param({"floor", "tcp", "aeron-ipc", "qnix", "qnix-send"})
+    @Param({"floor", "relay", "tcp", "aeron-ipc", "qnix", "qnix-send"})
     public String api;
 
     @Param({"0", "8", "64", "512", "1024", "4096", "65536"})
@@ -56,6 +57,7 @@ public class LatencyBenchmark
         switch (api)
         {
             case "floor" -> transport = FloorTransport.start(max);
+            case "relay" -> transport = RelayTransport.start(max);
             case "tcp" -> transport = TcpTransport.start(max);
             case "aeron-ipc" -> transport = AeronIpcTransport.start(max);
             case "qnix", "qnix-send" ->
