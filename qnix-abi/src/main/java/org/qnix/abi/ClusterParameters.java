@@ -2,6 +2,7 @@ package org.qnix.abi;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 
 /**
@@ -80,6 +81,7 @@ public final class ClusterParameters
     private final long sdramBytes;
     private final long hostMemoryBytes;
     private final int rxFifoBytes;
+    private final ShortFlow shortFlow;
 
     private ClusterParameters(final Builder b)
     {
@@ -98,6 +100,7 @@ public final class ClusterParameters
         sdramBytes = b.sdramBytes;
         hostMemoryBytes = b.hostMemoryBytes;
         rxFifoBytes = b.rxFifoBytes;
+        shortFlow = b.shortFlow;
     }
 
     public static Builder builder()
@@ -122,7 +125,8 @@ public final class ClusterParameters
             .groupTableEntries(groupTableEntries)
             .sdramBytes(sdramBytes)
             .hostMemoryBytes(hostMemoryBytes)
-            .rxFifoBytes(rxFifoBytes);
+            .rxFifoBytes(rxFifoBytes)
+            .shortFlow(shortFlow);
     }
 
     public int torusWidth()
@@ -191,6 +195,12 @@ public final class ClusterParameters
         return shortThreshold;
     }
 
+    /** How Send_Short and the short casts travel: eagerly with their data, or after a permission. */
+    public ShortFlow shortFlow()
+    {
+        return shortFlow;
+    }
+
     /** @return D, Driver Command Queue entries. */
     public int driverCommandQueueEntries()
     {
@@ -250,6 +260,7 @@ public final class ClusterParameters
         map.put("sdramBytes", Long.toString(sdramBytes));
         map.put("hostMemoryBytes", Long.toString(hostMemoryBytes));
         map.put("rxFifoBytes", Integer.toString(rxFifoBytes));
+        map.put("shortFlow", shortFlow.text());
         return map;
     }
 
@@ -282,6 +293,7 @@ public final class ClusterParameters
         b.hostMemoryBytes(Long.parseLong(
             props.getProperty("hostMemoryBytes", Long.toString(DEFAULT_HOST_MEMORY_BYTES))));
         b.rxFifoBytes(intProp(props, "rxFifoBytes", DEFAULT_RX_FIFO_BYTES));
+        b.shortFlow(ShortFlow.parse(props.getProperty("shortFlow", ShortFlow.EAGER.text())));
         return b.build();
     }
 
@@ -359,6 +371,7 @@ public final class ClusterParameters
         private int pageSize = DEFAULT_PAGE_SIZE;
         private int bufferPoolPages = DEFAULT_BUFFER_POOL_PAGES;
         private int shortThreshold = DEFAULT_SHORT_THRESHOLD;
+        private ShortFlow shortFlow = ShortFlow.EAGER;
         private int driverCommandQueueEntries = DEFAULT_DRIVER_COMMAND_QUEUE_ENTRIES;
         private int nameTableEntries = DEFAULT_NAME_TABLE_ENTRIES;
         private int groupTableEntries = DEFAULT_GROUP_TABLE_ENTRIES;
@@ -433,6 +446,13 @@ public final class ClusterParameters
         public Builder shortThreshold(final int bytes)
         {
             shortThreshold = bytes;
+            return this;
+        }
+
+        /** How short messages travel (default {@link ShortFlow#EAGER}). */
+        public Builder shortFlow(final ShortFlow flow)
+        {
+            shortFlow = Objects.requireNonNull(flow, "shortFlow");
             return this;
         }
 
