@@ -41,6 +41,7 @@ class BadParametersTest
         "--firmware gpus           | --firmware gpus | processes or threads",
         "--debug-firmware 5-5      | --debug-firmware 5-5 | no such node",
         "--idle bogus              | --idle bogus | backoff, yield or busy",
+        "--short-flow lazy         | --short-flow lazy | eager or permission",
         "--debug-firmware 0-0:abc  | --debug-firmware 0-0:abc | PORT abc is not a number",
         "--debug-firmware zero     | --debug-firmware zero | expected X-Y[:PORT]",
         "--processes many          | --processes | 'many' is not an int",
