@@ -14,7 +14,8 @@ local directions = { [1] = "sent", [2] = "taken" }
 local wire_types = { [1] = "Data packet", [2] = "System message", [3] = "VIA packet" }
 local system_messages = {
     [1] = "Permission_Request", [2] = "Permission_Reply", [3] = "New_Process", [4] = "New_Process_Ack",
-    [5] = "New_Group", [6] = "New_Group_Ack", [7] = "Barrier", [8] = "Delete_Process", [9] = "Transfer_Abort"
+    [5] = "New_Group", [6] = "New_Group_Ack", [7] = "Barrier", [8] = "Delete_Process", [9] = "Transfer_Abort",
+    [10] = "Eager_Short", [11] = "Eager_Short_Reply"
 }
 local reply_status = { [0] = "granted" }
 
@@ -62,7 +63,8 @@ end
 -- One dissector per system message, over its payload (qnix-abi SystemMessage offsets).
 local function system_message(code, payload, tree)
     local n = payload:len()
-    if code == 1 and n >= 40 then
+    -- Eager_Short (10): Permission_Request's fields, then the message's bytes.
+    if (code == 1 or code == 10) and n >= 40 then
         tree:add_le(f.req_receiver, payload(0, 4))
         tree:add_le(f.req_sender, payload(4, 4))
         tree:add_le(f.req_tag, payload(8, 4))
@@ -71,8 +73,11 @@ local function system_message(code, payload, tree)
         tree:add_le(f.req_packets, payload(20, 4))
         tree:add_le(f.operation, payload(24, 8))
         local sender = name(tree, payload, 32)
+        if code == 10 and n > 40 then
+            tree:add(payload(40, n - 40), "Data (" .. (n - 40) .. " bytes)")
+        end
         return string.format("%d bytes, tag %d, from %s", payload(12, 4):le_int(), payload(8, 4):le_int(), sender)
-    elseif (code == 2 or code == 9) and n >= 24 then
+    elseif (code == 2 or code == 9 or code == 11) and n >= 24 then
         tree:add_le(f.req_receiver, payload(0, 4))
         tree:add_le(f.req_sender, payload(4, 4))
         tree:add_le(f.operation, payload(8, 8))

@@ -255,6 +255,12 @@ public final class NicControlProgram implements Agent
         return transfers.activeTransfers();
     }
 
+    /** Eager_Short messages sent back to the permission protocol whose request is not answered yet. */
+    int pendingEagerFallbacks()
+    {
+        return receives.pendingEagerFallbacks();
+    }
+
     GroupOperations groupOperations()
     {
         return groupOperations;

@@ -53,6 +53,13 @@ public final class NicCounters
     public static final String SENDS_ABORTED =
         "sends ended part-way (a sender page no longer locked at DMA time)";
     public static final String TRANSFERS_ABORTED = "transfers ended by their sender's NIC (Transfer_Abort)";
+    public static final String EAGER_SHORTS_SENT = "eager short messages sent (Eager_Short)";
+    public static final String EAGER_SHORTS_DELIVERED = "eager short messages delivered into a posted receive";
+    public static final String EAGER_SHORTS_STAGED = "eager short messages staged";
+    public static final String EAGER_SHORTS_FELL_BACK =
+        "eager short messages sent back to the permission protocol (no receive, no staging room, or an earlier one did)";
+    public static final String REQUESTS_DEFERRED_EAGER_ORDER =
+        "permission requests deferred (an older short message of the pair fell back and waits)";
     /** Exceptions thrown inside the duty cycle (see {@link DutyCycleErrorHandler}); appended last. */
     public static final String DUTY_CYCLE_ERRORS = "errors in the duty cycle (packet or command dropped)";
     /** Parks of the thread running this NIC's control program after its hot window (HotWindowIdleStrategy). */
@@ -103,6 +110,11 @@ public final class NicCounters
     final AtomicCounter barriersCompleted;
     final AtomicCounter sendsAborted;
     final AtomicCounter transfersAborted;
+    final AtomicCounter eagerShortsSent;
+    final AtomicCounter eagerShortsDelivered;
+    final AtomicCounter eagerShortsStaged;
+    final AtomicCounter eagerShortsFellBack;
+    final AtomicCounter requestsDeferredEagerOrder;
     final AtomicCounter dutyCycleErrors;
     final AtomicCounter traceRecordsDropped;
     final AtomicCounter idleParks;
@@ -149,6 +161,11 @@ public final class NicCounters
         barriersCompleted = counter(manager, BARRIERS_COMPLETED);
         sendsAborted = counter(manager, SENDS_ABORTED);
         transfersAborted = counter(manager, TRANSFERS_ABORTED);
+        eagerShortsSent = counter(manager, EAGER_SHORTS_SENT);
+        eagerShortsDelivered = counter(manager, EAGER_SHORTS_DELIVERED);
+        eagerShortsStaged = counter(manager, EAGER_SHORTS_STAGED);
+        eagerShortsFellBack = counter(manager, EAGER_SHORTS_FELL_BACK);
+        requestsDeferredEagerOrder = counter(manager, REQUESTS_DEFERRED_EAGER_ORDER);
         dutyCycleErrors = counter(manager, DUTY_CYCLE_ERRORS);
         traceRecordsDropped = counter(manager, TRACE_RECORDS_DROPPED);
         idleParks = counter(manager, IDLE_PARKS);

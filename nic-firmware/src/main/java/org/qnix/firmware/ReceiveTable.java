@@ -21,11 +21,15 @@ import org.qnix.abi.VniContext;
  * matching posted receive, or into staging in NIC managed memory within the receiver's quota, or gets
  * no reply for now; data packets (RX steps 1-2 and 4) go through the receive's Descriptor Map into the
  * user's buffer, or into staging; Transfer_Abort ends a transfer part-way. Every receive ends with its
- * Receive Doorbell. The granted transfers themselves are kept by the {@link TransferTable}.
+ * Receive Doorbell. The granted transfers themselves are kept by the {@link TransferTable}. An
+ * Eager_Short (thesis 3.7) is what a Permission_Request granted at once and its one data packet would
+ * be: delivered into a matching posted receive, or staged within the same quotas, or else sent back
+ * to the permission protocol ({@link EagerFallbacks}).
  *
  * <pre>{@code
  * receives.postReceive(slot, slot.receives[context]);
  * receives.onPermissionRequest(sourceNode, request);
+ * receives.onEagerShort(sourceNode, request, packet, dataIndex, dataLength);
  * receives.onDataPacket(header, buffer, index);   // the last packet rings the Receive Doorbell
  * }</pre>
  */
@@ -47,6 +51,8 @@ final class ReceiveTable
     private final SystemMessageSender messages;
     private final Doorbells doorbells;
     private final TransferTable transfers;
+    private final EagerFallbacks fallbacks;
+    private final int shortThreshold;
     /** Staged bytes one receiving process may hold: a quarter of managed memory, at least one message. */
     private final long stagingBytesPerProcess;
 
@@ -66,6 +72,8 @@ final class ReceiveTable
         this.messages = ctx.systemMessages();
         this.doorbells = ctx.doorbells();
         this.transfers = transfers;
+        this.fallbacks = new EagerFallbacks(params.nodeCount());
+        this.shortThreshold = params.shortThreshold();
         stagingBytesPerProcess = Math.max(params.maxMessageBytes(), ctx.sdramLayout().managedMemoryLength() / 4);
     }
 
@@ -212,6 +220,7 @@ final class ReceiveTable
         final ProcessSlot slot = index >= 0 && index < slots.length ? slots[index] : null;
         if (null == slot || !slot.active)
         {
+            fallbacks.answered(sourceNode, operationId);
             reply(sourceNode, receiverPid, senderPid, operationId, Doorbell.PEER_GONE, 0);
             return;
         }
@@ -232,7 +241,14 @@ final class ReceiveTable
             packets != MessageGeometry.packets(length, firstPacketLength, pageSize))
         {
             counters.systemMessagesRejected.increment();
+            fallbacks.answered(sourceNode, operationId);
             reply(sourceNode, receiverPid, senderPid, operationId, Doorbell.BAD_CONTEXT, 0);
+            return;
+        }
+        if (!fallbacks.mayGrant(sourceNode, senderPid, index, request.tag(), operationId))
+        {
+            // Thesis 3.7: an older Eager_Short with this sender and tag fell back and waits; this comes after it.
+            counters.requestsDeferredEagerOrder.increment();
             return;
         }
         final int senderAi = request.senderAi();
@@ -275,6 +291,7 @@ final class ReceiveTable
         }
 
         final Transfer t = transfers.grant(index, sourceNode, request, stagingAddress, null == match ? length : 0);
+        fallbacks.answered(sourceNode, operationId);
         FirmwareEvents.permissionGranted(nodeName, sourceNode, t.handle, null == match);
         if (null != match)
         {
@@ -293,6 +310,138 @@ final class ReceiveTable
         {
             completeReceive(slot, match, Doorbell.DONE);
         }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Eager_Short (thesis 3.7)
+    // ---------------------------------------------------------------------------------------------
+
+    /**
+     * An Eager_Short: a Send_Short (or a short cast's destination) with its data. Taken as a
+     * Permission_Request would be, with its one packet at once: into the oldest matching posted
+     * receive, else into staging within the receiver's quota and the staging memory, else, like a
+     * request that gets no reply for now, sent back to the permission protocol (the sending NIC still
+     * holds the data and asks for permission with the same operation id). While an earlier one of the
+     * same sender and tag waits on that path, this one follows it there: it never overtakes that one.
+     * Every Eager_Short is answered with one Eager_Short_Reply.
+     *
+     * @param request    the Permission_Request's fields at the start of the payload.
+     * @param data       where the message bytes are, {@code dataLength} of them.
+     */
+    void onEagerShort(final int sourceNode, final PermissionRequestFlyweight request, final DirectBuffer data,
+        final int dataIndex, final int dataLength)
+    {
+        final int receiverPid = request.receiverPid();
+        final int senderPid = request.senderPid();
+        final long operationId = request.operationId();
+        final int length = request.messageLength();
+        final int packets = request.packets();
+
+        final int index = ProcessTableLayout.index(receiverPid);
+        final ProcessSlot slot = index >= 0 && index < slots.length ? slots[index] : null;
+        if (null == slot || !slot.active)
+        {
+            eagerReply(sourceNode, receiverPid, senderPid, operationId, Doorbell.PEER_GONE);
+            return;
+        }
+        if (null != transfers.live(sourceNode, operationId) || transfers.recentlyDelivered(sourceNode, operationId))
+        {
+            // Each Eager_Short is sent once; a copy cannot happen while the wire is right.
+            counters.permissionDuplicates.increment();
+            return;
+        }
+        if (length < 0 || length > shortThreshold || length != dataLength || senderPid < 1 ||
+            packets != MessageGeometry.packets(length, request.firstPacketLength(), pageSize) || packets > 1)
+        {
+            counters.systemMessagesRejected.increment();
+            eagerReply(sourceNode, receiverPid, senderPid, operationId, Doorbell.BAD_CONTEXT);
+            return;
+        }
+        final int senderAi = request.senderAi();
+        final int senderPi = request.senderPi();
+        final int tag = request.tag();
+        if (fallbacks.pending(sourceNode, senderPid, index, tag))
+        {
+            // An older one with this sender and tag fell back: this one must not overtake it.
+            fallBack(sourceNode, index, request);
+            return;
+        }
+        ReceiveOperation match = null;
+        for (ReceiveOperation op = slot.firstPosted(); null != op; op = op.next)
+        {
+            if (op.matches(senderAi, senderPi, tag))
+            {
+                match = op;
+                break;
+            }
+        }
+        if (transfers.isFull() || null == match && (slot.stagedCount() >= ClusterParameters.STAGED_MESSAGES_PER_PROCESS ||
+            slot.stagedBytes() + pageRounded(length) > stagingBytesPerProcess))
+        {
+            fallBack(sourceNode, index, request);
+            return;
+        }
+        long stagingAddress = 0;
+        if (null == match && length > 0)
+        {
+            stagingAddress = staging.allocate(length);
+            if (stagingAddress < 0)
+            {
+                fallBack(sourceNode, index, request);
+                return;
+            }
+        }
+
+        final Transfer t = transfers.grant(index, sourceNode, request, stagingAddress, null == match ? length : 0);
+        if (null != match)
+        {
+            slot.unpost(match);
+            match.attach(t, pageSize);
+            if (packets > 0)
+            {
+                deliver(t, match.map, 0, data, dataIndex);
+            }
+            counters.eagerShortsDelivered.increment();
+        }
+        else
+        {
+            sdram.putBytes((int)stagingAddress, data, dataIndex, length);
+            t.quotaBytes = pageRounded(length);
+            slot.stage(t);
+            counters.messagesStaged.increment();
+            counters.eagerShortsStaged.increment();
+        }
+        t.packetsArrived = packets;
+        counters.dataBytesReceived.getAndAddRelease(length);
+        FirmwareEvents.permissionGranted(nodeName, sourceNode, t.handle, null == match);
+        // The sender's Send Doorbell rings on this reply: the message is in this NIC's hands.
+        eagerReply(sourceNode, receiverPid, senderPid, operationId, Doorbell.DONE);
+        if (null != match)
+        {
+            completeReceive(slot, match, Doorbell.DONE);
+        }
+    }
+
+    private void fallBack(final int sourceNode, final int receiverIndex, final PermissionRequestFlyweight request)
+    {
+        counters.eagerShortsFellBack.increment();
+        fallbacks.fellBack(sourceNode, request.senderPid(), receiverIndex, request.tag(), request.operationId());
+        eagerReply(sourceNode, request.receiverPid(), request.senderPid(), request.operationId(),
+            SystemMessage.STATUS_ASK_PERMISSION);
+    }
+
+    private void eagerReply(final int node, final int receiverPid, final int senderPid, final long operationId,
+        final int status)
+    {
+        final PermissionReplyFlyweight reply = messages.eagerShortReply();
+        reply.receiverPid(receiverPid).senderPid(senderPid).operationId(operationId).status(status).handle(0);
+        messages.sendTo(node, SystemMessage.EAGER_SHORT_REPLY_LENGTH);
+    }
+
+    /** Eager_Short operations that fell back and whose Permission_Request is not answered (tests). */
+    int pendingEagerFallbacks()
+    {
+        return fallbacks.pendingOperations();
     }
 
     private long pageRounded(final int length)
@@ -377,6 +526,7 @@ final class ReceiveTable
     /** The process of {@code slot} is being deleted: its receives end without doorbells, its staging is freed. */
     void processDeleted(final ProcessSlot slot)
     {
+        fallbacks.receiverDeleted(slot.index);
         for (final ReceiveOperation op : slot.receives)
         {
             if (op.active)
@@ -407,6 +557,7 @@ final class ReceiveTable
      */
     void peerDeleted(final ProcessSlot slot, final int nodeIndex, final int nicPid, final int ai, final int pi)
     {
+        fallbacks.senderDeleted(nodeIndex, nicPid);
         for (final ReceiveOperation op : slot.receives)
         {
             if (!op.active)

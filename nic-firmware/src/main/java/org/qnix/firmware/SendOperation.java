@@ -39,6 +39,11 @@ final class SendOperation
     int tag;
     /** The Permission Flag. */
     boolean permitted;
+    /**
+     * Sent as Eager_Short, waiting for its Eager_Short_Reply (thesis 3.7): it asks for no permission
+     * meanwhile; the data stays in the Context Region until the reply.
+     */
+    boolean eager;
     /** The receiver's transfer handle, carried by every data packet (Permission_Reply). */
     int transferHandle;
     long lastRequestMs;
@@ -94,6 +99,7 @@ final class SendOperation
         this.operationId = operationId;
         nextPacket = 0;
         permitted = false;
+        eager = false;
         transferHandle = -1;
         active = true;
     }
@@ -102,6 +108,12 @@ final class SendOperation
     boolean awaitsPermission(final long id)
     {
         return active && operationId == id && !permitted;
+    }
+
+    /** @return true if this operation went eagerly and waits for an Eager_Short_Reply with this id. */
+    boolean awaitsEagerReply(final long id)
+    {
+        return active && operationId == id && eager;
     }
 
     /** Permission_Reply granted: the Permission Flag, and the handle every data packet carries. */
@@ -115,6 +127,7 @@ final class SendOperation
     {
         active = false;
         permitted = false;
+        eager = false;
     }
 
     boolean finished()
@@ -179,6 +192,6 @@ final class SendOperation
     {
         return "Send{process " + processIndex + " context " + context + " op " + operationId + " to (" + receiverAi +
             "," + receiverPi + ") tag " + tag + " len " + length + " packet " + nextPacket + "/" + packets +
-            (permitted ? " permitted" : " waiting for permission") + "}";
+            (permitted ? " permitted" : eager ? " sent eagerly, waiting for its reply" : " waiting for permission") + "}";
     }
 }

@@ -3,13 +3,16 @@ package org.qnix.firmware;
 import org.agrona.collections.IntArrayQueue;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.PacketHeader;
 import org.qnix.abi.PermissionReplyFlyweight;
+import org.qnix.abi.PermissionRequestFlyweight;
 import org.qnix.abi.ProcessCommand;
+import org.qnix.abi.ShortFlow;
 import org.qnix.abi.SystemMessage;
 import org.qnix.abi.VniContext;
 import org.qnix.abi.WireMessageType;
@@ -23,10 +26,16 @@ import org.qnix.abi.WireMessageType;
  * 3.5.2, Send steps 1-3), the Permission_Reply that grants them (3.5.1), and owns the pool of
  * Scheduling Queue entries Broadcast and Multicast destinations use ({@link CastSender}).
  *
+ * <p>With {@link ShortFlow#EAGER} (thesis 3.7), a Send_Short and each destination of a short cast go
+ * at once as one Eager_Short carrying the data; the operation stays in its Scheduling Queue, asking
+ * nothing, until the Eager_Short_Reply completes it or sends it down the permission path.
+ *
  * <pre>{@code
  * scheduler.startSend(slot, slot.sends[context], ProcessCommand.SEND);  // asks for permission
  * scheduler.onPermissionReply(reply);                                    // grants it
  * scheduler.doWork();                                                    // one packet
+ * scheduler.startSend(slot, slot.sends[other], ProcessCommand.SEND_SHORT);  // Eager_Short, with its data
+ * scheduler.onEagerShortReply(reply);                                    // Send Doorbell, or ask permission
  * }</pre>
  */
 final class SendScheduler
@@ -58,6 +67,10 @@ final class SendScheduler
     private final SendOperation[] sendsBySlot;
     private final IntArrayQueue freeCastSends = new IntArrayQueue(CAST_SENDS, -1);
     private final PacketHeader dataHeader = new PacketHeader();
+    private final boolean eagerShorts;
+    /** An Eager_Short that has to wait in the outbox is composed here first (the outbox copies it). */
+    private final UnsafeBuffer eagerScratch;
+    private final PermissionRequestFlyweight eagerFields = new PermissionRequestFlyweight();
     private CastSender casts;
     private long operationSequence;
     private int txCursor;
@@ -79,6 +92,9 @@ final class SendScheduler
         this.slots = ctx.processSlots();
         this.messages = ctx.systemMessages();
         this.doorbells = ctx.doorbells();
+        this.eagerShorts = ShortFlow.EAGER == params.shortFlow();
+        this.eagerScratch =
+            new UnsafeBuffer(new byte[PacketHeader.LENGTH + SystemMessage.eagerShortLength(params.shortThreshold())]);
         final int contextCount = params.contextsPerProcess();
         if ((long)params.maxProcessesPerNic() * contextCount + CAST_SENDS > 1 << OPERATION_SLOT_BITS)
         {
@@ -138,12 +154,61 @@ final class SendScheduler
         schedule(slot, op, receiver.node.index(torusWidth), receiver.nicPid);
     }
 
-    /** Step 3: into the tail of the process's Scheduling Queue, and a Permission_Request out. */
+    /**
+     * Step 3: into the tail of the process's Scheduling Queue, and a Permission_Request out, or for a
+     * short message in eager mode the Eager_Short itself.
+     */
     void schedule(final ProcessSlot slot, final SendOperation op, final int destinationNode, final int destinationPid)
     {
         op.schedule(destinationNode, destinationPid, (++operationSequence << OPERATION_SLOT_BITS) | op.slot);
         slot.enqueue(op);
-        requestPermission(slot, op);
+        if (eagerShorts && ProcessCommand.SEND_SHORT == op.command)
+        {
+            sendEager(slot, op);
+        }
+        else
+        {
+            requestPermission(slot, op);
+        }
+    }
+
+    /**
+     * Thesis 3.7: the message goes with the Permission_Request's fields, at once, as Eager_Short. It is
+     * written straight into the destination FIFO, or, if that is full or system messages wait in the
+     * outbox, composed in a scratch buffer and queued behind them: it never overtakes a system message
+     * this NIC sent before, in particular the Permission_Request of an earlier message that fell back.
+     * The data stays in the Context Region (or the short cast's) until the reply, so a fallback can
+     * still send it.
+     */
+    private void sendEager(final ProcessSlot slot, final SendOperation op)
+    {
+        final int node = op.destinationNode;
+        final int payloadLength = SystemMessage.eagerShortLength(op.length);
+        final int packetLength = PacketHeader.LENGTH + payloadLength;
+        final int claimed = wire.claim(node, WireMessageType.SYSTEM_MESSAGE, packetLength);
+        final AtomicBuffer packet = claimed >= 0 ? wire.fifoBuffer(node) : eagerScratch;
+        final int at = Math.max(0, claimed);
+        dataHeader.wrap(packet, at)
+            .destination(NicCoordinates.packedOfIndex(node, torusWidth)).receiverPid(0)
+            .source(selfPacked).senderPid(0)
+            .contextTag(SystemMessage.EAGER_SHORT).packetLength(payloadLength).counter(0);
+        op.writeRequest(eagerFields.wrap(packet, at + PacketHeader.LENGTH), slot, clock.time());
+        // Programmed I/O: the data is in NIC memory, in the Context Region (a short cast's is too).
+        final int source = null != op.cast ? (int)op.cast.dataAddress : contexts.sendRegionAddress(slot.index, op.context);
+        packet.putBytes(at + PacketHeader.LENGTH + SystemMessage.EAGER_SHORT_DATA_OFFSET, sdram, source, op.length);
+        if (claimed >= 0)
+        {
+            wire.commit(node, claimed);
+        }
+        else if (!wire.send(node, WireMessageType.SYSTEM_MESSAGE, eagerScratch, 0, packetLength))
+        {
+            counters.packetsDeferred.increment();
+        }
+        op.eager = true;
+        counters.eagerShortsSent.increment();
+        counters.systemMessagesSent.increment();
+        counters.packetsSent.increment();
+        counters.dataBytesSent.getAndAddRelease(op.length);
     }
 
     private void requestPermission(final ProcessSlot slot, final SendOperation op)
@@ -184,7 +249,8 @@ final class SendScheduler
                 final SendOperation op = slot.firstSend();
                 if (!op.permitted)
                 {
-                    if (now - op.lastRequestMs >= PERMISSION_RETRY_MS)
+                    // An Eager_Short always gets its reply: nothing to ask again meanwhile.
+                    if (!op.eager && now - op.lastRequestMs >= PERMISSION_RETRY_MS)
                     {
                         requestPermission(slot, op);
                         work++;
@@ -352,6 +418,48 @@ final class SendScheduler
                 slot.dequeue(op);
                 completeSend(slot, op, Doorbell.DONE);
             }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Eager_Short_Reply (thesis 3.7)
+    // ---------------------------------------------------------------------------------------------
+
+    /**
+     * The receiving NIC delivered or staged the Eager_Short ({@link Doorbell#DONE}): the Send Doorbell
+     * rings now, when the receiver's NIC holds the message, as a permitted Send_Short's rings when its
+     * packet is in the receiver's FIFO; a short cast's destination counts down. Or it could do neither
+     * ({@link SystemMessage#STATUS_ASK_PERMISSION}): the operation, same id, asks for permission as in
+     * thesis 3.5.1, its data still in the Context Region. Or the receiver is gone: the error completes it.
+     */
+    void onEagerShortReply(final PermissionReplyFlyweight reply)
+    {
+        final long operationId = reply.operationId();
+        final int status = reply.status();
+        final int slotIndex = (int)(operationId & ((1 << OPERATION_SLOT_BITS) - 1));
+        final SendOperation op = slotIndex < sendsBySlot.length ? sendsBySlot[slotIndex] : null;
+        if (null == op || !op.awaitsEagerReply(operationId))
+        {
+            // Its sender was deleted meanwhile, or the send already completed Peer Gone.
+            counters.permissionDuplicates.increment();
+            return;
+        }
+        final ProcessSlot slot = slots[op.processIndex];
+        if (SystemMessage.STATUS_ASK_PERMISSION == status)
+        {
+            op.eager = false;
+            requestPermission(slot, op);
+            return;
+        }
+        slot.dequeue(op);
+        if (Doorbell.DONE == status)
+        {
+            op.nextPacket = op.packets;
+            completeSend(slot, op, Doorbell.DONE);
+        }
+        else
+        {
+            completeSend(slot, op, Doorbell.isError(status) ? status : Doorbell.BAD_CONTEXT);
         }
     }
 

@@ -17,7 +17,8 @@ import org.qnix.abi.WireMessageType;
  * RX (thesis 3.5, RX steps 1 and 3): drains this NIC's input FIFO, checks every packet's header (it
  * came from another process's memory), passes data packets to the {@link ReceiveTable} and decodes each
  * system message (3.5.1) with its qnix-abi flyweight for the role that handles it: Permission_Request
- * and Transfer_Abort to the {@link ReceiveTable}, Permission_Reply to the {@link SendScheduler}, the
+ * Transfer_Abort and Eager_Short to the {@link ReceiveTable}, Permission_Reply and Eager_Short_Reply to
+ * the {@link SendScheduler}, the
  * process and group messages to the {@link ProcessRegistrations}, Barrier to the
  * {@link GroupOperations}. A message too short for its layout, or from outside the torus, is counted
  * as rejected; one that throws is the {@link DutyCycleErrorHandler}'s, counted with its kind, and the
@@ -148,6 +149,15 @@ final class SystemMessageDispatcher
                 receives.onTransferAbort(sourceIndex, permissionReply.wrap(buffer, payload));
                 break;
 
+            case SystemMessage.EAGER_SHORT:
+                receives.onEagerShort(sourceIndex, permissionRequest.wrap(buffer, payload), buffer,
+                    payload + SystemMessage.EAGER_SHORT_DATA_OFFSET, length - SystemMessage.EAGER_SHORT_DATA_OFFSET);
+                break;
+
+            case SystemMessage.EAGER_SHORT_REPLY:
+                scheduler.onEagerShortReply(permissionReply.wrap(buffer, payload));
+                break;
+
             case SystemMessage.NEW_PROCESS:
                 registrations.onNewProcess(
                     NicCoordinates.unpack(sourcePacked), sourceIndex, newProcess.wrap(buffer, payload));
@@ -188,6 +198,8 @@ final class SystemMessageDispatcher
             case SystemMessage.PERMISSION_REQUEST: return SystemMessage.PERMISSION_REQUEST_LENGTH;
             case SystemMessage.PERMISSION_REPLY: return SystemMessage.PERMISSION_REPLY_LENGTH;
             case SystemMessage.TRANSFER_ABORT: return SystemMessage.TRANSFER_ABORT_LENGTH;
+            case SystemMessage.EAGER_SHORT: return SystemMessage.EAGER_SHORT_DATA_OFFSET;
+            case SystemMessage.EAGER_SHORT_REPLY: return SystemMessage.EAGER_SHORT_REPLY_LENGTH;
             case SystemMessage.NEW_PROCESS: return SystemMessage.NEW_PROCESS_LENGTH;
             case SystemMessage.NEW_PROCESS_ACK: return SystemMessage.NEW_PROCESS_ACK_LENGTH;
             case SystemMessage.NEW_GROUP: return SystemMessage.NEW_GROUP_LENGTH;

@@ -64,6 +64,13 @@ final class SystemMessageSender
         return permissionReply;
     }
 
+    /** Eager_Short_Reply has the layout of Permission_Reply. */
+    PermissionReplyFlyweight eagerShortReply()
+    {
+        header.contextTag(SystemMessage.EAGER_SHORT_REPLY);
+        return permissionReply;
+    }
+
     NewProcessFlyweight newProcess()
     {
         header.contextTag(SystemMessage.NEW_PROCESS);

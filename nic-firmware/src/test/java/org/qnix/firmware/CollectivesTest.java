@@ -20,6 +20,7 @@ import org.qnix.abi.Doorbell;
 import org.qnix.abi.NewGroupFlyweight;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessCommand;
+import org.qnix.abi.ShortFlow;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.SystemMessage;
@@ -48,9 +49,15 @@ class CollectivesTest
     }
 
     /** Registers one process per entry of {@code nodes}, all in application group {@link #APP}. */
+    /** How short messages travel in this class's clusters; {@code CollectivesPermissionFlowTest} runs them all the thesis' way. */
+    ShortFlow shortFlow()
+    {
+        return ShortFlow.EAGER;
+    }
+
     private SteppedProcess[] start(final ClusterParameters params, final int... nodes)
     {
-        cluster = new SteppedCluster(base, params);
+        cluster = new SteppedCluster(base, params.toBuilder().shortFlow(shortFlow()).build());
         return cluster.registerGroup(APP, nodes);
     }
 

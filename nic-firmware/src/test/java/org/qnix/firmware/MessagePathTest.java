@@ -22,6 +22,7 @@ import org.qnix.abi.PermissionRequestFlyweight;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.ProtectionTableLayout;
 import org.qnix.abi.ProcessCommand;
+import org.qnix.abi.ShortFlow;
 import org.qnix.abi.SystemMessage;
 import org.qnix.abi.WireMessageType;
 
@@ -49,9 +50,15 @@ class MessagePathTest
         }
     }
 
+    /** How short messages travel in this class's clusters; {@code MessagePathPermissionFlowTest} runs them all the thesis' way. */
+    ShortFlow shortFlow()
+    {
+        return ShortFlow.EAGER;
+    }
+
     private SteppedProcess[] start(final ClusterParameters params, final int... nodes)
     {
-        cluster = new SteppedCluster(base, params);
+        cluster = new SteppedCluster(base, params.toBuilder().shortFlow(shortFlow()).build());
         return cluster.registerGroup(GROUP, nodes);
     }
 

@@ -2,6 +2,7 @@ package org.qnix.abi;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 
 /**
@@ -88,6 +89,7 @@ public final class ClusterParameters
     private final long hostMemoryBytes;
     private final int rxFifoBytes;
     private final int hotUs;
+    private final ShortFlow shortFlow;
 
     private ClusterParameters(final Builder b)
     {
@@ -107,6 +109,7 @@ public final class ClusterParameters
         hostMemoryBytes = b.hostMemoryBytes;
         rxFifoBytes = b.rxFifoBytes;
         hotUs = b.hotUs;
+        shortFlow = b.shortFlow;
     }
 
     public static Builder builder()
@@ -132,7 +135,8 @@ public final class ClusterParameters
             .sdramBytes(sdramBytes)
             .hostMemoryBytes(hostMemoryBytes)
             .rxFifoBytes(rxFifoBytes)
-            .hotUs(hotUs);
+            .hotUs(hotUs)
+            .shortFlow(shortFlow);
     }
 
     public int torusWidth()
@@ -207,6 +211,12 @@ public final class ClusterParameters
         return shortThreshold;
     }
 
+    /** How Send_Short and the short casts travel: eagerly with their data, or after a permission. */
+    public ShortFlow shortFlow()
+    {
+        return shortFlow;
+    }
+
     /** @return D, Driver Command Queue entries. */
     public int driverCommandQueueEntries()
     {
@@ -267,6 +277,7 @@ public final class ClusterParameters
         map.put("hostMemoryBytes", Long.toString(hostMemoryBytes));
         map.put("rxFifoBytes", Integer.toString(rxFifoBytes));
         map.put("hotUs", Integer.toString(hotUs));
+        map.put("shortFlow", shortFlow.text());
         return map;
     }
 
@@ -300,6 +311,7 @@ public final class ClusterParameters
             props.getProperty("hostMemoryBytes", Long.toString(DEFAULT_HOST_MEMORY_BYTES))));
         b.rxFifoBytes(intProp(props, "rxFifoBytes", DEFAULT_RX_FIFO_BYTES));
         b.hotUs(intProp(props, "hotUs", DEFAULT_HOT_US));
+        b.shortFlow(ShortFlow.parse(props.getProperty("shortFlow", ShortFlow.EAGER.text())));
         return b.build();
     }
 
@@ -377,6 +389,7 @@ public final class ClusterParameters
         private int pageSize = DEFAULT_PAGE_SIZE;
         private int bufferPoolPages = DEFAULT_BUFFER_POOL_PAGES;
         private int shortThreshold = DEFAULT_SHORT_THRESHOLD;
+        private ShortFlow shortFlow = ShortFlow.EAGER;
         private int driverCommandQueueEntries = DEFAULT_DRIVER_COMMAND_QUEUE_ENTRIES;
         private int nameTableEntries = DEFAULT_NAME_TABLE_ENTRIES;
         private int groupTableEntries = DEFAULT_GROUP_TABLE_ENTRIES;
@@ -452,6 +465,13 @@ public final class ClusterParameters
         public Builder shortThreshold(final int bytes)
         {
             shortThreshold = bytes;
+            return this;
+        }
+
+        /** How short messages travel (default {@link ShortFlow#EAGER}). */
+        public Builder shortFlow(final ShortFlow flow)
+        {
+            shortFlow = Objects.requireNonNull(flow, "shortFlow");
             return this;
         }
 

@@ -16,7 +16,49 @@ package org.qnix.abi;
  *                     | Packets | Operation id (64 bits) | Sender AI | Sender PI |
  *  Permission_Reply   | Receiver PID | Sender PID | Operation id (64 bits) | Status | Transfer handle |
  *  Transfer_Abort     | Receiver PID | Sender PID | Operation id (64 bits) | Status | Transfer handle |
+ *  Eager_Short        | the Permission_Request's fields | Data (Message length bytes) |
+ *  Eager_Short_Reply  | Receiver PID | Sender PID | Operation id (64 bits) | Status | Transfer handle |
  * </pre>
+ *
+ * <p>Eager_Short (thesis 3.7, "Different Short Message Flow Control"; not in 3.5.1) carries a
+ * Send_Short, or one destination of a Broadcast_Short or Multicast_Short, with its data: the
+ * Permission_Request's fields, then the message, at most the short threshold (one packet, at most a
+ * page). It is the one system message whose length varies: {@link #eagerShortLength(int)}.
+ *
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |          Packet header (16 bytes, PIDs 0, Context Tag 10)     |
+ *  +---------------------------------------------------------------+  payload offset 0
+ *  |                      Receiver NIC PID                         |
+ *  +---------------------------------------------------------------+  4
+ *  |                       Sender NIC PID                          |
+ *  +---------------------------------------------------------------+  8
+ *  |                        Context Tag                            |
+ *  +---------------------------------------------------------------+  12
+ *  |                      Message length (L)                       |
+ *  +---------------------------------------------------------------+  16
+ *  |              First packet length (L, or 0 if L = 0)           |
+ *  +---------------------------------------------------------------+  20
+ *  |                    Packets (1, or 0 if L = 0)                 |
+ *  +---------------------------------------------------------------+  24
+ *  |                   Operation id (64 bits)                      |
+ *  +---------------------------------------------------------------+  32
+ *  |                         Sender AI                             |
+ *  +---------------------------------------------------------------+  36
+ *  |                         Sender PI                             |
+ *  +---------------------------------------------------------------+  40 = EAGER_SHORT_DATA_OFFSET
+ *  |                      Data: L bytes ...                        |
+ *  +---------------------------------------------------------------+  40 + L = eagerShortLength(L)
+ * </pre>
+ *
+ * <p>Eager_Short_Reply has the Permission_Reply's layout and answers every Eager_Short: status
+ * {@link Doorbell#DONE} when the receiving NIC delivered the message into a posted receive or staged it
+ * (the sender's Send Doorbell rings then), an error doorbell code when the receiver is gone, or
+ * {@link #STATUS_ASK_PERMISSION} when it could do neither: the sending NIC, which still holds the data
+ * in the Context Region, sends a Permission_Request for the same operation and carries on as in 3.5.1.
+ * Its transfer handle is unused (0).
  *
  * <p>Permission_Request carries what thesis 3.5.1 lists plus the per-sender operation id that makes
  * it idempotent (DESIGN.md 8, item 2) and the sender's name, which the receiver writes into the
@@ -53,6 +95,10 @@ public final class SystemMessage
     public static final int BARRIER = 7;
     public static final int DELETE_PROCESS = 8;
     public static final int TRANSFER_ABORT = 9;
+    public static final int EAGER_SHORT = 10;
+    public static final int EAGER_SHORT_REPLY = 11;
+    /** The highest system message code. */
+    public static final int LAST_CODE = EAGER_SHORT_REPLY;
 
     public static final int NAME_AI_OFFSET = 0;
     public static final int NAME_PI_OFFSET = NAME_AI_OFFSET + Integer.BYTES;
@@ -98,11 +144,27 @@ public final class SystemMessage
     /** Transfer_Abort has the layout of Permission_Reply. */
     public static final int TRANSFER_ABORT_LENGTH = PERMISSION_REPLY_LENGTH;
 
-    /** Room for the largest system message payload. */
+    /** Eager_Short: the Permission_Request's fields, then the data. */
+    public static final int EAGER_SHORT_DATA_OFFSET = PERMISSION_REQUEST_LENGTH;
+    /** Eager_Short_Reply has the layout of Permission_Reply. */
+    public static final int EAGER_SHORT_REPLY_LENGTH = PERMISSION_REPLY_LENGTH;
+    /**
+     * Eager_Short_Reply's status when the receiving NIC could neither deliver nor stage the message: ask
+     * for permission. Not a {@link Doorbell} code (those are 0-2 and 16 up).
+     */
+    public static final int STATUS_ASK_PERMISSION = Doorbell.DONE + 1;
+
+    /** Room for the largest system message payload but Eager_Short's, whose length varies. */
     public static final int MAX_PAYLOAD_LENGTH = 64;
 
     private SystemMessage()
     {
+    }
+
+    /** @return the payload length of an Eager_Short carrying {@code dataLength} bytes. */
+    public static int eagerShortLength(final int dataLength)
+    {
+        return EAGER_SHORT_DATA_OFFSET + dataLength;
     }
 
     public static String name(final int code)
@@ -118,6 +180,8 @@ public final class SystemMessage
             case BARRIER: return "Barrier";
             case DELETE_PROCESS: return "Delete_Process";
             case TRANSFER_ABORT: return "Transfer_Abort";
+            case EAGER_SHORT: return "Eager_Short";
+            case EAGER_SHORT_REPLY: return "Eager_Short_Reply";
             default: return "SystemMessage(" + code + ")";
         }
     }

@@ -37,6 +37,23 @@ class LayoutsTest
     }
 
     @Test
+    void shortFlowIsAParameterKeptInClusterProperties()
+    {
+        assertEquals(ShortFlow.EAGER, ClusterParameters.builder().build().shortFlow(), "eager by default");
+        final ClusterParameters permission = ClusterParameters.builder().shortFlow(ShortFlow.PERMISSION).build();
+        final java.util.Properties props = new java.util.Properties();
+        props.putAll(permission.toMap());
+        assertEquals("permission", props.getProperty("shortFlow"));
+        assertEquals(permission, ClusterParameters.fromProperties(props));
+        assertEquals(ShortFlow.EAGER, ClusterParameters.fromProperties(new java.util.Properties()).shortFlow(),
+            "a cluster.properties written before the parameter existed");
+        assertEquals(ShortFlow.PERMISSION, ShortFlow.parse("Permission"));
+        final IllegalArgumentException bad =
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> ShortFlow.parse("lazy"));
+        assertTrue(bad.getMessage().contains("eager or permission"), bad.getMessage());
+    }
+
+    @Test
     void sdramSegmentsFollowEachOtherWithoutOverlapping()
     {
         for (final ClusterParameters params : parameters())
@@ -97,11 +114,19 @@ class LayoutsTest
         for (final int length : new int[] {SystemMessage.NEW_PROCESS_LENGTH, SystemMessage.NEW_PROCESS_ACK_LENGTH,
             SystemMessage.NEW_GROUP_LENGTH, SystemMessage.NEW_GROUP_ACK_LENGTH, SystemMessage.BARRIER_LENGTH,
             SystemMessage.DELETE_PROCESS_LENGTH, SystemMessage.PERMISSION_REQUEST_LENGTH,
-            SystemMessage.PERMISSION_REPLY_LENGTH, SystemMessage.TRANSFER_ABORT_LENGTH})
+            SystemMessage.PERMISSION_REPLY_LENGTH, SystemMessage.TRANSFER_ABORT_LENGTH,
+            SystemMessage.EAGER_SHORT_REPLY_LENGTH})
         {
             assertTrue(length <= SystemMessage.MAX_PAYLOAD_LENGTH, length + " bytes");
         }
         aligned8(SystemMessage.REQUEST_OPERATION_OFFSET, SystemMessage.REPLY_OPERATION_OFFSET, PacketHeader.LENGTH);
+        // Eager_Short: the Permission_Request's fields, then the data (the diagram in SystemMessage).
+        assertEquals(40, SystemMessage.EAGER_SHORT_DATA_OFFSET);
+        assertEquals(SystemMessage.PERMISSION_REQUEST_LENGTH + 7, SystemMessage.eagerShortLength(7));
+        assertTrue(PacketHeader.LENGTH + SystemMessage.eagerShortLength(ClusterParameters.MAX_PAGE_SIZE) <=
+            ClusterParameters.MAX_PAGE_SIZE + 64, "an Eager_Short fits a FIFO record as a data packet of a page does");
+        assertTrue(SystemMessage.STATUS_ASK_PERMISSION < Doorbell.ERROR_BASE &&
+            SystemMessage.STATUS_ASK_PERMISSION != Doorbell.DONE, "not a doorbell code");
         assertEquals(16, PacketHeader.LENGTH, "DESIGN.md 3.3: the thesis' 16-byte header");
     }
 

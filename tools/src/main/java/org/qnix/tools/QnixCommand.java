@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.ShortFlow;
 import org.qnix.daemon.ClusterLock;
 import org.qnix.daemon.ClusterState;
 import org.qnix.firmware.NicCounters;
@@ -136,6 +137,11 @@ public final class QnixCommand implements Runnable
                 "keep yielding after their last work before they park or sleep (default 300; 0: at once).")
         Integer hotUs;
 
+        @Option(names = "--short-flow", defaultValue = "eager", paramLabel = "eager|permission",
+            description = "How Send_Short and the short casts travel: eager (default: with their data at once, " +
+                "thesis 3.7) or permission (Permission_Request, Permission_Reply, then the data, thesis 3.5.1).")
+        String shortFlow;
+
         @Option(names = "--sdram", description = "NIC local memory per node, e.g. 64M (default 64M).")
         String sdram;
 
@@ -163,6 +169,7 @@ public final class QnixCommand implements Runnable
         public Integer call() throws Exception
         {
             final ClusterParameters.Builder builder = ClusterParameters.builder().torus(torus);
+            builder.shortFlow(parseShortFlow(shortFlow));
             if (null != sdram)
             {
                 builder.sdramBytes(ClusterParameters.parseSize("--sdram", sdram));
@@ -201,12 +208,25 @@ public final class QnixCommand implements Runnable
             final ClusterDirectory dir = ClusterControl.up(settings, System.out);
             final ClusterParameters params = settings.params;
             System.out.println("cluster '" + dir.name() + "' is up: " + params.torusWidth() + "x" + params.torusHeight() +
-                " torus, " + params.nodeCount() + " NICs, firmware as " + settings.firmware + ", files in " + dir.path());
+                " torus, " + params.nodeCount() + " NICs, firmware as " + settings.firmware + ", short messages " +
+                params.shortFlow().text() + ", files in " + dir.path());
             settings.debugPorts.forEach((node, port) -> System.out.println("  firmware of node " + node +
                 " listens for a debugger on port " + port + ": jdb -attach localhost:" + port +
                 " (or attach your IDE's remote JVM debugger there)"));
             System.out.println("next: ./qnix run -n 4 --cluster " + dir.name() + " -- Hello");
             return OK;
+        }
+
+        private static ShortFlow parseShortFlow(final String text)
+        {
+            try
+            {
+                return ShortFlow.parse(text);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new IllegalArgumentException("--short-flow " + text + ": must be eager or permission", ex);
+            }
         }
 
         private static NicCoordinates debugNode(final String spec, final String node)

@@ -88,7 +88,7 @@ public final class TraceSession
         {
             final String kind = word.trim().toLowerCase(Locale.ROOT);
             boolean known = "data".equals(kind) || "system".equals(kind);
-            for (int code = 1; code <= SystemMessage.TRANSFER_ABORT; code++)
+            for (int code = 1; code <= SystemMessage.LAST_CODE; code++)
             {
                 known |= SystemMessage.name(code).toLowerCase(Locale.ROOT).equals(kind);
             }

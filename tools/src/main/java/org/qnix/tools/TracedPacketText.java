@@ -62,7 +62,7 @@ final class TracedPacketText
         final UnsafeBuffer payload = new UnsafeBuffer(packet.bytes(), PacketHeader.LENGTH, available);
         switch (code)
         {
-            case SystemMessage.PERMISSION_REQUEST ->
+            case SystemMessage.PERMISSION_REQUEST, SystemMessage.EAGER_SHORT ->
             {
                 if (available < SystemMessage.PERMISSION_REQUEST_LENGTH)
                 {
@@ -73,7 +73,7 @@ final class TracedPacketText
                     .append(request.packets()).append(" packets, from (").append(request.senderAi()).append(',')
                     .append(request.senderPi()).append("), operation ").append(request.operationId()).toString();
             }
-            case SystemMessage.PERMISSION_REPLY, SystemMessage.TRANSFER_ABORT ->
+            case SystemMessage.PERMISSION_REPLY, SystemMessage.TRANSFER_ABORT, SystemMessage.EAGER_SHORT_REPLY ->
             {
                 if (available < SystemMessage.PERMISSION_REPLY_LENGTH)
                 {

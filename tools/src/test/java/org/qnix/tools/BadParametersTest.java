@@ -44,6 +44,7 @@ class BadParametersTest
         "--hot-us 2000000          | --hot-us | out of range [0, 1000000]",
         "--hot-us -1               | --hot-us | out of range [0, 1000000]",
         "--firmware threads --debug-firmware 0-0 | --debug-firmware needs --firmware shared or processes | threads",
+        "--short-flow lazy         | --short-flow lazy | eager or permission",
         "--debug-firmware 0-0:abc  | --debug-firmware 0-0:abc | PORT abc is not a number",
         "--debug-firmware zero     | --debug-firmware zero | expected X-Y[:PORT]",
         "--processes many          | --processes | 'many' is not an int",
