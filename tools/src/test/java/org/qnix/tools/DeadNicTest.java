@@ -1,9 +1,15 @@
 package org.qnix.tools;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+
+import com.google.gson.JsonParser;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -33,6 +39,18 @@ class DeadNicTest
             assertTrue(dead.getMessage().contains("node 1-0"), dead.getMessage());
             assertThrows(QnixNicDeadException.class, () -> TestClusters.registerAlone(dir, 803, "0-0"),
                 "and at once for the next one");
+
+            // qnix stat says which NIC is not running, in both its forms.
+            final CliResult json = CliResult.run("stat", "--cluster", dir.name(), "--json");
+            assertEquals(QnixCommand.OK, json.exit, json.err);
+            final Map<String, String> states = new HashMap<>();
+            JsonParser.parseString(json.out).getAsJsonObject().getAsJsonArray("nodes").forEach(n ->
+                states.put(n.getAsJsonObject().get("node").getAsString(), n.getAsJsonObject().get("firmware").getAsString()));
+            assertEquals(Map.of("0-0", "running", "1-0", "stalled"), states);
+            final CliResult text = CliResult.run("stat", "--cluster", dir.name());
+            assertTrue(text.out.contains("node 1-0: firmware stalled, last heartbeat") &&
+                text.out.contains("nothing posted to this NIC completes"), text.out);
+            assertFalse(text.out.contains("node 0-0: firmware"), "the running NIC gets no such line:\n" + text.out);
 
             kill(dir, "0-0");
             final long start = System.nanoTime();
