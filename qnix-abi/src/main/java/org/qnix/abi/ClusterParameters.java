@@ -37,8 +37,9 @@ public final class ClusterParameters
     /** Thesis Chapter 4: programmed I/O wins up to 1024 bytes. */
     public static final int DEFAULT_SHORT_THRESHOLD = 1024;
     /**
-     * Microseconds a waiting party stays hot (yields) after its last work before it parks or sleeps: the
-     * firmware's backoff idle strategy and the processes' backoff and sleep doorbell waits (issue 13).
+     * Microseconds a waiting party stays hot after its last work before it parks or sleeps: the firmware's
+     * backoff idle strategy (it spins) and the processes' backoff and sleep doorbell waits (they yield;
+     * issue 13).
      */
     public static final int DEFAULT_HOT_US = 300;
     /** The longest hot window: a second, past which "hot" is just busy-waiting. */

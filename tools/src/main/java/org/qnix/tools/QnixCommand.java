@@ -133,8 +133,8 @@ public final class QnixCommand implements Runnable
         String idle;
 
         @Option(names = "--hot-us", paramLabel = "MICROSECONDS",
-            description = "How long the firmware (idle backoff) and the programs' backoff and sleep doorbell waits " +
-                "keep yielding after their last work before they park or sleep (default 300; 0: at once).")
+            description = "How long the firmware (idle backoff) keeps spinning, and the programs' backoff and sleep " +
+                "doorbell waits keep yielding, after their last work before they park or sleep (default 300; 0: at once).")
         Integer hotUs;
 
         @Option(names = "--short-flow", defaultValue = "eager", paramLabel = "eager|permission",
