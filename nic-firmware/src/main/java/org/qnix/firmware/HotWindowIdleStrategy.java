@@ -34,7 +34,7 @@ public final class HotWindowIdleStrategy implements IdleStrategy
     private long parkNs;
 
     /**
-     * @param hotNs how long after the last work to keep yielding; 0 parks at once.
+     * @param hotNs how long after the last work to keep spinning; 0 parks at once.
      * @param parks the counters to count each park in (one per NIC run by this strategy's thread).
      */
     public HotWindowIdleStrategy(final long hotNs, final AtomicCounter... parks)

@@ -10,7 +10,7 @@ import org.qnix.abi.ClusterParameters;
 
 /**
  * The idle strategies a control program can run with: {@code backoff} (the default: it stays hot,
- * yielding, for a window after its last work, then parks, so an idle cluster costs almost no CPU on a
+ * spinning, for a window after its last work, then parks, so an idle cluster costs almost no CPU on a
  * 2-core machine; {@link HotWindowIdleStrategy}), {@code yield}, or {@code busy} (busy-spin, for
  * measurements on a machine with cores to spare).
  */
