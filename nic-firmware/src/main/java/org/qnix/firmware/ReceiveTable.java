@@ -26,6 +26,10 @@ import org.qnix.abi.VniContext;
  * be: delivered into a matching posted receive, or staged within the same quotas, or else sent back
  * to the permission protocol ({@link EagerFallbacks}).
  *
+ * <p>About 590 lines, past the ~500 of the others: the eager path shares this class's matching,
+ * staging quotas, delivery and completion with the permission path, and splitting it means first
+ * giving those their own class (the receive-side half of issue 13's fast-path work).
+ *
  * <pre>{@code
  * receives.postReceive(slot, slot.receives[context]);
  * receives.onPermissionRequest(sourceNode, request);

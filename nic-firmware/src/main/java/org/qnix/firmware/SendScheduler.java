@@ -37,6 +37,9 @@ import org.qnix.abi.WireMessageType;
  * scheduler.startSend(slot, slot.sends[other], ProcessCommand.SEND_SHORT);  // Eager_Short, with its data
  * scheduler.onEagerShortReply(reply);                                    // Send Doorbell, or ask permission
  * }</pre>
+ *
+ * <p>About 520 lines, past the ~500 of the others: an Eager_Short's reply and fallback run through the
+ * same Scheduling Queue entries and permission state as a Send's, so they stay here for now.
  */
 final class SendScheduler
 {
