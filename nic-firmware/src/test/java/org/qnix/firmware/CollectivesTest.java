@@ -6,14 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 import org.agrona.concurrent.UnsafeBuffer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.BarrierFlyweight;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.Doorbell;
@@ -29,24 +26,10 @@ import org.qnix.abi.SystemMessage;
  * Join_Group, Barrier, Broadcast and Multicast through real node images on a 2x2 torus, stepped by
  * hand (thesis 3.5.1, 3.5.2; DESIGN.md 8, items 8, 9 and 12).
  */
-class CollectivesTest
+class CollectivesTest extends SteppedClusterTest
 {
     private static final int APP = 7;
     private static final int PAGE = 1024;
-
-    @TempDir
-    Path base;
-
-    private SteppedCluster cluster;
-
-    @AfterEach
-    void tearDown()
-    {
-        if (null != cluster)
-        {
-            cluster.close();
-        }
-    }
 
     /** Registers one process per entry of {@code nodes}, all in application group {@link #APP}. */
     /** How short messages travel in this class's clusters; {@code CollectivesPermissionFlowTest} runs them all the thesis' way. */

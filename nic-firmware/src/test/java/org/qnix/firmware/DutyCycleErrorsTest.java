@@ -3,11 +3,8 @@ package org.qnix.firmware;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.ProcessCommand;
 
@@ -17,24 +14,10 @@ import org.qnix.abi.ProcessCommand;
  * command is dropped and counted with its kind, the stack trace is logged once per kind, and the loop
  * goes on serving everything else.
  */
-class DutyCycleErrorsTest
+class DutyCycleErrorsTest extends SteppedClusterTest
 {
     private static final int GROUP = 7;
     private static final String LOGGED = "error in the duty cycle";
-
-    @TempDir
-    Path base;
-
-    private SteppedCluster cluster;
-
-    @AfterEach
-    void tearDown()
-    {
-        if (null != cluster)
-        {
-            cluster.close();
-        }
-    }
 
     @Test
     void aCommandThatThrowsIsCountedWithItsKindLoggedOnceAndTheLoopGoesOn()

@@ -4,11 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ContextLayout;
 import org.qnix.abi.Doorbell;
@@ -22,35 +19,16 @@ import org.qnix.abi.ShortFlow;
  * delivers into a posted receive or stages, and only otherwise sends the sender down the permission
  * protocol, without losing, duplicating or reordering messages with the same tag between two processes.
  */
-class EagerShortTest
+class EagerShortTest extends SteppedClusterTest
 {
     private static final int GROUP = 7;
     private static final int PAGE = 1024;
-
-    @TempDir
-    Path base;
-
-    private SteppedCluster cluster;
-
-    @AfterEach
-    void tearDown()
-    {
-        if (null != cluster)
-        {
-            cluster.close();
-        }
-    }
 
     private SteppedProcess[] start(final ClusterParameters params, final int... nodes)
     {
         assertEquals(ShortFlow.EAGER, params.shortFlow(), "eager is the default");
         cluster = new SteppedCluster(base, params);
         return cluster.registerGroup(GROUP, nodes);
-    }
-
-    private long counter(final int node, final String label)
-    {
-        return cluster.counter(node, label);
     }
 
     /** Staging space of exactly one maximum message (3 pages): the smallest SDRAM a cluster may have. */

@@ -14,9 +14,7 @@ import jdk.jfr.consumer.RecordingFile;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.PacketHeader;
 import org.qnix.abi.ProcessCommand;
@@ -29,29 +27,15 @@ import org.qnix.abi.WireMessageType;
  * every packet sent and taken, cut to the capture length, in order; nothing while off; a full trace
  * ring costs the cluster nothing but a counted drop. And its JFR events, in a message's order.
  */
-class FirmwareObservabilityTest
+class FirmwareObservabilityTest extends SteppedClusterTest
 {
     private static final int GROUP = 7;
     private static final int PAGE = 1024;
     private static final int LENGTH = 2 * PAGE + 100;
 
-    @TempDir
-    Path base;
-
-    private SteppedCluster cluster;
-
     /** One record: direction, wire type, wire length, the captured header's tag and counter, bytes kept. */
     private record Traced(int direction, int wireType, int wireLength, int tag, int counter, int captured)
     {
-    }
-
-    @AfterEach
-    void tearDown()
-    {
-        if (null != cluster)
-        {
-            cluster.close();
-        }
     }
 
     @Test

@@ -4,13 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ContextLayout;
 import org.qnix.abi.Doorbell;
@@ -31,24 +28,10 @@ import org.qnix.abi.WireMessageType;
  * 3.5.1, 3.5.2): direct and staged delivery, alignment, truncation, protection, and the flow control
  * with its permission protocol (DESIGN.md 8, items 2-4, 10-12).
  */
-class MessagePathTest
+class MessagePathTest extends SteppedClusterTest
 {
     private static final int GROUP = 7;
     private static final int PAGE = 1024;
-
-    @TempDir
-    Path base;
-
-    private SteppedCluster cluster;
-
-    @AfterEach
-    void tearDown()
-    {
-        if (null != cluster)
-        {
-            cluster.close();
-        }
-    }
 
     /** How short messages travel in this class's clusters; {@code MessagePathPermissionFlowTest} runs them all the thesis' way. */
     ShortFlow shortFlow()
@@ -60,11 +43,6 @@ class MessagePathTest
     {
         cluster = new SteppedCluster(base, params.toBuilder().shortFlow(shortFlow()).build());
         return cluster.registerGroup(GROUP, nodes);
-    }
-
-    private long counter(final int node, final String label)
-    {
-        return cluster.counter(node, label);
     }
 
     private static void assertDelivered(final SteppedProcess to, final int toOffset, final int length, final int seed,

@@ -5,17 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.DriverCommand;
 import org.qnix.abi.NicCoordinates;
@@ -29,28 +26,14 @@ import org.qnix.abi.WireMessageType;
 /**
  * The registration protocol of thesis 3.5.1 and 3.5.3 on four NICs of a 2x2 torus, stepped by hand.
  */
-class NicControlProgramTest
+class NicControlProgramTest extends SteppedClusterTest
 {
     private static final int GROUP = 7;
-
-    @TempDir
-    Path base;
-
-    private SteppedCluster cluster;
 
     @BeforeEach
     void setUp()
     {
         cluster = new SteppedCluster(base, 2, 2);
-    }
-
-    @AfterEach
-    void tearDown()
-    {
-        if (null != cluster)
-        {
-            cluster.close();
-        }
     }
 
     @Test
@@ -239,21 +222,5 @@ class NicControlProgramTest
     {
         final NodeImage image = cluster.images.get(node);
         return image.sdram().getIntVolatile((int)image.sdramLayout().processEntryOffset(index) + ProcessTableLayout.STATE_OFFSET);
-    }
-
-    private long counter(final int node, final String label)
-    {
-        final NodeImage image = cluster.images.get(node);
-        final org.agrona.concurrent.status.CountersReader reader =
-            new org.agrona.concurrent.status.CountersReader(image.countersMetadata(), image.countersValues());
-        final long[] value = { -1 };
-        reader.forEach((counterId, typeId, keyBuffer, l) ->
-        {
-            if (l.equals(label))
-            {
-                value[0] = reader.getCounterValue(counterId);
-            }
-        });
-        return value[0];
     }
 }
