@@ -49,7 +49,7 @@ final class CommandQueueReader
     CommandQueueReader(final FirmwareContext ctx, final SendScheduler scheduler, final CastSender casts,
         final ReceiveTable receives, final GroupOperations groupOperations)
     {
-        this.nodeName = ctx.self().toString();
+        this.nodeName = ctx.nodeName();
         final ClusterParameters params = ctx.parameters();
         this.layout = ctx.sdramLayout();
         this.vni = layout.vni();

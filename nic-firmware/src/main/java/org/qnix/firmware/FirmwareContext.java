@@ -48,6 +48,7 @@ public final class FirmwareContext
     private HostMemoryLayout hostLayout;
     private NicCoordinates self;
     private int selfIndex;
+    private String nodeName;
     private Wire wire;
     private PacketTrace trace;
     private SystemMessageSender messages;
@@ -124,9 +125,10 @@ public final class FirmwareContext
         selfIndex = self.index(params.torusWidth());
         cachedClock.update(epochClock.time());
         trace = new PacketTrace(image.traceControl(), image.traceRing(), counters.traceRecordsDropped);
-        wire = new Wire(inputFifos, selfIndex, trace, self.toString());
+        nodeName = self.toString();
+        wire = new Wire(inputFifos, selfIndex, trace, nodeName);
         messages = new SystemMessageSender(wire, counters, self, params.torusWidth());
-        doorbells = new Doorbells(image.hostMemory(), counters, self.toString());
+        doorbells = new Doorbells(image.hostMemory(), counters, nodeName);
         errorHandler = new DutyCycleErrorHandler(self, counters, cachedClock, errorLog);
         names = new NameTable(image.sdram(), layout);
         groups = new GroupTable(image.sdram(), layout);
@@ -192,6 +194,12 @@ public final class FirmwareContext
     NicCoordinates self()
     {
         return self;
+    }
+
+    /** @return the NIC's name, "X-Y", made once: for logs, JFR events and conditional breakpoints. */
+    String nodeName()
+    {
+        return nodeName;
     }
 
     int selfIndex()

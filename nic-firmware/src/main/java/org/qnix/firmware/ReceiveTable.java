@@ -62,7 +62,7 @@ final class ReceiveTable
 
     ReceiveTable(final FirmwareContext ctx, final TransferTable transfers)
     {
-        this.nodeName = ctx.self().toString();
+        this.nodeName = ctx.nodeName();
         this.params = ctx.parameters();
         this.pageSize = params.pageSize();
         this.torusWidth = params.torusWidth();
@@ -221,8 +221,8 @@ final class ReceiveTable
         final int packets = request.packets();
 
         final int index = ProcessTableLayout.index(receiverPid);
-        final ProcessSlot slot = index >= 0 && index < slots.length ? slots[index] : null;
-        if (null == slot || !slot.active)
+        final ProcessSlot slot = activeSlot(index);
+        if (null == slot)
         {
             fallbacks.answered(sourceNode, operationId);
             reply(sourceNode, receiverPid, senderPid, operationId, Doorbell.PEER_GONE, 0);
@@ -258,19 +258,10 @@ final class ReceiveTable
         final int senderAi = request.senderAi();
         final int senderPi = request.senderPi();
         final int tag = request.tag();
-        ReceiveOperation match = null;
-        for (ReceiveOperation op = slot.firstPosted(); null != op; op = op.next)
-        {
-            if (op.matches(senderAi, senderPi, tag))
-            {
-                match = op;
-                break;
-            }
-        }
+        final ReceiveOperation match = firstPosted(slot, senderAi, senderPi, tag);
         // Whatever cannot be granted now gets no reply: the sender asks again every millisecond
         // until the receive is posted or room frees up (thesis 3.2, Reliability).
-        if (null == match && (slot.stagedCount() >= ClusterParameters.STAGED_MESSAGES_PER_PROCESS ||
-            slot.stagedBytes() + pageRounded(length) > stagingBytesPerProcess))
+        if (null == match && overStagingQuota(slot, length))
         {
             // Issue 17, item 3: a process that does not post its receives holds no more of the
             // NIC's staging and transfer table than its quota; traffic to the others keeps flowing.
@@ -342,8 +333,8 @@ final class ReceiveTable
         final int packets = request.packets();
 
         final int index = ProcessTableLayout.index(receiverPid);
-        final ProcessSlot slot = index >= 0 && index < slots.length ? slots[index] : null;
-        if (null == slot || !slot.active)
+        final ProcessSlot slot = activeSlot(index);
+        if (null == slot)
         {
             eagerReply(sourceNode, receiverPid, senderPid, operationId, Doorbell.PEER_GONE);
             return;
@@ -370,17 +361,8 @@ final class ReceiveTable
             fallBack(sourceNode, index, request);
             return;
         }
-        ReceiveOperation match = null;
-        for (ReceiveOperation op = slot.firstPosted(); null != op; op = op.next)
-        {
-            if (op.matches(senderAi, senderPi, tag))
-            {
-                match = op;
-                break;
-            }
-        }
-        if (transfers.isFull() || null == match && (slot.stagedCount() >= ClusterParameters.STAGED_MESSAGES_PER_PROCESS ||
-            slot.stagedBytes() + pageRounded(length) > stagingBytesPerProcess))
+        final ReceiveOperation match = firstPosted(slot, senderAi, senderPi, tag);
+        if (transfers.isFull() || null == match && overStagingQuota(slot, length))
         {
             fallBack(sourceNode, index, request);
             return;
@@ -446,6 +428,34 @@ final class ReceiveTable
     int pendingEagerFallbacks()
     {
         return fallbacks.pendingOperations();
+    }
+
+    /** @return the active Process Table entry {@code index} names, or null (a process gone or never there). */
+    private ProcessSlot activeSlot(final int index)
+    {
+        final ProcessSlot slot = index >= 0 && index < slots.length ? slots[index] : null;
+        return null != slot && slot.active ? slot : null;
+    }
+
+    /** @return the oldest receive the process posted that takes a message of this sender and tag, or null. */
+    private static ReceiveOperation firstPosted(final ProcessSlot slot, final int senderAi, final int senderPi,
+        final int tag)
+    {
+        for (ReceiveOperation op = slot.firstPosted(); null != op; op = op.next)
+        {
+            if (op.matches(senderAi, senderPi, tag))
+            {
+                return op;
+            }
+        }
+        return null;
+    }
+
+    /** @return true if staging {@code length} more bytes would pass the process's quota (issue 17, item 3). */
+    private boolean overStagingQuota(final ProcessSlot slot, final int length)
+    {
+        return slot.stagedCount() >= ClusterParameters.STAGED_MESSAGES_PER_PROCESS ||
+            slot.stagedBytes() + pageRounded(length) > stagingBytesPerProcess;
     }
 
     private long pageRounded(final int length)

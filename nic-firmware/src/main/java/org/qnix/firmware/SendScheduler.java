@@ -80,7 +80,7 @@ final class SendScheduler
 
     SendScheduler(final FirmwareContext ctx)
     {
-        this.nodeName = ctx.self().toString();
+        this.nodeName = ctx.nodeName();
         final ClusterParameters params = ctx.parameters();
         this.torusWidth = params.torusWidth();
         this.pageSize = params.pageSize();
@@ -387,13 +387,19 @@ final class SendScheduler
     // Permission_Reply (thesis 3.5.1)
     // ---------------------------------------------------------------------------------------------
 
+    /** @return the send whose Scheduling Queue entry an operation id names (its low bits), or null. */
+    private SendOperation operation(final long operationId)
+    {
+        final int slotIndex = (int)(operationId & ((1 << OPERATION_SLOT_BITS) - 1));
+        return slotIndex < sendsBySlot.length ? sendsBySlot[slotIndex] : null;
+    }
+
     void onPermissionReply(final PermissionReplyFlyweight reply)
     {
         final long operationId = reply.operationId();
         final int status = reply.status();
         final int handle = reply.handle();
-        final int slotIndex = (int)(operationId & ((1 << OPERATION_SLOT_BITS) - 1));
-        final SendOperation op = slotIndex < sendsBySlot.length ? sendsBySlot[slotIndex] : null;
+        final SendOperation op = operation(operationId);
         if (null == op || !op.awaitsPermission(operationId))
         {
             // Thesis 3.2: a permission that arrives more than once is discarded.
@@ -439,8 +445,7 @@ final class SendScheduler
     {
         final long operationId = reply.operationId();
         final int status = reply.status();
-        final int slotIndex = (int)(operationId & ((1 << OPERATION_SLOT_BITS) - 1));
-        final SendOperation op = slotIndex < sendsBySlot.length ? sendsBySlot[slotIndex] : null;
+        final SendOperation op = operation(operationId);
         if (null == op || !op.awaitsEagerReply(operationId))
         {
             // Its sender was deleted meanwhile, or the send already completed Peer Gone.

@@ -98,14 +98,7 @@ public final class ClusterProperties
     public void write(final Path file)
     {
         final Path tmp = temporaryFile(file);
-        try
-        {
-            FileModes.createFile(tmp);
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot create " + tmp, ex);
-        }
+        FileModes.createFileOrThrow(tmp);
         try (Writer writer = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8,
             StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING))
         {
