@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 
+import org.agrona.CloseHelper;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.FileModes;
 
@@ -156,7 +157,7 @@ public final class ClusterLock implements AutoCloseable
             }
             catch (final IOException ex)
             {
-                closeQuietly(channel);
+                CloseHelper.quietClose(channel);
                 throw new UncheckedIOException("cannot lock " + file, ex);
             }
         }
@@ -239,7 +240,7 @@ public final class ClusterLock implements AutoCloseable
             }
             finally
             {
-                closeQuietly(channel);
+                CloseHelper.quietClose(channel);
                 HELD_HERE.remove(file);
                 ClusterLock.class.notifyAll();
             }
@@ -304,19 +305,5 @@ public final class ClusterLock implements AutoCloseable
     private static long startMs(final ProcessHandle process)
     {
         return process.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
-    }
-
-    private static void closeQuietly(final FileChannel channel)
-    {
-        if (null != channel)
-        {
-            try
-            {
-                channel.close();
-            }
-            catch (final IOException ignore)
-            {
-            }
-        }
     }
 }

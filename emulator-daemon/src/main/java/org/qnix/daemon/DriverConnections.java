@@ -1,10 +1,11 @@
 package org.qnix.daemon;
 
-import java.io.IOException;
 import java.nio.channels.SocketChannel;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
+
+import org.agrona.CloseHelper;
 
 /**
  * The connections one node's driver serves (issue 17, item 6): at most {@link #limit()} at once, each
@@ -103,7 +104,7 @@ final class DriverConnections
             final Connection oldest = lingering.pollFirst();
             if (null != oldest)
             {
-                closeQuietly(oldest.channel);
+                CloseHelper.quietClose(oldest.channel);
             }
         }
     }
@@ -125,7 +126,7 @@ final class DriverConnections
         while (null != (refused = lingering.peekFirst()) && nowMs - refused.acceptedMs > REFUSED_LINGER_MS)
         {
             lingering.remove(refused);
-            closeQuietly(refused.channel);
+            CloseHelper.quietClose(refused.channel);
         }
         int closed = 0;
         for (final Connection connection : open.values())
@@ -133,7 +134,7 @@ final class DriverConnections
             if (!connection.registering && nowMs - connection.acceptedMs > REGISTER_WITHIN_MS)
             {
                 open.remove(connection.channel);
-                closeQuietly(connection.channel);
+                CloseHelper.quietClose(connection.channel);
                 closed++;
             }
         }
@@ -145,23 +146,12 @@ final class DriverConnections
         Connection refused;
         while (null != (refused = lingering.pollFirst()))
         {
-            closeQuietly(refused.channel);
+            CloseHelper.quietClose(refused.channel);
         }
         for (final Connection connection : open.values())
         {
-            closeQuietly(connection.channel);
+            CloseHelper.quietClose(connection.channel);
         }
         open.clear();
-    }
-
-    static void closeQuietly(final SocketChannel channel)
-    {
-        try
-        {
-            channel.close();
-        }
-        catch (final IOException ignore)
-        {
-        }
     }
 }

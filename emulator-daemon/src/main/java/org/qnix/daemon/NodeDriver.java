@@ -1,5 +1,6 @@
 package org.qnix.daemon;
 
+import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -13,6 +14,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import org.agrona.CloseHelper;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.FileModes;
 import org.qnix.abi.NicCoordinates;
@@ -189,7 +191,7 @@ final class NodeDriver implements AutoCloseable
         catch (final IOException | RuntimeException ex)
         {
             // The client went away: closing is all that is left.
-            DriverConnections.closeQuietly(channel);
+            CloseHelper.quietClose(channel);
         }
     }
 
@@ -226,7 +228,8 @@ final class NodeDriver implements AutoCloseable
         DriverRequests requests = null;
         try
         {
-            final DataInputStream in = new DataInputStream(Channels.newInputStream(channel));
+            // Buffered: a DataInputStream over a channel makes a system call per byte of every field.
+            final DataInputStream in = new DataInputStream(new BufferedInputStream(Channels.newInputStream(channel)));
             requests = new DriverRequests(image, registrar, peer.pid(),
                 new DriverReplies(Channels.newOutputStream(channel)), connection::registering);
             while (!closed && requests.onRequest(in.readInt(), in))
@@ -261,7 +264,7 @@ final class NodeDriver implements AutoCloseable
         finally
         {
             connections.remove(connection);
-            DriverConnections.closeQuietly(channel);
+            CloseHelper.quietClose(channel);
             if (null != requests && !closed)
             {
                 try

@@ -4,6 +4,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
 
 import org.agrona.concurrent.UnsafeBuffer;
+import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.Futex;
 
 /**
@@ -50,7 +51,7 @@ public final class DoorbellWaiter
      * otherwise: a conversation (a ping-pong, a barrier loop) answers well within it, so it never pays
      * a wake-up; a wait for something slow costs this much CPU once, then nothing (issue 13).
      */
-    public static final long DEFAULT_HOT_NS = TimeUnit.MICROSECONDS.toNanos(300);
+    public static final long DEFAULT_HOT_NS = TimeUnit.MICROSECONDS.toNanos(ClusterParameters.DEFAULT_HOT_US);
     /** A busy wait checks its deadline, the NIC and the guard once per this many + 1 looks. */
     static final int BUSY_CHECK_MASK = 0x3FF;
     /** Longest single futex sleep, so that liveness, a close and timeouts are checked regularly. */
@@ -137,7 +138,8 @@ public final class DoorbellWaiter
             }
         }
         final boolean sleep = DoorbellWait.SLEEP == wait;
-        int looks = 0;
+        // A backoff that already yielded through its hot window goes straight to its parks.
+        int looks = DoorbellWait.BACKOFF == wait && hotNs > 0 ? BackOff.SPINS + BackOff.YIELDS : 0;
         try
         {
             if (sleep)

@@ -1,5 +1,6 @@
 package org.qnix.host;
 
+import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -16,6 +17,7 @@ import java.util.TimerTask;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 
+import org.agrona.CloseHelper;
 import org.qnix.abi.DriverProtocol;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
@@ -58,7 +60,8 @@ public final class DriverProxy implements AutoCloseable
     private DriverProxy(final SocketChannel channel, final String what)
     {
         this.channel = channel;
-        this.in = new DataInputStream(Channels.newInputStream(channel));
+        // Buffered: a DataInputStream over a channel makes a system call per byte of every field.
+        this.in = new DataInputStream(new BufferedInputStream(Channels.newInputStream(channel)));
         this.out = new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(channel)));
         this.what = what;
     }
@@ -88,7 +91,7 @@ public final class DriverProxy implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            closeQuietly(channel);
+            CloseHelper.quietClose(channel);
             throw ex;
         }
     }
@@ -267,7 +270,7 @@ public final class DriverProxy implements AutoCloseable
     /** Closes the connection: the driver de-registers the process if it has not yet. Idempotent. */
     public void close()
     {
-        closeQuietly(channel);
+        CloseHelper.quietClose(channel);
     }
 
     public boolean isOpen()
@@ -287,7 +290,7 @@ public final class DriverProxy implements AutoCloseable
         if (count != expectedPages)
         {
             // The stream cannot be trusted past a reply of the wrong shape.
-            closeQuietly(channel);
+            CloseHelper.quietClose(channel);
             throw new DriverException(DriverProtocol.REFUSED, what + " answered " + request + " with " + count +
                 " pages, expected " + expectedPages);
         }
@@ -308,7 +311,7 @@ public final class DriverProxy implements AutoCloseable
             return new DriverException(code, DriverProtocol.readText(in));
         }
         // The stream cannot be trusted past an unexpected reply.
-        closeQuietly(channel);
+        CloseHelper.quietClose(channel);
         return new DriverException(type, "unexpected driver reply " + type + " to " + request);
     }
 
@@ -330,7 +333,7 @@ public final class DriverProxy implements AutoCloseable
         {
             public void run()
             {
-                closeQuietly(channel);
+                CloseHelper.quietClose(channel);
             }
         };
         WATCHDOG.schedule(watchdog, Math.max(1, Math.min(timeoutMs, LONGEST_TIMEOUT_MS + DRIVER_GRACE_MS)));
@@ -353,16 +356,5 @@ public final class DriverProxy implements AutoCloseable
     {
         final long sum = a + b;
         return sum < a ? Long.MAX_VALUE : sum;
-    }
-
-    private static void closeQuietly(final SocketChannel channel)
-    {
-        try
-        {
-            channel.close();
-        }
-        catch (final IOException ignore)
-        {
-        }
     }
 }

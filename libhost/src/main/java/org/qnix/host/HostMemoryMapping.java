@@ -128,14 +128,7 @@ public final class HostMemoryMapping implements AutoCloseable
 
     public static boolean isContiguous(final long[] pages, final int pageSize)
     {
-        for (int i = 1; i < pages.length; i++)
-        {
-            if (pages[i] != pages[i - 1] + pageSize)
-            {
-                return false;
-            }
-        }
-        return true;
+        return runs(pages, pageSize) <= 1;
     }
 
     private static long mapScattered(final Path hostMemory, final long[] pages, final int pageSize, final long length)

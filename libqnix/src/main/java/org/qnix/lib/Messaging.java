@@ -371,7 +371,8 @@ final class Messaging
         // The NIC wrote the completion fields before the doorbell, which was read with acquire.
         vnic.readCompletion(context, status);
         status.status = value;
-        final long capacity = vnic.receiveCapacity(context);
+        // Only a truncated receive reports its capacity: read before the context is Free again.
+        final long capacity = Doorbell.TRUNCATED == value ? vnic.receiveCapacity(context) : 0;
         vnic.free(context, false);
         if (Doorbell.TRUNCATED == value)
         {

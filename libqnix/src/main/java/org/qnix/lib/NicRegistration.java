@@ -112,8 +112,7 @@ final class NicRegistration
                 {
                     throw new QnixNicDeadException(ex.getMessage());
                 }
-                throw 0 == ex.code() ? new QnixDriverException(ex.getMessage(), ex.getCause()) :
-                    new QnixDriverException(ex.code(), ex.getMessage());
+                throw QnixDriverException.of(ex);
             }
 
             final MappedFile vni = MappedFile.mapExisting(dir.nicSdram(where), registration.vniAddress(),

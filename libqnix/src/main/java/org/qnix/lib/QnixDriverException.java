@@ -44,6 +44,12 @@ public final class QnixDriverException extends QnixException
             closed.initCause(ex);
             return closed;
         }
+        return of(ex);
+    }
+
+    /** @return this exception with the driver's code, or with the cause if the socket failed (code 0). */
+    static QnixDriverException of(final DriverException ex)
+    {
         return 0 == ex.code() ?
             new QnixDriverException(ex.getMessage(), ex.getCause()) : new QnixDriverException(ex.code(), ex.getMessage());
     }
