@@ -80,8 +80,7 @@ public final class ClusterInspector
             final int vni = (int)layout.vniOffset(index);
             final long hps = sdram.getLong((int)layout.processEntryOffset(index) + ProcessTableLayout.HPS_ADDRESS_OFFSET);
             final int contexts = params.contextsPerProcess();
-            final boolean hpsSane = hps > 0 && hps % params.pageSize() == 0 &&
-                hps + HostProcessStructuresLayout.length(contexts) <= params.hostMemoryBytes();
+            final boolean hpsSane = ClusterStatus.isSaneHpsAddress(params, hps);
             out.put("hostProcessStructures", hpsSane ? hps : impossible("address " + hps));
             out.put("commandQueue", commandQueue(params, vniLayout, sdram, vni, hpsSane ? host : null, hps));
             final List<Object> send = new ArrayList<>();
@@ -186,19 +185,18 @@ public final class ClusterInspector
         else
         {
             final int pages = context.pages();
+            final ContextRegionDescriptor region = new ContextRegionDescriptor().wrap(sdram, regionAddress);
             if (pages < 0 || pages > params.descriptorsPerRegion())
             {
                 out.put("pageTable", impossible(pages + " Descriptors, a Context Region holds " +
                     params.descriptorsPerRegion()));
             }
-            else if (length <= params.shortThreshold() && !receive && pages <= 1 && 0 == descriptorFlags(sdram,
-                regionAddress, pages))
+            else if (length <= params.shortThreshold() && !receive && pages <= 1 && !anyValid(region, pages))
             {
                 out.put("pageTable", "none (a short message's data in the Context Region)");
             }
             else
             {
-                final ContextRegionDescriptor region = new ContextRegionDescriptor().wrap(sdram, regionAddress);
                 final List<Object> table = new ArrayList<>();
                 for (int d = 0; d < pages; d++)
                 {
@@ -226,16 +224,17 @@ public final class ClusterInspector
         return out;
     }
 
-    /** @return non-zero if any of the first {@code pages} Descriptors is marked valid. */
-    private static int descriptorFlags(final AtomicBuffer sdram, final int regionAddress, final int pages)
+    /** @return true if any of the first {@code pages} Descriptors of the region is marked valid. */
+    private static boolean anyValid(final ContextRegionDescriptor region, final int pages)
     {
-        final ContextRegionDescriptor region = new ContextRegionDescriptor().wrap(sdram, regionAddress);
-        int valid = 0;
         for (int d = 0; d < pages; d++)
         {
-            valid += region.isValid(d) ? 1 : 0;
+            if (region.isValid(d))
+            {
+                return true;
+            }
         }
-        return valid;
+        return false;
     }
 
     /**
@@ -253,7 +252,7 @@ public final class ClusterInspector
         final NicSdramLayout layout = new NicSdramLayout(params);
         final Map<String, Object> out = new LinkedHashMap<>();
         out.put("node", node.toString());
-        out.put("firmware", NicStatistics.firmwareState(nic));
+        out.put("firmware", nic.firmwareStateName());
         out.put("firmwarePid", nic.firmwarePid());
         out.put("heartbeatAgeMs", nic.heartbeatAgeMs());
         try (MappedFile sdramFile = MappedFile.mapExisting(dir.nicSdram(node));
@@ -290,13 +289,13 @@ public final class ClusterInspector
             }
             out.put("processTable", table);
             final List<Object> names = new ArrayList<>();
-            for (final PublishedTables.NameEntry n : PublishedTables.names(sdram, layout))
+            for (final PublishedTables.NameEntry n : nic.names())
             {
                 names.add(n.name() + " on " + n.node() + " NIC PID " + n.nicPid() + " OS pid " + n.osPid());
             }
             out.put("nameTable", names);
             final List<Object> groups = new ArrayList<>();
-            for (final PublishedTables.GroupEntry g : PublishedTables.groups(sdram, layout))
+            for (final PublishedTables.GroupEntry g : nic.groups())
             {
                 final Map<String, Object> e = new LinkedHashMap<>();
                 e.put("group", g.group());

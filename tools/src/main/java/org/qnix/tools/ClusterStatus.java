@@ -39,6 +39,15 @@ public final class ClusterStatus
         long heartbeatAgeMs, int freePages, long totalPages, List<PublishedTables.NameEntry> names,
         List<PublishedTables.GroupEntry> groups)
     {
+        /** @return "running", "stalled" (running but silent past the heartbeat timeout), "stopped" or "absent". */
+        public String firmwareStateName()
+        {
+            if (ControlProgramLayout.STATE_RUNNING == firmwareState)
+            {
+                return heartbeatAgeMs > ControlProgramLayout.HEARTBEAT_TIMEOUT_MS ? "stalled" : "running";
+            }
+            return ControlProgramLayout.STATE_STOPPED == firmwareState ? "stopped" : "absent";
+        }
     }
 
     /**
@@ -71,15 +80,7 @@ public final class ClusterStatus
      */
     public static ClusterStatus read(final ClusterDirectory dir)
     {
-        final ClusterState state = ClusterState.inspect(dir);
-        if (!state.isLive())
-        {
-            throw new IllegalStateException(state.isAbsent() || state.isForeign() ?
-                "no cluster '" + dir.name() + "' (" + state.reason() + ")" :
-                "cluster '" + dir.name() + "' is stale: " + state.reason() +
-                ". `qnix cluster down --name " + dir.name() + "` removes it");
-        }
-        final ClusterProperties props = state.properties().orElseThrow();
+        final ClusterProperties props = liveProperties(dir);
         final ClusterParameters params = props.parameters();
         final NicSdramLayout layout = new NicSdramLayout(params);
         final HostMemoryLayout hostLayout = new HostMemoryLayout(params);
@@ -135,6 +136,33 @@ public final class ClusterStatus
         return new ClusterStatus(dir, props, nodes, processes);
     }
 
+    /**
+     * @return the properties of a cluster that is up, without reading its nodes.
+     * @throws IllegalStateException if it is not up (absent or stale), saying which.
+     */
+    public static ClusterProperties liveProperties(final ClusterDirectory dir)
+    {
+        final ClusterState state = ClusterState.inspect(dir);
+        if (!state.isLive())
+        {
+            throw new IllegalStateException(state.isAbsent() || state.isForeign() ?
+                "no cluster '" + dir.name() + "' (" + state.reason() + ")" :
+                "cluster '" + dir.name() + "' is stale: " + state.reason() +
+                ". `qnix cluster down --name " + dir.name() + "` removes it");
+        }
+        return state.properties().orElseThrow();
+    }
+
+    /**
+     * @return true if {@code hps}, read from a Process Table entry, can be the address of Host Process
+     * Structures: page aligned, inside host memory with room for them.
+     */
+    static boolean isSaneHpsAddress(final ClusterParameters params, final long hps)
+    {
+        return hps > 0 && hps % params.pageSize() == 0 &&
+            hps + HostProcessStructuresLayout.length(params.contextsPerProcess()) <= params.hostMemoryBytes();
+    }
+
     /** Counts, per owner NIC PID, the pool pages the Protection Table gives it and those it has locked. */
     private static void pagesByOwner(final ClusterParameters params, final NicSdramLayout layout,
         final HostMemoryLayout hostLayout, final AtomicBuffer sdram, final long[] held, final long[] locked)
@@ -161,8 +189,7 @@ public final class ClusterStatus
         final boolean send)
     {
         final int contexts = params.contextsPerProcess();
-        if (hps <= 0 || hps % params.pageSize() != 0 ||
-            hps + HostProcessStructuresLayout.length(contexts) > params.hostMemoryBytes())
+        if (!isSaneHpsAddress(params, hps))
         {
             return -1;
         }
@@ -211,9 +238,7 @@ public final class ClusterStatus
         for (final Node node : nodes)
         {
             final long count = processes.stream().filter(p -> p.node().equals(node.node())).count();
-            final String state = node.firmwareState() == ControlProgramLayout.STATE_RUNNING ?
-                (node.heartbeatAgeMs() > ControlProgramLayout.HEARTBEAT_TIMEOUT_MS ? "stalled" : "running") :
-                node.firmwareState() == ControlProgramLayout.STATE_STOPPED ? "stopped" : "absent";
+            final String state = node.firmwareStateName();
             out.printf("%-6s %-13s %-10s %-14s %-10d %d/%d%s%n", node.node(),
                 node.firmwarePid() + (node.mode() == ControlProgramLayout.MODE_THREAD ? " (thread)" : ""),
                 state, node.heartbeatAgeMs() + " ms", count, node.freePages(), node.totalPages(),

@@ -12,6 +12,7 @@ import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -39,16 +40,15 @@ public final class InspectCommand implements Callable<Integer>
         description = "A process name AI,PI (or (AI,PI)), or a node X-Y.")
     String target;
 
-    @Option(names = {"--cluster", "--name"}, paramLabel = "C",
-        description = "Cluster name (default: $QNIX_CLUSTER or 'default').")
-    String cluster;
+    @Mixin
+    ClusterOption cluster;
 
     @Option(names = "--json", description = "One JSON object instead of indented text.")
     boolean json;
 
     public Integer call()
     {
-        final ClusterDirectory dir = ClusterDirectory.of(QnixCommand.clusterName(cluster));
+        final ClusterDirectory dir = cluster.dir();
         final String text = target.trim();
         final Map<String, Object> tree;
         final Matcher process = PROCESS.matcher(text);

@@ -5,11 +5,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersReader;
 import org.qnix.abi.ClusterDirectory;
-import org.qnix.abi.ClusterParameters;
-import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.CountersLayout;
 import org.qnix.abi.FileDescriptorBlock;
 import org.qnix.abi.MappedFile;
@@ -56,43 +55,35 @@ public final class NicStatistics
      */
     public static NicStatistics read(final ClusterDirectory dir)
     {
-        final ClusterStatus status = ClusterStatus.read(dir);
-        final ClusterParameters params = status.properties().parameters();
         final List<Node> nodes = new ArrayList<>();
-        for (final ClusterStatus.Node node : status.nodes())
+        for (final ClusterStatus.Node node : ClusterStatus.read(dir).nodes())
         {
-            nodes.add(new Node(node.node(), firmwareState(node), node.heartbeatAgeMs(), counters(dir, node.node())));
-        }
-        if (nodes.size() != params.nodeCount())
-        {
-            throw new IllegalStateException("cluster '" + dir.name() + "' has " + nodes.size() + " of " +
-                params.nodeCount() + " nodes");
+            nodes.add(new Node(node.node(), node.firmwareStateName(), node.heartbeatAgeMs(), counters(dir, node.node())));
         }
         return new NicStatistics(dir.name(), System.nanoTime(), nodes);
-    }
-
-    /** @return "running", "stalled" (running but silent past the heartbeat timeout), "stopped" or "absent". */
-    static String firmwareState(final ClusterStatus.Node node)
-    {
-        if (ControlProgramLayout.STATE_RUNNING == node.firmwareState())
-        {
-            return node.heartbeatAgeMs() > ControlProgramLayout.HEARTBEAT_TIMEOUT_MS ? "stalled" : "running";
-        }
-        return ControlProgramLayout.STATE_STOPPED == node.firmwareState() ? "stopped" : "absent";
     }
 
     /** @return one NIC's counters by label, in allocation order. */
     public static Map<String, Long> counters(final ClusterDirectory dir, final NicCoordinates node)
     {
-        final Map<String, Long> values = new LinkedHashMap<>();
         try (MappedFile file = MappedFile.mapExisting(dir.counters(node)))
         {
-            FileDescriptorBlock.verify(file.buffer(), FileDescriptorBlock.TYPE_COUNTERS, dir.counters(node).toString());
-            final CountersReader reader = new CountersReader(
-                new UnsafeBuffer(file.buffer(), CountersLayout.METADATA_OFFSET, CountersLayout.METADATA_LENGTH),
-                new UnsafeBuffer(file.buffer(), CountersLayout.VALUES_OFFSET, CountersLayout.VALUES_LENGTH));
-            reader.forEach((id, type, key, label) -> values.put(label, reader.getCounterValue(id)));
+            return counters(file.buffer(), dir.counters(node).toString());
         }
+    }
+
+    /**
+     * @param file a mapped counters file.
+     * @return its counters by label, in allocation order.
+     */
+    static Map<String, Long> counters(final AtomicBuffer file, final String what)
+    {
+        FileDescriptorBlock.verify(file, FileDescriptorBlock.TYPE_COUNTERS, what);
+        final Map<String, Long> values = new LinkedHashMap<>();
+        final CountersReader reader = new CountersReader(
+            new UnsafeBuffer(file, CountersLayout.METADATA_OFFSET, CountersLayout.METADATA_LENGTH),
+            new UnsafeBuffer(file, CountersLayout.VALUES_OFFSET, CountersLayout.VALUES_LENGTH));
+        reader.forEach((id, type, key, label) -> values.put(label, reader.getCounterValue(id)));
         return values;
     }
 

@@ -57,6 +57,7 @@ public final class PacketTracer implements AutoCloseable
     private final List<Nic> nics = new ArrayList<>();
     private final List<Packet> pass = new ArrayList<>();
     private boolean closed;
+    private Map<NicCoordinates, Long> droppedAtClose = Map.of();
 
     private static final class Nic
     {
@@ -97,8 +98,7 @@ public final class PacketTracer implements AutoCloseable
         {
             throw new IllegalArgumentException("snap length " + snapLength + ": give 0 to " + TraceLayout.MAX_SNAP_LENGTH);
         }
-        final ClusterStatus status = ClusterStatus.read(dir);
-        final ClusterParameters params = status.properties().parameters();
+        final ClusterParameters params = ClusterStatus.liveProperties(dir).parameters();
         final NicSdramLayout layout = new NicSdramLayout(params);
         final PacketTracer tracer = new PacketTracer(dir);
         final long self = ProcessHandle.current().pid();
@@ -116,7 +116,7 @@ public final class PacketTracer implements AutoCloseable
                 take(nic, self);
                 // Records a dead tracer left behind are not ours.
                 nic.ring.read((type, buffer, index, length) -> { }, Integer.MAX_VALUE);
-                nic.droppedAtStart = droppedCount(dir, node);
+                nic.droppedAtStart = droppedCount(nic);
                 // Reader: the NIC control program, once per duty cycle.
                 nic.control.putIntRelease(TraceLayout.CAPTURE_LENGTH_OFFSET, PacketHeader.LENGTH + snapLength);
             }
@@ -147,9 +147,10 @@ public final class PacketTracer implements AutoCloseable
         }
     }
 
-    private static long droppedCount(final ClusterDirectory dir, final NicCoordinates node)
+    private static long droppedCount(final Nic nic)
     {
-        return NicStatistics.counters(dir, node).getOrDefault(NicCounters.TRACE_RECORDS_DROPPED, 0L);
+        return NicStatistics.counters(nic.counters.buffer(), "counters of node " + nic.node)
+            .getOrDefault(NicCounters.TRACE_RECORDS_DROPPED, 0L);
     }
 
     /**
@@ -177,13 +178,20 @@ public final class PacketTracer implements AutoCloseable
         return pass.size();
     }
 
-    /** @return trace records the NICs could not put into their rings since this tracer attached, by node. */
+    /**
+     * @return trace records the NICs could not put into their rings since this tracer attached, by node;
+     * after {@link #close()}, as they were when it closed.
+     */
     public Map<NicCoordinates, Long> dropped()
     {
+        if (closed)
+        {
+            return droppedAtClose;
+        }
         final Map<NicCoordinates, Long> dropped = new java.util.LinkedHashMap<>();
         for (final Nic nic : nics)
         {
-            dropped.put(nic.node, droppedCount(dir, nic.node) - nic.droppedAtStart);
+            dropped.put(nic.node, droppedCount(nic) - nic.droppedAtStart);
         }
         return dropped;
     }
@@ -222,6 +230,8 @@ public final class PacketTracer implements AutoCloseable
         {
             return;
         }
+        // Read while the counters files are still mapped.
+        droppedAtClose = dropped();
         closed = true;
         final long self = ProcessHandle.current().pid();
         for (final Nic nic : nics)

@@ -1,13 +1,17 @@
 package org.qnix.tools;
 
 import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ProcessTableLayout;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -26,16 +30,15 @@ import picocli.CommandLine.Option;
         "(of which locked), from the NICs' Process Tables and Protection Tables." })
 public final class PsCommand implements Callable<Integer>
 {
-    @Option(names = {"--cluster", "--name"}, paramLabel = "C",
-        description = "Cluster name (default: $QNIX_CLUSTER or 'default').")
-    String cluster;
+    @Mixin
+    ClusterOption cluster;
 
     @Option(names = "--json", description = "One JSON object: {\"cluster\":..., \"processes\":[...]}.")
     boolean json;
 
     public Integer call()
     {
-        final ClusterDirectory dir = ClusterDirectory.of(QnixCommand.clusterName(cluster));
+        final ClusterDirectory dir = cluster.dir();
         final List<ClusterStatus.Process> processes = ClusterStatus.read(dir).processes();
         if (json)
         {
@@ -73,27 +76,28 @@ public final class PsCommand implements Callable<Integer>
 
     static String json(final String cluster, final List<ClusterStatus.Process> processes)
     {
-        final StringBuilder out = new StringBuilder("{\"cluster\":").append(JsonText.quote(cluster))
-            .append(",\"processes\":[");
-        for (int i = 0; i < processes.size(); i++)
+        final List<Object> list = new ArrayList<>();
+        for (final ClusterStatus.Process p : processes)
         {
-            final ClusterStatus.Process p = processes.get(i);
-            out.append(i > 0 ? "," : "").append('{')
-                .append("\"name\":").append(JsonText.quote(p.name().toString()))
-                .append(",\"ai\":").append(p.name().ai())
-                .append(",\"pi\":").append(p.name().pi())
-                .append(",\"group\":").append(p.group())
-                .append(",\"groupSize\":").append(p.groupSize())
-                .append(",\"node\":").append(JsonText.quote(p.node().toString()))
-                .append(",\"nicPid\":").append(p.nicPid())
-                .append(",\"osPid\":").append(p.osPid())
-                .append(",\"state\":").append(JsonText.quote(ProcessTableLayout.stateName(p.state())))
-                .append(",\"sendContextsInUse\":").append(p.sendContextsInUse())
-                .append(",\"receiveContextsInUse\":").append(p.receiveContextsInUse())
-                .append(",\"pagesHeld\":").append(p.pagesHeld())
-                .append(",\"pagesLocked\":").append(p.pagesLocked())
-                .append('}');
+            final Map<String, Object> process = new LinkedHashMap<>();
+            process.put("name", p.name().toString());
+            process.put("ai", p.name().ai());
+            process.put("pi", p.name().pi());
+            process.put("group", p.group());
+            process.put("groupSize", p.groupSize());
+            process.put("node", p.node().toString());
+            process.put("nicPid", p.nicPid());
+            process.put("osPid", p.osPid());
+            process.put("state", ProcessTableLayout.stateName(p.state()));
+            process.put("sendContextsInUse", p.sendContextsInUse());
+            process.put("receiveContextsInUse", p.receiveContextsInUse());
+            process.put("pagesHeld", p.pagesHeld());
+            process.put("pagesLocked", p.pagesLocked());
+            list.add(process);
         }
-        return out.append("]}").toString();
+        final Map<String, Object> tree = new LinkedHashMap<>();
+        tree.put("cluster", cluster);
+        tree.put("processes", list);
+        return JsonText.write(tree);
     }
 }

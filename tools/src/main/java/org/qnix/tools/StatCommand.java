@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import org.qnix.abi.ClusterDirectory;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -35,9 +36,8 @@ public final class StatCommand implements Callable<Integer>
     /** NICs side by side in one block of the table. */
     private static final int COLUMNS = 4;
 
-    @Option(names = {"--cluster", "--name"}, paramLabel = "C",
-        description = "Cluster name (default: $QNIX_CLUSTER or 'default').")
-    String cluster;
+    @Mixin
+    ClusterOption cluster;
 
     @Option(names = "--watch", paramLabel = "SECONDS",
         description = "Read again every SECONDS (at least 0.1) and show rates, until Ctrl-C or --count readings.")
@@ -63,7 +63,7 @@ public final class StatCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("--count needs --watch SECONDS");
         }
-        final ClusterDirectory dir = ClusterDirectory.of(QnixCommand.clusterName(cluster));
+        final ClusterDirectory dir = cluster.dir();
         NicStatistics previous = null;
         final int readings = null == watch ? 1 : null == count ? Integer.MAX_VALUE : count;
         for (int i = 0; i < readings; i++)

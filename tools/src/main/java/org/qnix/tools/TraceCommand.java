@@ -13,6 +13,7 @@ import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.TraceLayout;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -34,9 +35,8 @@ import picocli.CommandLine.Option;
         "never lost or reordered by tracing." })
 public final class TraceCommand implements Callable<Integer>
 {
-    @Option(names = {"--cluster", "--name"}, paramLabel = "C",
-        description = "Cluster name (default: $QNIX_CLUSTER or 'default').")
-    String cluster;
+    @Mixin
+    ClusterOption cluster;
 
     @Option(names = "--node", paramLabel = "X-Y", description = "A NIC to trace (repeat for more; default: every NIC).")
     List<String> nodeNames = new ArrayList<>();
@@ -83,8 +83,8 @@ public final class TraceCommand implements Callable<Integer>
             throw new IllegalArgumentException("-o " + output + ": give a file name, e.g. trace.pcapng");
         }
         final Set<String> kinds = null == filter ? Set.of() : TraceSession.parseFilter(filter);
-        final ClusterDirectory dir = ClusterDirectory.of(QnixCommand.clusterName(cluster));
-        final ClusterParameters params = ClusterStatus.read(dir).properties().parameters();
+        final ClusterDirectory dir = cluster.dir();
+        final ClusterParameters params = ClusterStatus.liveProperties(dir).parameters();
         final List<NicCoordinates> nodes = new ArrayList<>();
         if (nodeNames.isEmpty())
         {

@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import org.agrona.concurrent.UnsafeBuffer;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.PacketHeader;
@@ -53,6 +54,8 @@ public final class TraceSession
     private final Path pcapFile;
     private final PrintStream text;
     private final TracedPacketText describer = new TracedPacketText();
+    private final UnsafeBuffer headerBytes = new UnsafeBuffer(new byte[PacketHeader.LENGTH]);
+    private final PacketHeader header = new PacketHeader();
     private final Map<NicCoordinates, Integer> interfaces = new HashMap<>();
     private final ByteBuffer record = ByteBuffer.allocate(TRACE_HEADER_LENGTH + PacketHeader.LENGTH + 65536)
         .order(ByteOrder.LITTLE_ENDIAN);
@@ -215,9 +218,8 @@ public final class TraceSession
         {
             return false;
         }
-        final int code = (packet.bytes()[PacketHeader.CONTEXT_TAG_OFFSET] & 0xFF) |
-            (packet.bytes()[PacketHeader.CONTEXT_TAG_OFFSET + 1] & 0xFF) << 8;
-        return filter.contains(SystemMessage.name(code).toLowerCase(Locale.ROOT));
+        headerBytes.wrap(packet.bytes());
+        return filter.contains(SystemMessage.name(header.wrap(headerBytes, 0).contextTag()).toLowerCase(Locale.ROOT));
     }
 
     private void flush()
