@@ -6,6 +6,7 @@ import org.qnix.abi.DriverCommand;
 import org.qnix.abi.DriverCommandEntry;
 import org.qnix.abi.HostMemoryLayout;
 import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.NicWakeUp;
 import org.qnix.abi.ProcessName;
 
 /**
@@ -30,11 +31,13 @@ final class DriverCommandQueueWriter
     private final boolean[] inUse;
     private final boolean[] abandoned;
     private final DriverCommandEntry entry = new DriverCommandEntry();
+    private final NicWakeUp wakeUp;
     private int tail;
 
-    DriverCommandQueueWriter(
-        final AtomicBuffer sdram, final AtomicBuffer host, final NicSdramLayout layout, final HostMemoryLayout hostLayout)
+    DriverCommandQueueWriter(final AtomicBuffer sdram, final AtomicBuffer host, final NicSdramLayout layout,
+        final HostMemoryLayout hostLayout, final NicWakeUp wakeUp)
     {
+        this.wakeUp = wakeUp;
         this.sdram = sdram;
         this.host = host;
         this.layout = layout;
@@ -68,6 +71,8 @@ final class DriverCommandQueueWriter
         entry(position).publish(command, name, pid, index, group, size);
         tail = (tail + 1) % entries;
         host.putIntRelease((int)(hostLayout.nicStatusOffset() + HostMemoryLayout.NIC_STATUS_DCQ_TAIL_OFFSET), tail);
+        // An idle NIC sleeps: the command just published wakes it.
+        wakeUp.ring();
         return new Ticket(position);
     }
 

@@ -13,6 +13,7 @@ import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.FileModes;
 import org.qnix.abi.JvmFlags;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.firmware.IdleNics;
 import org.qnix.firmware.IdleStrategies;
 import org.qnix.firmware.LoadedFirmware;
 import org.qnix.firmware.NodeImage;
@@ -114,7 +115,7 @@ final class FirmwareLauncher implements AutoCloseable
         }
         thread = LoadedFirmware.load(dir, params, first);
         thread.program().runMode(ControlProgramLayout.MODE_THREAD, 0);
-        thread.start(IdleStrategies.parse(idle, params.hotUs(), thread.program().idleParks()));
+        thread.start(IdleStrategies.parse(idle, params.hotUs(), IdleNics.of(List.of(thread.program()))));
     }
 
     /**

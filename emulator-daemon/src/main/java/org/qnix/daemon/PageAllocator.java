@@ -8,6 +8,7 @@ import org.agrona.concurrent.AtomicBuffer;
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.HostMemoryLayout;
 import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.NicWakeUp;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.ProtectionTableLayout;
 
@@ -41,6 +42,7 @@ import org.qnix.abi.ProtectionTableLayout;
 final class PageAllocator
 {
     private final AtomicBuffer host;
+    private final NicWakeUp wakeUp;
     private final AtomicBuffer sdram;
     private final NicSdramLayout sdramLayout;
     private final long firstPage;
@@ -109,10 +111,11 @@ final class PageAllocator
         }
     }
 
-    PageAllocator(
-        final AtomicBuffer host, final HostMemoryLayout hostLayout, final AtomicBuffer sdram, final NicSdramLayout sdramLayout)
+    PageAllocator(final AtomicBuffer host, final HostMemoryLayout hostLayout, final AtomicBuffer sdram,
+        final NicSdramLayout sdramLayout, final NicWakeUp wakeUp)
     {
         this.host = host;
+        this.wakeUp = wakeUp;
         this.sdram = sdram;
         this.sdramLayout = sdramLayout;
         this.firstPage = hostLayout.pagePoolOffset();
@@ -284,6 +287,8 @@ final class PageAllocator
         {
             return false;
         }
+        // The duty cycles waited for do not run while an idle NIC sleeps.
+        wakeUp.ring();
         try
         {
             wait(1);

@@ -13,6 +13,7 @@ import org.qnix.abi.HostMemoryLayout;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.NicWakeUp;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.PublishedTables;
@@ -78,8 +79,9 @@ final class ProcessRegistrar
         this.host = image.hostMemory();
         this.registry = registry;
         this.heartbeats = heartbeats;
-        this.allocator = new PageAllocator(host, hostLayout, sdram, layout);
-        this.commandQueue = new DriverCommandQueueWriter(sdram, host, layout, hostLayout);
+        final NicWakeUp wakeUp = image.wakeUp();
+        this.allocator = new PageAllocator(host, hostLayout, sdram, layout, wakeUp);
+        this.commandQueue = new DriverCommandQueueWriter(sdram, host, layout, hostLayout, wakeUp);
     }
 
     NicCoordinates node()

@@ -65,7 +65,7 @@ class PageAllocatorTest
         host = image.hostMemory();
         layout = image.sdramLayout();
         pageSize = params.pageSize();
-        allocator = new PageAllocator(host, image.hostLayout(), sdram, layout);
+        allocator = new PageAllocator(host, image.hostLayout(), sdram, layout, image.wakeUp());
     }
 
     @AfterEach

@@ -3,11 +3,13 @@ package org.qnix.lib;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import org.agrona.CloseHelper;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.DriverProtocol;
+import org.qnix.abi.FileDescriptorBlock;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
@@ -40,10 +42,11 @@ final class NicRegistration
     final MappedFile vni;
     final MappedFile hps;
     final MappedFile control;
+    final MappedFile wake;
 
     private NicRegistration(final ProcessName name, final NicCoordinates node, final String clusterName,
         final ClusterParameters params, final int nicPid, final DriverProxy driver, final MappedFile vni,
-        final MappedFile hps, final MappedFile control)
+        final MappedFile hps, final MappedFile control, final MappedFile wake)
     {
         this.name = name;
         this.node = node;
@@ -54,6 +57,7 @@ final class NicRegistration
         this.vni = vni;
         this.hps = hps;
         this.control = control;
+        this.wake = wake;
     }
 
     /**
@@ -131,10 +135,22 @@ final class NicRegistration
             registered = true;
             // The control program's identity and heartbeat: read-only to the process, like a status
             // register, so that a wait never outlives the firmware (DESIGN.md 5).
-            final MappedFile control = MappedFile.mapExisting(dir.nicSdram(where),
+            final MappedFile control = MappedFile.mapReadOnly(dir.nicSdram(where),
                 new NicSdramLayout(params).controlProgramOffset(), ControlProgramLayout.LENGTH);
+            // Read-write: a Command Queue entry wakes a sleeping NIC by bumping its Wake Sequence.
+            MappedFile wake = null;
+            try
+            {
+                wake = MappedFile.mapExisting(dir.nicWake(where));
+                FileDescriptorBlock.verify(wake.buffer(), FileDescriptorBlock.TYPE_NIC_WAKE, dir.nicWake(where).toString());
+            }
+            catch (final RuntimeException ex)
+            {
+                CloseHelper.closeAll(vni, hps, control, wake);
+                throw ex;
+            }
             return new NicRegistration(name, where, clusterName, params, registration.nicPid(), driver, vni,
-                hps, control);
+                hps, control, wake);
         }
         finally
         {
@@ -152,7 +168,7 @@ final class NicRegistration
     }
 
     /**
-     * Closes the driver connection and unmaps the three mappings if {@code quiescent}: no call is inside
+     * Closes the driver connection and unmaps the four mappings if {@code quiescent}: no call is inside
      * them. Otherwise they stay in place, leaked, rather than unmapped under a call still running.
      */
     void release(final boolean quiescent, final MappingGuard guard, final long waitedNs)
@@ -163,6 +179,7 @@ final class NicRegistration
             vni.close();
             hps.close();
             control.close();
+            wake.close();
         }
         else
         {

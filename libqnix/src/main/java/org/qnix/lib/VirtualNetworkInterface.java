@@ -11,6 +11,7 @@ import org.qnix.abi.ContextRegionDescriptor;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicWakeUp;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.VniContext;
 import org.qnix.abi.VniLayout;
@@ -39,6 +40,7 @@ final class VirtualNetworkInterface
     private final UnsafeBuffer vni;
     private final UnsafeBuffer hps;
     private final NicHeartbeat heartbeat;
+    private final NicWakeUp wakeUp;
     private final MappingGuard guard;
     private final DoorbellWaiter waiter;
     private final ProcessName name;
@@ -51,14 +53,15 @@ final class VirtualNetworkInterface
     private final ContextRegionDescriptor region = new ContextRegionDescriptor();
 
     VirtualNetworkInterface(final ClusterParameters params, final UnsafeBuffer vni, final UnsafeBuffer hps,
-        final UnsafeBuffer control, final int controlOffset, final NicCoordinates node, final ProcessName name,
-        final MappingGuard guard)
+        final UnsafeBuffer control, final int controlOffset, final UnsafeBuffer wake, final NicCoordinates node,
+        final ProcessName name, final MappingGuard guard)
     {
         this.params = params;
         this.layout = new VniLayout(params);
         this.vni = vni;
         this.hps = hps;
         this.heartbeat = new NicHeartbeat(control, controlOffset, node);
+        this.wakeUp = new NicWakeUp(control, controlOffset, wake);
         this.guard = guard;
         this.waiter = new DoorbellWaiter(hps, heartbeat, guard, TimeUnit.MICROSECONDS.toNanos(params.hotUs()));
         this.name = name;
@@ -245,6 +248,8 @@ final class VirtualNetworkInterface
         // Reader: no one polls it: the NIC finds commands by their Command field (thesis 3.3.3). This
         // library reads it back when it maps the VNI, and inspection reads it.
         hps.putIntRelease(HostProcessStructuresLayout.CQ_TAIL_OFFSET, commandTail);
+        // An idle NIC sleeps: the command just published wakes it.
+        wakeUp.ring();
     }
 
     /** Waits (bounded) until {@code needed} entries are free; one always stays empty (full != empty). */

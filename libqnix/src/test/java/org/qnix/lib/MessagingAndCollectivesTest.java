@@ -18,6 +18,7 @@ import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicWakeLayout;
 import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.VniContext;
@@ -47,6 +48,7 @@ class MessagingAndCollectivesTest
     private final UnsafeBuffer hps = new UnsafeBuffer(ByteBuffer.allocateDirect(
         HostProcessStructuresLayout.pages(CONTEXTS, params.pageSize()) * params.pageSize()));
     private final UnsafeBuffer control = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProgramLayout.LENGTH));
+    private final UnsafeBuffer wake = new UnsafeBuffer(ByteBuffer.allocateDirect(NicWakeLayout.FILE_LENGTH));
     private final CommandQueueEntry nicEntry = new CommandQueueEntry();
     private final VniContext nicContext = new VniContext();
     private final MappingGuard guard = new MappingGuard();
@@ -59,7 +61,7 @@ class MessagingAndCollectivesTest
     {
         control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET, System.currentTimeMillis());
         control.putIntVolatile(ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_RUNNING);
-        vnic = new VirtualNetworkInterface(params, vni, hps, control, 0, new NicCoordinates(0, 0), SELF, guard);
+        vnic = new VirtualNetworkInterface(params, vni, hps, control, 0, wake, new NicCoordinates(0, 0), SELF, guard);
         messaging = new Messaging(params, SELF, guard, vnic);
         collectives = new Collectives(params, SELF, guard, null, vnic, messaging);
     }

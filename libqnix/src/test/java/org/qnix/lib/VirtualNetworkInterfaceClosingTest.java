@@ -1,5 +1,6 @@
 package org.qnix.lib;
 
+import java.nio.ByteBuffer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -18,6 +19,7 @@ import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicWakeLayout;
 import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.VniLayout;
@@ -39,6 +41,7 @@ class VirtualNetworkInterfaceClosingTest
     private final UnsafeBuffer hps = new UnsafeBuffer(new byte[
         HostProcessStructuresLayout.pages(params.contextsPerProcess(), params.pageSize()) * params.pageSize()]);
     private final UnsafeBuffer control = new UnsafeBuffer(new byte[ControlProgramLayout.LENGTH]);
+    private final UnsafeBuffer wake = new UnsafeBuffer(ByteBuffer.allocateDirect(NicWakeLayout.FILE_LENGTH));
     private final MappingGuard guard = new MappingGuard();
     private final int entries = params.commandQueueEntries();
     private final VirtualNetworkInterface vnic;
@@ -47,7 +50,7 @@ class VirtualNetworkInterfaceClosingTest
     {
         control.putIntVolatile(ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_RUNNING);
         control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET, System.currentTimeMillis());
-        vnic = new VirtualNetworkInterface(params, vni, hps, control, 0, NicCoordinates.parse("1-0"),
+        vnic = new VirtualNetworkInterface(params, vni, hps, control, 0, wake, NicCoordinates.parse("1-0"),
             new ProcessName(7, 0), guard);
     }
 

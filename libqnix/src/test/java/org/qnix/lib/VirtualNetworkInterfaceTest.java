@@ -22,6 +22,7 @@ import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicWakeLayout;
 import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.VniContext;
@@ -45,6 +46,7 @@ class VirtualNetworkInterfaceTest
     private final UnsafeBuffer hps = new UnsafeBuffer(ByteBuffer.allocateDirect(
         HostProcessStructuresLayout.pages(CONTEXTS, params.pageSize()) * params.pageSize()));
     private final UnsafeBuffer control = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProgramLayout.LENGTH));
+    private final UnsafeBuffer wake = new UnsafeBuffer(ByteBuffer.allocateDirect(NicWakeLayout.FILE_LENGTH));
     private final CommandQueueEntry nicEntry = new CommandQueueEntry();
     private VirtualNetworkInterface vnic;
 
@@ -53,7 +55,7 @@ class VirtualNetworkInterfaceTest
     {
         control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET, System.currentTimeMillis());
         control.putIntVolatile(ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_RUNNING);
-        vnic = new VirtualNetworkInterface(params, vni, hps, control, 0, new NicCoordinates(0, 0), new ProcessName(7, 0),
+        vnic = new VirtualNetworkInterface(params, vni, hps, control, 0, wake, new NicCoordinates(0, 0), new ProcessName(7, 0),
             new MappingGuard());
     }
 

@@ -9,7 +9,6 @@ import java.util.concurrent.CountDownLatch;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.IdleStrategy;
-import org.agrona.concurrent.status.AtomicCounter;
 
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
@@ -56,15 +55,14 @@ public final class FirmwareMain implements Callable<Integer>
         final ClusterParameters params = props.parameters();
 
         final List<LoadedFirmware> firmware = new ArrayList<>();
-        final List<AtomicCounter> parks = new ArrayList<>();
         for (final String node : nodes)
         {
             final LoadedFirmware loaded = LoadedFirmware.load(dir, params, NicCoordinates.parse(node));
             firmware.add(loaded);
             loaded.program().runMode(ControlProgramLayout.MODE_PROCESS, debugPort);
-            parks.add(loaded.program().idleParks());
         }
-        final IdleStrategy idleStrategy = IdleStrategies.parse(idle, params.hotUs(), parks.toArray(new AtomicCounter[0]));
+        final IdleStrategy idleStrategy = IdleStrategies.parse(idle, params.hotUs(),
+            IdleNics.of(firmware.stream().map(LoadedFirmware::program).toList()));
         final AgentRunner shared = 1 == firmware.size() ? null : LoadedFirmware.startShared(firmware, idleStrategy);
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->

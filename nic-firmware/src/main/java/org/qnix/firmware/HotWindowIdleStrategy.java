@@ -5,46 +5,73 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.status.AtomicCounter;
+import org.qnix.abi.ControlProgramLayout;
 
 /**
  * Stays hot while busy, costs nothing when idle (issue 13): for {@code hotNs} after the last duty cycle
  * that did work it busy-spins, so a ping-pong or a barrier loop never finds the firmware asleep; after
- * that it parks, doubling the park from 1 us up to 1 ms, and once it has been idle for
- * {@link #DEEP_IDLE_NS} up to {@link #DEEP_PARK_NS}, so an idle cluster costs about nothing (each wake-up
- * runs every NIC's duty cycle once). The first message after a long idle waits at most one deep park.
- * Each park is counted in the NICs' {@code idle parks} counters, so a run shows where its time went.
+ * that it parks, doubling the park from 1 us up to 1 ms; once it has been idle for {@link #DEEP_IDLE_NS}
+ * it sleeps until someone gives one of its NICs work ({@link IdleNics}, woken through the node's
+ * {@code nic.wake}) or the next heartbeat is due, so an idle cluster costs about nothing and its first
+ * message after a pause pays one futex wake-up, not a park. Where the NICs cannot sleep (no futex, or
+ * several NICs on one thread without futex_waitv) it parks for up to {@link #DEEP_PARK_NS} instead.
+ * Each park and each sleep is counted in the NICs' counters, so a run shows where its time went.
  *
  * <p>A spin, not a yield: on two cores a conversation is the firmware in the middle and two programs
  * that yield while they wait, the shape of the relay baseline (A, a busy relay, B). Measured with
  * {@code qnix bench latency} between nodes 0-0 and 1-0, 0 to 1024 bytes one way p50: 13-20 us with
  * the window yielding, 7-8 us spinning (the relay: 5 us). Once the window has passed it parks, so the
  * spinning costs a core only while messages flow.
+ *
+ * <p>Measured idle, a 2x2 cluster with four programs blocked in {@code waitForReceive}: the firmware
+ * JVM took 0.009 cores with 8 ms parks (125 wake-ups a second, each running four duty cycles), which
+ * sleeping until woken replaces with about ten heartbeats a second (docs/PERFORMANCE.md).
  */
 public final class HotWindowIdleStrategy implements IdleStrategy
 {
     static final long MIN_PARK_NS = TimeUnit.MICROSECONDS.toNanos(1);
     static final long MAX_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
-    /** Idle this long, the firmware parks longer: nobody is talking. */
+    /** Idle this long, the firmware sleeps (or parks longer): nobody is talking. */
     static final long DEEP_IDLE_NS = TimeUnit.MILLISECONDS.toNanos(50);
     static final long DEEP_PARK_NS = TimeUnit.MILLISECONDS.toNanos(8);
+    /** A sleep ends by this time at the latest, so that the heartbeat stays fresh. */
+    static final long SLEEP_SLICE_NS = TimeUnit.MILLISECONDS.toNanos(ControlProgramLayout.HEARTBEAT_INTERVAL_MS);
 
     private final long hotNs;
-    private final AtomicCounter[] parks;
+    private final IdleNics nics;
+    private final long sleepSliceNs;
     private long lastWorkNs = System.nanoTime();
     private long parkNs;
 
     /**
      * @param hotNs how long after the last work to keep spinning; 0 parks at once.
-     * @param parks the counters to count each park in (one per NIC run by this strategy's thread).
+     * @param parks the counters to count each park in (one per NIC run by this strategy's thread); these
+     *              NICs never sleep, they park.
      */
     public HotWindowIdleStrategy(final long hotNs, final AtomicCounter... parks)
+    {
+        this(hotNs, IdleNics.parksOnly(parks));
+    }
+
+    /**
+     * @param hotNs how long after the last work to keep spinning; 0 parks at once.
+     * @param nics  the NICs run by this strategy's thread.
+     */
+    public HotWindowIdleStrategy(final long hotNs, final IdleNics nics)
+    {
+        this(hotNs, nics, SLEEP_SLICE_NS);
+    }
+
+    /** @param sleepSliceNs the longest sleep: a test makes it long to show that only a wake-up ends it. */
+    HotWindowIdleStrategy(final long hotNs, final IdleNics nics, final long sleepSliceNs)
     {
         if (hotNs < 0)
         {
             throw new IllegalArgumentException("hot window " + hotNs + " ns");
         }
         this.hotNs = hotNs;
-        this.parks = parks.clone();
+        this.nics = nics;
+        this.sleepSliceNs = sleepSliceNs;
     }
 
     public void idle(final int workCount)
@@ -67,11 +94,21 @@ public final class HotWindowIdleStrategy implements IdleStrategy
             Thread.onSpinWait();
             return;
         }
-        parkNs = 0 == parkNs ? MIN_PARK_NS : Math.min(2 * parkNs, idleNs < DEEP_IDLE_NS ? MAX_PARK_NS : DEEP_PARK_NS);
-        for (final AtomicCounter counter : parks)
+        if (idleNs >= DEEP_IDLE_NS && nics.canSleep())
         {
-            counter.increment();
+            if (nics.isArmed())
+            {
+                nics.sleep(sleepSliceNs);
+            }
+            else
+            {
+                // Asleep is set now; the runner's next duty cycle is the last look for work before the sleep.
+                nics.arm();
+            }
+            return;
         }
+        parkNs = 0 == parkNs ? MIN_PARK_NS : Math.min(2 * parkNs, idleNs < DEEP_IDLE_NS ? MAX_PARK_NS : DEEP_PARK_NS);
+        nics.countPark();
         LockSupport.parkNanos(parkNs);
     }
 
@@ -79,6 +116,7 @@ public final class HotWindowIdleStrategy implements IdleStrategy
     {
         lastWorkNs = System.nanoTime();
         parkNs = 0;
+        nics.disarm();
     }
 
     public String alias()

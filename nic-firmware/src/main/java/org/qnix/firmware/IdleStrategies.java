@@ -5,7 +5,6 @@ import java.util.concurrent.TimeUnit;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.YieldingIdleStrategy;
-import org.agrona.concurrent.status.AtomicCounter;
 import org.qnix.abi.ClusterParameters;
 
 /**
@@ -24,7 +23,7 @@ public final class IdleStrategies
     {
     }
 
-    /** {@link #parse(String, long, AtomicCounter...)} with the default hot window and no park counters. */
+    /** {@link #parse(String, long, IdleNics)} with the default hot window and no counters. */
     public static IdleStrategy parse(final String name)
     {
         return parse(name, ClusterParameters.DEFAULT_HOT_US);
@@ -33,10 +32,20 @@ public final class IdleStrategies
     /**
      * @param hotUs with {@code backoff}: microseconds to stay hot after the last work (the cluster's
      *              {@link ClusterParameters#hotUs()}).
-     * @param parks counters of the NICs this strategy runs, to count its parks in.
      * @throws IllegalArgumentException naming the strategies, or the hot window's range.
      */
-    public static IdleStrategy parse(final String name, final long hotUs, final AtomicCounter... parks)
+    public static IdleStrategy parse(final String name, final long hotUs)
+    {
+        return parse(name, hotUs, IdleNics.parksOnly());
+    }
+
+    /**
+     * @param hotUs with {@code backoff}: microseconds to stay hot after the last work (the cluster's
+     *              {@link ClusterParameters#hotUs()}).
+     * @param nics  with {@code backoff}: the NICs this strategy runs, to count its parks in and put to sleep.
+     * @throws IllegalArgumentException naming the strategies, or the hot window's range.
+     */
+    public static IdleStrategy parse(final String name, final long hotUs, final IdleNics nics)
     {
         if (hotUs < 0 || hotUs > ClusterParameters.MAX_HOT_US)
         {
@@ -46,7 +55,7 @@ public final class IdleStrategies
         switch (name)
         {
             case BACKOFF:
-                return new HotWindowIdleStrategy(TimeUnit.MICROSECONDS.toNanos(hotUs), parks);
+                return new HotWindowIdleStrategy(TimeUnit.MICROSECONDS.toNanos(hotUs), nics);
             case YIELD:
                 return YieldingIdleStrategy.INSTANCE;
             case BUSY:

@@ -170,6 +170,12 @@ public final class NicControlProgram implements Agent
         return work;
     }
 
+    /** @return the counter the idle strategy running this program counts its sleeps in. */
+    public AtomicCounter sleeps()
+    {
+        return counters.sleeps;
+    }
+
     /** @return the counter the idle strategy running this program counts its parks in. */
     public AtomicCounter idleParks()
     {

@@ -64,6 +64,7 @@ public final class NicCounters
     public static final String DUTY_CYCLE_ERRORS = "errors in the duty cycle (packet or command dropped)";
     /** Parks of the thread running this NIC's control program after its hot window (HotWindowIdleStrategy). */
     public static final String IDLE_PARKS = "idle parks (the control program slept)";
+    public static final String SLEEPS = "sleeps (idle: the control program waited to be woken)";
     /** Trace records the NIC could not put into its trace ring (the tracer fell behind); appended last. */
     public static final String TRACE_RECORDS_DROPPED = "trace records dropped (trace ring full)";
     /**
@@ -118,6 +119,7 @@ public final class NicCounters
     final AtomicCounter dutyCycleErrors;
     final AtomicCounter traceRecordsDropped;
     final AtomicCounter idleParks;
+    final AtomicCounter sleeps;
     private final CountersManager manager;
     private final Map<String, AtomicCounter> errorsByCause = new HashMap<>();
 
@@ -169,6 +171,7 @@ public final class NicCounters
         dutyCycleErrors = counter(manager, DUTY_CYCLE_ERRORS);
         traceRecordsDropped = counter(manager, TRACE_RECORDS_DROPPED);
         idleParks = counter(manager, IDLE_PARKS);
+        sleeps = counter(manager, SLEEPS);
         this.manager = manager;
     }
 

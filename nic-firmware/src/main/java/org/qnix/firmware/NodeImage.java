@@ -17,6 +17,8 @@ import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.NicTableLayout;
+import org.qnix.abi.NicWakeLayout;
+import org.qnix.abi.NicWakeUp;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.RxFifoLayout;
 import org.qnix.abi.TraceLayout;
@@ -46,10 +48,12 @@ public final class NodeImage implements AutoCloseable
     private final MappedFile hostFile;
     private final MappedFile rxFile;
     private final MappedFile countersFile;
+    private final MappedFile wakeFile;
 
     private NodeImage(
         final NicCoordinates node, final ClusterParameters params, final MappedFile sdramFile,
-        final MappedFile hostFile, final MappedFile rxFile, final MappedFile countersFile)
+        final MappedFile hostFile, final MappedFile rxFile, final MappedFile countersFile,
+        final MappedFile wakeFile)
     {
         this.node = node;
         this.params = params;
@@ -59,10 +63,11 @@ public final class NodeImage implements AutoCloseable
         this.hostFile = hostFile;
         this.rxFile = rxFile;
         this.countersFile = countersFile;
+        this.wakeFile = wakeFile;
     }
 
     /**
-     * Creates the node directory and its four files, initialised and marked ready.
+     * Creates the node directory and its five files, initialised and marked ready.
      */
     public static NodeImage create(final ClusterDirectory dir, final ClusterParameters params, final NicCoordinates node)
     {
@@ -78,19 +83,21 @@ public final class NodeImage implements AutoCloseable
         MappedFile host = null;
         MappedFile rx = null;
         MappedFile counters = null;
+        MappedFile wake = null;
         try
         {
             sdram = MappedFile.create(dir.nicSdram(node), params.sdramBytes());
             host = MappedFile.create(dir.hostMemory(node), params.hostMemoryBytes());
             rx = MappedFile.create(dir.rxFifo(node), RxFifoLayout.fileLength(params));
             counters = MappedFile.create(dir.counters(node), CountersLayout.FILE_LENGTH);
-            final NodeImage image = new NodeImage(node, params, sdram, host, rx, counters);
+            wake = MappedFile.create(dir.nicWake(node), NicWakeLayout.FILE_LENGTH);
+            final NodeImage image = new NodeImage(node, params, sdram, host, rx, counters, wake);
             image.initialise();
             return image;
         }
         catch (final RuntimeException ex)
         {
-            CloseHelper.closeAll(sdram, host, rx, counters);
+            CloseHelper.closeAll(sdram, host, rx, counters, wake);
             throw ex;
         }
     }
@@ -104,6 +111,7 @@ public final class NodeImage implements AutoCloseable
         MappedFile host = null;
         MappedFile rx = null;
         MappedFile counters = null;
+        MappedFile wake = null;
         try
         {
             sdram = MappedFile.mapExisting(dir.nicSdram(node));
@@ -114,15 +122,17 @@ public final class NodeImage implements AutoCloseable
             FileDescriptorBlock.verify(rx.buffer(), FileDescriptorBlock.TYPE_RX_FIFO, dir.rxFifo(node).toString());
             counters = MappedFile.mapExisting(dir.counters(node));
             FileDescriptorBlock.verify(counters.buffer(), FileDescriptorBlock.TYPE_COUNTERS, dir.counters(node).toString());
+            wake = MappedFile.mapExisting(dir.nicWake(node));
+            FileDescriptorBlock.verify(wake.buffer(), FileDescriptorBlock.TYPE_NIC_WAKE, dir.nicWake(node).toString());
             if (sdram.buffer().capacity() != params.sdramBytes() || host.buffer().capacity() != params.hostMemoryBytes())
             {
                 throw new IllegalStateException("files of node " + node + " do not match the cluster parameters");
             }
-            return new NodeImage(node, params, sdram, host, rx, counters);
+            return new NodeImage(node, params, sdram, host, rx, counters, wake);
         }
         catch (final RuntimeException ex)
         {
-            CloseHelper.closeAll(sdram, host, rx, counters);
+            CloseHelper.closeAll(sdram, host, rx, counters, wake);
             throw ex;
         }
     }
@@ -163,6 +173,8 @@ public final class NodeImage implements AutoCloseable
         FileDescriptorBlock.write(host, FileDescriptorBlock.TYPE_HOST_MEMORY, node, params);
         FileDescriptorBlock.write(rxFile.buffer(), FileDescriptorBlock.TYPE_RX_FIFO, node, params);
         FileDescriptorBlock.write(countersFile.buffer(), FileDescriptorBlock.TYPE_COUNTERS, node, params);
+        FileDescriptorBlock.write(wakeFile.buffer(), FileDescriptorBlock.TYPE_NIC_WAKE, node, params);
+        FileDescriptorBlock.markReady(wakeFile.buffer());
         FileDescriptorBlock.markReady(countersFile.buffer());
         FileDescriptorBlock.markReady(rxFile.buffer());
         FileDescriptorBlock.markReady(host);
@@ -227,8 +239,20 @@ public final class NodeImage implements AutoCloseable
         return new UnsafeBuffer(countersFile.buffer(), CountersLayout.VALUES_OFFSET, CountersLayout.VALUES_LENGTH);
     }
 
+    /** @return the {@code nic.wake} file, from its start ({@link NicWakeLayout}). */
+    public AtomicBuffer wake()
+    {
+        return wakeFile.buffer();
+    }
+
+    /** @return a waker of this node's NIC, for whoever gives it work from this JVM. */
+    public NicWakeUp wakeUp()
+    {
+        return new NicWakeUp(sdramFile.buffer(), (int)sdramLayout.controlProgramOffset(), wakeFile.buffer());
+    }
+
     public void close()
     {
-        CloseHelper.closeAll(sdramFile, hostFile, rxFile, countersFile);
+        CloseHelper.closeAll(sdramFile, hostFile, rxFile, countersFile, wakeFile);
     }
 }

@@ -34,9 +34,10 @@ public final class ClusterDirectory
     public static final String COUNTERS = "counters";
     public static final String DRIVER_SOCKET = "driver.sock";
     public static final String FIRMWARE_LOG = "firmware.log";
+    public static final String NIC_WAKE = "nic.wake";
     /** Every file qnix creates in a node directory; removal deletes these names and nothing else. */
     public static final List<String> NODE_FILES =
-        List.of(NIC_SDRAM, HOST_MEMORY, RX_FIFO, COUNTERS, DRIVER_SOCKET, FIRMWARE_LOG);
+        List.of(NIC_SDRAM, HOST_MEMORY, RX_FIFO, COUNTERS, NIC_WAKE, DRIVER_SOCKET, FIRMWARE_LOG);
 
     /**
      * Where the daemon and firmware JVMs write a crash report ({@code -XX:ErrorFile}) and the JIT's replay
@@ -183,6 +184,11 @@ public final class ClusterDirectory
     public Path counters(final NicCoordinates node)
     {
         return nodeDirectory(node).resolve(COUNTERS);
+    }
+
+    public Path nicWake(final NicCoordinates node)
+    {
+        return nodeDirectory(node).resolve(NIC_WAKE);
     }
 
     public Path driverSocket(final NicCoordinates node)

@@ -56,6 +56,7 @@ public final class FileDescriptorBlock
     public static final int TYPE_HOST_MEMORY = 2;
     public static final int TYPE_RX_FIFO = 3;
     public static final int TYPE_COUNTERS = 4;
+    public static final int TYPE_NIC_WAKE = 5;
 
     public static final int READY = 1;
 

@@ -94,6 +94,27 @@ public final class MappedFile implements AutoCloseable
         }
     }
 
+    /**
+     * Maps a region of an existing file read-only: a status area a process may look at but not change
+     * (a write through it faults, so a hostile process cannot forge what others read there).
+     */
+    public static MappedFile mapReadOnly(final Path file, final long offset, final long length)
+    {
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r"))
+        {
+            if (offset < 0 || length < 0 || offset + length > raf.length())
+            {
+                throw new IllegalArgumentException("region [" + offset + ", " + (offset + length) +
+                    ") is outside " + file + " (" + raf.length() + " bytes)");
+            }
+            return new MappedFile(file, raf.getChannel().map(FileChannel.MapMode.READ_ONLY, offset, length));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot map " + file, ex);
+        }
+    }
+
     public Path file()
     {
         return file;

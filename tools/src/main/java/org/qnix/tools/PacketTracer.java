@@ -17,6 +17,7 @@ import org.qnix.abi.CountersLayout;
 import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.NicWakeUp;
 import org.qnix.abi.PacketHeader;
 import org.qnix.abi.TraceLayout;
 import org.qnix.firmware.NicCounters;
@@ -64,6 +65,8 @@ public final class PacketTracer implements AutoCloseable
         final NicCoordinates node;
         final MappedFile counters;
         final MappedFile sdram;
+        final MappedFile wake;
+        final NicWakeUp wakeUp;
         final AtomicBuffer control;
         final OneToOneRingBuffer ring;
         final int dutyCycles;
@@ -75,6 +78,8 @@ public final class PacketTracer implements AutoCloseable
             this.node = node;
             this.counters = MappedFile.mapExisting(dir.counters(node));
             this.sdram = MappedFile.mapExisting(dir.nicSdram(node));
+            this.wake = MappedFile.mapExisting(dir.nicWake(node));
+            this.wakeUp = new NicWakeUp(sdram.buffer(), (int)layout.controlProgramOffset(), wake.buffer());
             this.control = new UnsafeBuffer(counters.buffer(), CountersLayout.TRACE_CONTROL_OFFSET,
                 TraceLayout.CONTROL_LENGTH);
             this.ring = new OneToOneRingBuffer(
@@ -215,6 +220,8 @@ public final class PacketTracer implements AutoCloseable
             while (nics.get(i).sdram.buffer().getLongVolatile(nics.get(i).dutyCycles) < cycles[i] + 2 &&
                 System.currentTimeMillis() < deadline)
             {
+                // An idle NIC sleeps and runs no duty cycle until woken.
+                nics.get(i).wakeUp.ring();
                 Thread.onSpinWait();
                 Thread.yield();
             }
@@ -241,7 +248,7 @@ public final class PacketTracer implements AutoCloseable
                 nic.control.putIntRelease(TraceLayout.CAPTURE_LENGTH_OFFSET, 0);
                 nic.control.compareAndSetLong(TraceLayout.TRACER_PID_OFFSET, self, 0);
             }
-            CloseHelper.closeAll(nic.counters, nic.sdram);
+            CloseHelper.closeAll(nic.counters, nic.sdram, nic.wake);
         }
     }
 }

@@ -12,6 +12,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.jar.JarFile;
@@ -185,6 +187,7 @@ public final class ProgramLauncher
 
         final List<Process> children = new ArrayList<>();
         final List<Thread> pumps = new ArrayList<>();
+        final BlockingQueue<Integer> exited = new LinkedBlockingQueue<>();
         final Thread stopper = new Thread(() -> stopAll(children), "qnix-run-stop");
         Runtime.getRuntime().addShutdownHook(stopper);
         try
@@ -221,6 +224,8 @@ public final class ProgramLauncher
                 {
                     children.add(child);
                 }
+                final int exitedRank = rank;
+                child.onExit().thenRun(() -> exited.add(exitedRank));
                 // Before its output, so that a rank can be found (jstack, a debugger, kill) while it runs.
                 synchronized (out)
                 {
@@ -235,28 +240,18 @@ public final class ProgramLauncher
             }
 
             int firstFailure = 0;
-            int remaining = processes;
-            final boolean[] done = new boolean[processes];
-            while (remaining > 0)
+            for (int remaining = processes; remaining > 0; remaining--)
             {
-                for (int rank = 0; rank < processes; rank++)
+                // Blocks until a rank exits: the JDK's process reaper waits for it, nothing polls, so a
+                // launcher of programs blocked in long waits costs no CPU (issue 13).
+                final int rank = exited.take();
+                final int exit = children.get(rank).exitValue();
+                if (0 != exit && 0 == firstFailure)
                 {
-                    final Process child = children.get(rank);
-                    if (done[rank] || child.isAlive())
-                    {
-                        continue;
-                    }
-                    done[rank] = true;
-                    remaining--;
-                    final int exit = child.exitValue();
-                    if (0 != exit && 0 == firstFailure)
-                    {
-                        firstFailure = exit;
-                        out.println("[qnix run] rank " + rank + " exited with code " + exit + "; stopping the others");
-                        stopAll(children);
-                    }
+                    firstFailure = exit;
+                    out.println("[qnix run] rank " + rank + " exited with code " + exit + "; stopping the others");
+                    stopAll(children);
                 }
-                Thread.sleep(10);
             }
             for (final Thread pump : pumps)
             {
