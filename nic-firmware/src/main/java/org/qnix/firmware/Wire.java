@@ -6,14 +6,16 @@ import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.qnix.abi.RxFifo;
 import org.qnix.abi.TraceLayout;
 
 /**
- * The emulated router as one NIC sees it: its own input FIFO and every other NIC's (DESIGN.md 3.3).
- * Sending a packet is appending one record to the destination's FIFO. A send never blocks: when the
- * destination FIFO is full the packet waits in this NIC's outbox, in order, and {@link #flush()}
- * retries it on a later pass (otherwise two NICs sending to each other could deadlock).
+ * The emulated router as one NIC sees it: its own input FIFO and every other NIC's (DESIGN.md 3.3),
+ * each an {@link RxFifo}. Sending a packet is appending one record to the destination's FIFO; a data
+ * page is written into it once, after {@link #claim}, and read out once, by the destination's RX
+ * (nothing zeroes it after). A send never blocks: when the destination FIFO is full the packet waits
+ * in this NIC's outbox, in order, and {@link #flush()} retries it on a later pass (otherwise two NICs
+ * sending to each other could deadlock).
  */
 final class Wire
 {
@@ -22,7 +24,7 @@ final class Wire
     private static final int OUTBOX_PACKET_OFFSET = OUTBOX_TYPE_OFFSET + Integer.BYTES;
     private static final int MAX_PACKET = 64 * 1024 + 64;
 
-    private final ManyToOneRingBuffer[] fifos;
+    private final RxFifo[] fifos;
     private final int selfIndex;
     private final ExpandableRingBuffer outbox = new ExpandableRingBuffer(4096, 64 * 1024 * 1024, true);
     private final UnsafeBuffer outboxScratch = new UnsafeBuffer(new byte[OUTBOX_PACKET_OFFSET + MAX_PACKET]);
@@ -35,7 +37,7 @@ final class Wire
     private int claimedLength;
 
     /**
-     * @param rings     the ring buffer region of every node's {@code rx.fifo}, by node index.
+     * @param rings     the FIFO region of every node's {@code rx.fifo} (RxFifoLayout.RING_OFFSET on), by node index.
      * @param selfIndex this NIC's node index.
      * @param trace     where a copy of every packet goes while {@code qnix trace} watches this NIC.
      */
@@ -44,10 +46,10 @@ final class Wire
         this.nodeName = nodeName;
         this.selfIndex = selfIndex;
         this.trace = trace;
-        fifos = new ManyToOneRingBuffer[rings.length];
+        fifos = new RxFifo[rings.length];
         for (int i = 0; i < rings.length; i++)
         {
-            fifos[i] = new ManyToOneRingBuffer(rings[i]);
+            fifos[i] = new RxFifo(rings[i]);
         }
     }
 

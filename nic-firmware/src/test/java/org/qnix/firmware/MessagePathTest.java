@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 
 import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.junit.jupiter.api.Test;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ContextLayout;
@@ -19,6 +18,7 @@ import org.qnix.abi.PermissionRequestFlyweight;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.ProtectionTableLayout;
 import org.qnix.abi.ProcessCommand;
+import org.qnix.abi.RxFifo;
 import org.qnix.abi.ShortFlow;
 import org.qnix.abi.SystemMessage;
 import org.qnix.abi.WireMessageType;
@@ -549,7 +549,7 @@ class MessagePathTest extends SteppedClusterTest
         final UnsafeBuffer packet = new UnsafeBuffer(new byte[PacketHeader.LENGTH + 8]);
         new PacketHeader().wrap(packet, 0).destination(NicCoordinates.ofIndex(3, 2).packed()).receiverPid(2)
             .source(NicCoordinates.ofIndex(0, 2).packed()).senderPid(1).contextTag(77).packetLength(8).counter(0);
-        new ManyToOneRingBuffer(cluster.images.get(3).rxRing()).write(WireMessageType.DATA_PACKET, packet, 0,
+        new RxFifo(cluster.images.get(3).rxRing()).write(WireMessageType.DATA_PACKET, packet, 0,
             packet.capacity());
         cluster.settle();
         assertEquals(1, counter(3, NicCounters.PACKETS_DROPPED));

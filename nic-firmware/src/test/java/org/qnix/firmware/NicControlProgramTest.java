@@ -10,7 +10,6 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.qnix.abi.Doorbell;
@@ -20,6 +19,7 @@ import org.qnix.abi.PacketHeader;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.PublishedTables;
+import org.qnix.abi.RxFifo;
 import org.qnix.abi.SystemMessage;
 import org.qnix.abi.WireMessageType;
 
@@ -186,7 +186,7 @@ class NicControlProgramTest extends SteppedClusterTest
     @Test
     void malformedPacketsAreCountedAndDropped()
     {
-        final ManyToOneRingBuffer fifo = new ManyToOneRingBuffer(cluster.images.get(1).rxRing());
+        final RxFifo fifo = new RxFifo(cluster.images.get(1).rxRing());
         final UnsafeBuffer packet = new UnsafeBuffer(new byte[64]);
         fifo.write(WireMessageType.SYSTEM_MESSAGE, packet, 0, 4);
         new PacketHeader().wrap(packet, 0).destination(new NicCoordinates(1, 0).packed()).source(0)

@@ -12,7 +12,6 @@ import org.agrona.DirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.status.CountersReader;
 import org.agrona.concurrent.status.CountersManager;
 import org.qnix.abi.ClusterDirectory;
@@ -24,6 +23,7 @@ import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.PacketHeader;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.ProcessTableLayout;
+import org.qnix.abi.RxFifo;
 import org.qnix.abi.WireMessageType;
 
 /**
@@ -199,7 +199,7 @@ final class SteppedCluster implements AutoCloseable
             .source(NicCoordinates.ofIndex(from, params.torusWidth()).packed()).senderPid(0)
             .contextTag(code).packetLength(length).counter(0);
         packet.putBytes(PacketHeader.LENGTH, payload, 0, length);
-        if (!new ManyToOneRingBuffer(images.get(to).rxRing()).write(
+        if (!new RxFifo(images.get(to).rxRing()).write(
             WireMessageType.SYSTEM_MESSAGE, packet, 0, packet.capacity()))
         {
             throw new IllegalStateException("FIFO of node " + to + " is full");

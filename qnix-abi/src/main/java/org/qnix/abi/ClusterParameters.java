@@ -569,7 +569,7 @@ public final class ClusterParameters
             }
             if (rxFifoBytes / 8 < pageSize + 64)
             {
-                // Agrona's ring buffer takes records of at most an eighth of its capacity.
+                // The input FIFO (RxFifo) takes payloads of at most an eighth of its capacity.
                 throw new IllegalArgumentException("rx FIFO size " + rxFifoBytes + " is too small for packets of " +
                     "page size " + pageSize + ": it must be at least " + Integer.highestOneBit((pageSize + 64) * 16));
             }

@@ -1,8 +1,8 @@
 package org.qnix.abi;
 
 /**
- * Message type ids of the records in an {@code rx.fifo} (the Agrona ring buffer's msgTypeId), DESIGN.md
- * 3.3. They must be positive for Agrona.
+ * Record types of the records in an {@code rx.fifo} ({@link RxFifo}), DESIGN.md 3.3. They must be
+ * positive: {@link RxFifoLayout#PADDING_TYPE} is negative.
  */
 public final class WireMessageType
 {

@@ -7,7 +7,6 @@ import java.util.Map;
 
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.CommandQueueEntry;
@@ -26,6 +25,7 @@ import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.PublishedTables;
+import org.qnix.abi.RxFifo;
 import org.qnix.abi.RxFifoLayout;
 import org.qnix.abi.VniContext;
 import org.qnix.abi.VniLayout;
@@ -311,7 +311,7 @@ public final class ClusterInspector
             staging.put("messagesStagedSoFar", counters.getOrDefault(NicCounters.MESSAGES_STAGED, 0L));
             out.put("staging", staging);
             FileDescriptorBlock.verify(fifoFile.buffer(), FileDescriptorBlock.TYPE_RX_FIFO, dir.rxFifo(node).toString());
-            final ManyToOneRingBuffer fifo = new ManyToOneRingBuffer(
+            final RxFifo fifo = new RxFifo(
                 new UnsafeBuffer(fifoFile.buffer(), RxFifoLayout.RING_OFFSET, RxFifoLayout.ringLength(params)));
             final Map<String, Object> rx = new LinkedHashMap<>();
             rx.put("bytesWaiting", fifo.size());
