@@ -14,6 +14,8 @@ import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.NicWakeLayout;
+import org.qnix.abi.NicWakeUp;
 import org.qnix.abi.ProcessName;
 import org.qnix.host.DriverException;
 import org.qnix.host.DriverProxy;
@@ -43,10 +45,11 @@ final class NicRegistration
     final MappedFile hps;
     final MappedFile control;
     final MappedFile wake;
+    final MappedFile wakeSequence;
 
     private NicRegistration(final ProcessName name, final NicCoordinates node, final String clusterName,
         final ClusterParameters params, final int nicPid, final DriverProxy driver, final MappedFile vni,
-        final MappedFile hps, final MappedFile control, final MappedFile wake)
+        final MappedFile hps, final MappedFile control, final MappedFile wake, final MappedFile wakeSequence)
     {
         this.name = name;
         this.node = node;
@@ -58,6 +61,7 @@ final class NicRegistration
         this.hps = hps;
         this.control = control;
         this.wake = wake;
+        this.wakeSequence = wakeSequence;
     }
 
     /**
@@ -137,20 +141,24 @@ final class NicRegistration
             // register, so that a wait never outlives the firmware (DESIGN.md 5).
             final MappedFile control = MappedFile.mapReadOnly(dir.nicSdram(where),
                 new NicSdramLayout(params).controlProgramOffset(), ControlProgramLayout.LENGTH);
-            // Read-write: a Command Queue entry wakes a sleeping NIC by bumping its Wake Sequence.
+            // The NIC's Asleep flag read-only; its Wake Sequence read-write: a Command Queue entry wakes a
+            // sleeping NIC by bumping it (NicWakeLayout).
             MappedFile wake = null;
+            MappedFile wakeSequence = null;
             try
             {
-                wake = MappedFile.mapExisting(dir.nicWake(where));
+                wake = MappedFile.mapReadOnly(dir.nicWake(where), 0, NicWakeLayout.FILE_LENGTH);
                 FileDescriptorBlock.verify(wake.buffer(), FileDescriptorBlock.TYPE_NIC_WAKE, dir.nicWake(where).toString());
+                wakeSequence = MappedFile.mapExisting(dir.nicWake(where), NicWakeLayout.WAKE_SEQUENCE_OFFSET,
+                    NicWakeLayout.PAGE);
             }
             catch (final RuntimeException ex)
             {
-                CloseHelper.closeAll(vni, hps, control, wake);
+                CloseHelper.closeAll(vni, hps, control, wake, wakeSequence);
                 throw ex;
             }
             return new NicRegistration(name, where, clusterName, params, registration.nicPid(), driver, vni,
-                hps, control, wake);
+                hps, control, wake, wakeSequence);
         }
         finally
         {
@@ -161,6 +169,12 @@ final class NicRegistration
         }
     }
 
+    /** @return the waker of this node's NIC, over the two mappings of its {@code nic.wake}. */
+    NicWakeUp wakeUp()
+    {
+        return new NicWakeUp(wake.buffer(), NicWakeLayout.ASLEEP_OFFSET, wakeSequence.buffer(), 0);
+    }
+
     /** Delete_Process through the driver (thesis 3.5.3): the NIC forgets the process, the driver frees its pages. */
     void deregister()
     {
@@ -168,7 +182,7 @@ final class NicRegistration
     }
 
     /**
-     * Closes the driver connection and unmaps the four mappings if {@code quiescent}: no call is inside
+     * Closes the driver connection and unmaps its mappings if {@code quiescent}: no call is inside
      * them. Otherwise they stay in place, leaked, rather than unmapped under a call still running.
      */
     void release(final boolean quiescent, final MappingGuard guard, final long waitedNs)
@@ -180,6 +194,7 @@ final class NicRegistration
             hps.close();
             control.close();
             wake.close();
+            wakeSequence.close();
         }
         else
         {

@@ -53,7 +53,7 @@ final class VirtualNetworkInterface
     private final ContextRegionDescriptor region = new ContextRegionDescriptor();
 
     VirtualNetworkInterface(final ClusterParameters params, final UnsafeBuffer vni, final UnsafeBuffer hps,
-        final UnsafeBuffer control, final int controlOffset, final UnsafeBuffer wake, final NicCoordinates node,
+        final UnsafeBuffer control, final int controlOffset, final NicWakeUp wakeUp, final NicCoordinates node,
         final ProcessName name, final MappingGuard guard)
     {
         this.params = params;
@@ -61,7 +61,7 @@ final class VirtualNetworkInterface
         this.vni = vni;
         this.hps = hps;
         this.heartbeat = new NicHeartbeat(control, controlOffset, node);
-        this.wakeUp = new NicWakeUp(control, controlOffset, wake);
+        this.wakeUp = wakeUp;
         this.guard = guard;
         this.waiter = new DoorbellWaiter(hps, heartbeat, guard, TimeUnit.MICROSECONDS.toNanos(params.hotUs()));
         this.name = name;

@@ -19,6 +19,7 @@ import org.qnix.abi.Doorbell;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicWakeLayout;
+import org.qnix.abi.NicWakeUp;
 import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.VniContext;
@@ -48,7 +49,7 @@ class MessagingAndCollectivesTest
     private final UnsafeBuffer hps = new UnsafeBuffer(ByteBuffer.allocateDirect(
         HostProcessStructuresLayout.pages(CONTEXTS, params.pageSize()) * params.pageSize()));
     private final UnsafeBuffer control = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProgramLayout.LENGTH));
-    private final UnsafeBuffer wake = new UnsafeBuffer(ByteBuffer.allocateDirect(NicWakeLayout.FILE_LENGTH));
+    private final NicWakeUp wake = new NicWakeUp(new UnsafeBuffer(ByteBuffer.allocateDirect(NicWakeLayout.FILE_LENGTH)));
     private final CommandQueueEntry nicEntry = new CommandQueueEntry();
     private final VniContext nicContext = new VniContext();
     private final MappingGuard guard = new MappingGuard();

@@ -20,6 +20,7 @@ import org.qnix.abi.Doorbell;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicWakeLayout;
+import org.qnix.abi.NicWakeUp;
 import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.VniLayout;
@@ -41,7 +42,7 @@ class VirtualNetworkInterfaceClosingTest
     private final UnsafeBuffer hps = new UnsafeBuffer(new byte[
         HostProcessStructuresLayout.pages(params.contextsPerProcess(), params.pageSize()) * params.pageSize()]);
     private final UnsafeBuffer control = new UnsafeBuffer(new byte[ControlProgramLayout.LENGTH]);
-    private final UnsafeBuffer wake = new UnsafeBuffer(ByteBuffer.allocateDirect(NicWakeLayout.FILE_LENGTH));
+    private final NicWakeUp wake = new NicWakeUp(new UnsafeBuffer(ByteBuffer.allocateDirect(NicWakeLayout.FILE_LENGTH)));
     private final MappingGuard guard = new MappingGuard();
     private final int entries = params.commandQueueEntries();
     private final VirtualNetworkInterface vnic;

@@ -23,6 +23,7 @@ import org.qnix.abi.Doorbell;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicWakeLayout;
+import org.qnix.abi.NicWakeUp;
 import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.VniContext;
@@ -46,7 +47,7 @@ class VirtualNetworkInterfaceTest
     private final UnsafeBuffer hps = new UnsafeBuffer(ByteBuffer.allocateDirect(
         HostProcessStructuresLayout.pages(CONTEXTS, params.pageSize()) * params.pageSize()));
     private final UnsafeBuffer control = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProgramLayout.LENGTH));
-    private final UnsafeBuffer wake = new UnsafeBuffer(ByteBuffer.allocateDirect(NicWakeLayout.FILE_LENGTH));
+    private final NicWakeUp wake = new NicWakeUp(new UnsafeBuffer(ByteBuffer.allocateDirect(NicWakeLayout.FILE_LENGTH)));
     private final CommandQueueEntry nicEntry = new CommandQueueEntry();
     private VirtualNetworkInterface vnic;
 

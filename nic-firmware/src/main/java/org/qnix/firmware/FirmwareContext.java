@@ -10,6 +10,7 @@ import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.HostMemoryLayout;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.NicWakeUp;
 
 /**
  * Everything one NIC's control program is wired from, in one place (the role of Aeron's
@@ -37,6 +38,7 @@ public final class FirmwareContext
 {
     private NodeImage image;
     private AtomicBuffer[] inputFifos;
+    private NicWakeUp[] peerWakeUps;
     private NicCounters counters;
     private EpochClock epochClock;
     private PrintStream errorLog = System.err;
@@ -71,6 +73,16 @@ public final class FirmwareContext
     public FirmwareContext inputFifos(final AtomicBuffer[] rings)
     {
         this.inputFifos = rings;
+        return this;
+    }
+
+    /**
+     * The waker of every other node's NIC, by node index, rung after a packet is put in its FIFO; null
+     * entries are not rung. Unset: none (stepped tests, where one thread runs every NIC by hand).
+     */
+    public FirmwareContext peerWakeUps(final NicWakeUp[] wakeUps)
+    {
+        this.peerWakeUps = wakeUps;
         return this;
     }
 
@@ -126,7 +138,8 @@ public final class FirmwareContext
         cachedClock.update(epochClock.time());
         trace = new PacketTrace(image.traceControl(), image.traceRing(), counters.traceRecordsDropped);
         nodeName = self.toString();
-        wire = new Wire(inputFifos, selfIndex, trace, nodeName);
+        wire = new Wire(inputFifos, selfIndex, trace, nodeName,
+            null == peerWakeUps ? new NicWakeUp[params.nodeCount()] : peerWakeUps);
         messages = new SystemMessageSender(wire, counters, self, params.torusWidth());
         doorbells = new Doorbells(image.hostMemory(), counters, nodeName);
         errorHandler = new DutyCycleErrorHandler(self, counters, cachedClock, errorLog);

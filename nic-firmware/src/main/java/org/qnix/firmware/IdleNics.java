@@ -6,7 +6,6 @@ import java.util.List;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
-import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Futex;
 import org.qnix.abi.NicWakeLayout;
 
@@ -33,21 +32,16 @@ public final class IdleNics
 {
     private final AtomicCounter[] parks;
     private final AtomicCounter[] sleeps;
-    private final AtomicBuffer[] sdram;
-    private final int[] asleepOffsets;
     private final AtomicBuffer[] wake;
     private final UnsafeBuffer waiters;
     private final boolean canSleep;
     private boolean armed;
     private int watched0;
 
-    private IdleNics(final AtomicCounter[] parks, final AtomicCounter[] sleeps, final AtomicBuffer[] sdram,
-        final int[] asleepOffsets, final AtomicBuffer[] wake)
+    private IdleNics(final AtomicCounter[] parks, final AtomicCounter[] sleeps, final AtomicBuffer[] wake)
     {
         this.parks = parks;
         this.sleeps = sleeps;
-        this.sdram = sdram;
-        this.asleepOffsets = asleepOffsets;
         this.wake = wake;
         this.waiters = new UnsafeBuffer(ByteBuffer.allocateDirect(Math.max(1, wake.length) * Futex.WAITV_ENTRY_LENGTH));
         this.canSleep = 1 == wake.length ? Futex.available() : wake.length > 1 && Futex.waitvAvailable();
@@ -73,22 +67,18 @@ public final class IdleNics
     static IdleNics of(final NodeImage[] images, final AtomicCounter[] parks, final AtomicCounter[] sleeps)
     {
         final int n = images.length;
-        final AtomicBuffer[] sdram = new AtomicBuffer[n];
-        final int[] asleepOffsets = new int[n];
         final AtomicBuffer[] wake = new AtomicBuffer[n];
         for (int i = 0; i < n; i++)
         {
-            sdram[i] = images[i].sdram();
-            asleepOffsets[i] = (int)images[i].sdramLayout().controlProgramOffset() + ControlProgramLayout.ASLEEP_OFFSET;
             wake[i] = images[i].wake();
         }
-        return new IdleNics(parks.clone(), sleeps.clone(), sdram, asleepOffsets, wake);
+        return new IdleNics(parks.clone(), sleeps.clone(), wake);
     }
 
     /** NICs that only count their parks and never sleep (tests of the strategy, other idle strategies). */
     public static IdleNics parksOnly(final AtomicCounter... parks)
     {
-        return new IdleNics(parks.clone(), new AtomicCounter[0], new AtomicBuffer[0], new int[0], new AtomicBuffer[0]);
+        return new IdleNics(parks.clone(), new AtomicCounter[0], new AtomicBuffer[0]);
     }
 
     /** @return true if this platform lets these NICs sleep until woken. */
@@ -118,7 +108,7 @@ public final class IdleNics
         {
             // Readers: the wakers, after they published work. A volatile store: the duty cycle's looks for
             // work that follow come after it (Dekker with NicWakeUp.ring).
-            sdram[i].putIntVolatile(asleepOffsets[i], ControlProgramLayout.ASLEEP);
+            wake[i].putIntVolatile(NicWakeLayout.ASLEEP_OFFSET, NicWakeLayout.ASLEEP);
         }
         armed = true;
     }
@@ -167,10 +157,10 @@ public final class IdleNics
             return;
         }
         armed = false;
-        for (int i = 0; i < sdram.length; i++)
+        for (int i = 0; i < wake.length; i++)
         {
             // Readers: the wakers; a late one that still saw ASLEEP only bumps the sequence for nothing.
-            sdram[i].putIntRelease(asleepOffsets[i], ControlProgramLayout.AWAKE);
+            wake[i].putIntRelease(NicWakeLayout.ASLEEP_OFFSET, NicWakeLayout.AWAKE);
         }
     }
 }

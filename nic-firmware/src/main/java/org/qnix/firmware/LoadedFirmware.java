@@ -16,6 +16,7 @@ import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.FileDescriptorBlock;
 import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicWakeUp;
 import org.qnix.abi.RxFifoLayout;
 
 /**
@@ -52,6 +53,7 @@ public final class LoadedFirmware implements AutoCloseable
         {
             image = NodeImage.open(dir, params, node);
             final AtomicBuffer[] rings = new AtomicBuffer[params.nodeCount()];
+            final NicWakeUp[] wakeUps = new NicWakeUp[params.nodeCount()];
             final int selfIndex = node.index(params.torusWidth());
             for (int i = 0; i < params.nodeCount(); i++)
             {
@@ -65,10 +67,15 @@ public final class LoadedFirmware implements AutoCloseable
                 fifos.add(fifo);
                 FileDescriptorBlock.verify(fifo.buffer(), FileDescriptorBlock.TYPE_RX_FIFO, dir.rxFifo(peer).toString());
                 rings[i] = new UnsafeBuffer(fifo.buffer(), RxFifoLayout.RING_OFFSET, RxFifoLayout.ringLength(params));
+                final MappedFile wake = PeerFifoMappings.acquire(dir.nicWake(peer));
+                fifos.add(wake);
+                FileDescriptorBlock.verify(wake.buffer(), FileDescriptorBlock.TYPE_NIC_WAKE, dir.nicWake(peer).toString());
+                wakeUps[i] = new NicWakeUp(wake.buffer());
             }
             final NicControlProgram program = new NicControlProgram(new FirmwareContext()
                 .nodeImage(image)
                 .inputFifos(rings)
+                .peerWakeUps(wakeUps)
                 .countersManager(new CountersManager(image.countersMetadata(), image.countersValues()))
                 .epochClock(SystemEpochClock.INSTANCE)
                 .errorLog(System.err));

@@ -248,7 +248,7 @@ public final class NodeImage implements AutoCloseable
     /** @return a waker of this node's NIC, for whoever gives it work from this JVM. */
     public NicWakeUp wakeUp()
     {
-        return new NicWakeUp(sdramFile.buffer(), (int)sdramLayout.controlProgramOffset(), wakeFile.buffer());
+        return new NicWakeUp(wakeFile.buffer());
     }
 
     public void close()

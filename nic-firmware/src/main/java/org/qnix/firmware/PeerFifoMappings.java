@@ -11,8 +11,8 @@ import java.util.Map;
 import org.qnix.abi.MappedFile;
 
 /**
- * The input FIFOs of other NICs mapped once per JVM, however many control programs of the JVM write
- * into them. Every control program sends to every NIC, so with {@code --firmware threads} a daemon of
+ * The input FIFOs (and {@code nic.wake} files, to wake a sleeping NIC after a packet) of other NICs
+ * mapped once per JVM, however many control programs of the JVM write into them. Every control program sends to every NIC, so with {@code --firmware threads} a daemon of
  * N NICs mapped N x (N - 1) FIFOs: 65,280 for a 16x16 torus, past the kernel's limit of 65,530
  * mappings per process ({@code vm.max_map_count}), and the JVM died of native out-of-memory the next
  * time it needed one. Shared, they are N - 1 per JVM whatever the placement (issue 17, item 7).

@@ -6,6 +6,7 @@ import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.qnix.abi.NicWakeUp;
 import org.qnix.abi.RxFifo;
 import org.qnix.abi.TraceLayout;
 
@@ -25,6 +26,7 @@ final class Wire
     private static final int MAX_PACKET = 64 * 1024 + 64;
 
     private final RxFifo[] fifos;
+    private final NicWakeUp[] wakeUps;
     private final int selfIndex;
     private final ExpandableRingBuffer outbox = new ExpandableRingBuffer(4096, 64 * 1024 * 1024, true);
     private final UnsafeBuffer outboxScratch = new UnsafeBuffer(new byte[OUTBOX_PACKET_OFFSET + MAX_PACKET]);
@@ -40,9 +42,13 @@ final class Wire
      * @param rings     the FIFO region of every node's {@code rx.fifo} (RxFifoLayout.RING_OFFSET on), by node index.
      * @param selfIndex this NIC's node index.
      * @param trace     where a copy of every packet goes while {@code qnix trace} watches this NIC.
+     * @param wakeUps   the waker of every other node's NIC, by node index; null entries (this node, or
+     *                  NICs known to run on this thread) are not rung.
      */
-    Wire(final AtomicBuffer[] rings, final int selfIndex, final PacketTrace trace, final String nodeName)
+    Wire(final AtomicBuffer[] rings, final int selfIndex, final PacketTrace trace, final String nodeName,
+        final NicWakeUp[] wakeUps)
     {
+        this.wakeUps = wakeUps.clone();
         this.nodeName = nodeName;
         this.selfIndex = selfIndex;
         this.trace = trace;
@@ -74,6 +80,7 @@ final class Wire
         if (outbox.isEmpty() && fifos[nodeIndex].write(messageType, packet, offset, length))
         {
             sent(nodeIndex, messageType, packet, offset, length);
+            wake(nodeIndex);
             return true;
         }
         outboxScratch.putInt(OUTBOX_NODE_OFFSET, nodeIndex);
@@ -117,6 +124,7 @@ final class Wire
         // Copied before the commit: after it the destination may already have taken and reused the room.
         sent(nodeIndex, claimedType, fifos[nodeIndex].buffer(), index, claimedLength);
         fifos[nodeIndex].commit(index);
+        wake(nodeIndex);
     }
 
     boolean outboxEmpty()
@@ -156,7 +164,18 @@ final class Wire
             return false;
         }
         sent(nodeIndex, type, buffer, offset + OUTBOX_PACKET_OFFSET, length - OUTBOX_PACKET_OFFSET);
+        wake(nodeIndex);
         return true;
+    }
+
+    /** After a packet is in another NIC's FIFO: that NIC may be asleep (HotWindowIdleStrategy). */
+    private void wake(final int nodeIndex)
+    {
+        final NicWakeUp wakeUp = wakeUps[nodeIndex];
+        if (null != wakeUp)
+        {
+            wakeUp.ring();
+        }
     }
 
     /** A packet is on the wire: the trace's copy and the JFR event, each only when switched on. */

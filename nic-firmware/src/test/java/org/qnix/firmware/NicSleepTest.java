@@ -20,7 +20,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
-import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Futex;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicWakeLayout;
@@ -87,8 +86,8 @@ class NicSleepTest
         firmware.start();
 
         awaitAsleep(sleeps[1], 1);
-        assertEquals(ControlProgramLayout.ASLEEP, asleep(0));
-        assertEquals(ControlProgramLayout.ASLEEP, asleep(1));
+        assertEquals(NicWakeLayout.ASLEEP, asleep(0));
+        assertEquals(NicWakeLayout.ASLEEP, asleep(1));
         final int sequenceBefore = sequence(1);
 
         work.set(1);
@@ -122,7 +121,7 @@ class NicSleepTest
         final int before = sequence(0);
         images[0].wakeUp().ring();
         assertEquals(before, sequence(0));
-        assertEquals(ControlProgramLayout.AWAKE, asleep(0));
+        assertEquals(NicWakeLayout.AWAKE, asleep(0));
         images[1] = null;
     }
 
@@ -138,8 +137,7 @@ class NicSleepTest
 
     private int asleep(final int node)
     {
-        return images[node].sdram().getIntVolatile(
-            (int)images[node].sdramLayout().controlProgramOffset() + ControlProgramLayout.ASLEEP_OFFSET);
+        return images[node].wake().getIntVolatile(NicWakeLayout.ASLEEP_OFFSET);
     }
 
     private int sequence(final int node)

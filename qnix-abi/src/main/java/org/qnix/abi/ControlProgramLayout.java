@@ -26,8 +26,6 @@ package org.qnix.abi;
  *  +---------------------------------------------------------------+
  *  |  Duty cycles completed (64 bits, volatile): the DMA epoch     |
  *  +---------------------------------------------------------------+
- *  |  Asleep: 1 while the firmware sleeps on its Wake Sequence     |
- *  +---------------------------------------------------------------+
  *  |  Reserved to 128 bytes                                        |
  *  +---------------------------------------------------------------+
  * </pre>
@@ -39,10 +37,6 @@ package org.qnix.abi;
  * {@code E} knows that every cycle from {@code E + 2} on sees the cleared entry; once the count is
  * past {@code E}, the one cycle that may have checked the page before it was cleared has finished,
  * and the page may go to another process.
- *
- * <p>Asleep is how whoever gives the NIC work knows to wake it ({@link NicWakeUp}): the firmware sets it
- * before its last look for work and sleeps on the node's Wake Sequence ({@link NicWakeLayout}). It is
- * here, read-only to processes, so that no process can hide a sleeping NIC from the others.
  */
 public final class ControlProgramLayout
 {
@@ -55,15 +49,11 @@ public final class ControlProgramLayout
     public static final int MODE_OFFSET = VERSION_OFFSET + Integer.BYTES;
     public static final int DEBUG_PORT_OFFSET = MODE_OFFSET + Integer.BYTES;
     public static final int DUTY_CYCLES_OFFSET = DEBUG_PORT_OFFSET + Integer.BYTES;
-    public static final int ASLEEP_OFFSET = DUTY_CYCLES_OFFSET + Long.BYTES;
     public static final int LENGTH = 128;
 
     public static final int STATE_ABSENT = 0;
     public static final int STATE_RUNNING = 1;
     public static final int STATE_STOPPED = 2;
-
-    public static final int AWAKE = 0;
-    public static final int ASLEEP = 1;
 
     public static final int MODE_PROCESS = 1;
     public static final int MODE_THREAD = 2;

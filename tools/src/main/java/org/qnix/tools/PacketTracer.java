@@ -79,7 +79,7 @@ public final class PacketTracer implements AutoCloseable
             this.counters = MappedFile.mapExisting(dir.counters(node));
             this.sdram = MappedFile.mapExisting(dir.nicSdram(node));
             this.wake = MappedFile.mapExisting(dir.nicWake(node));
-            this.wakeUp = new NicWakeUp(sdram.buffer(), (int)layout.controlProgramOffset(), wake.buffer());
+            this.wakeUp = new NicWakeUp(wake.buffer());
             this.control = new UnsafeBuffer(counters.buffer(), CountersLayout.TRACE_CONTROL_OFFSET,
                 TraceLayout.CONTROL_LENGTH);
             this.ring = new OneToOneRingBuffer(
