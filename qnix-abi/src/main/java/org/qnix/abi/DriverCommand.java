@@ -6,6 +6,15 @@ public final class DriverCommand
     public static final int NONE = 0;
     public static final int NEW_PROCESS = 1;
     public static final int DELETE_PROCESS = 2;
+    /**
+     * VIA (issue 14): the Process Table entry Index is a VIA process's (PID as New_Process's): the NIC
+     * makes it active so that its Command Queue is scanned, and sets it registered at once. No
+     * New_Process or New_Group is broadcast: a VIA process has no QNIX name, and its peers learn of
+     * it only through connections the daemon makes.
+     */
+    public static final int NEW_VIA_PROCESS = 3;
+    /** VIA: the VIA process of entry Index is gone; the NIC drops its work, and nothing is broadcast. */
+    public static final int DELETE_VIA_PROCESS = 4;
 
     private DriverCommand()
     {
@@ -18,6 +27,8 @@ public final class DriverCommand
             case NONE: return "None";
             case NEW_PROCESS: return "New_Process";
             case DELETE_PROCESS: return "Delete_Process";
+            case NEW_VIA_PROCESS: return "New_Via_Process";
+            case DELETE_VIA_PROCESS: return "Delete_Via_Process";
             default: return "DriverCommand(" + code + ")";
         }
     }

@@ -31,6 +31,27 @@ import java.nio.charset.StandardCharsets;
  *  BUFFER_FREE     region id                  (a locked region is unlocked first)
  *    OK
  *  Any of the buffer requests may instead be answered with FAILED.
+ *
+ *  VIA (issue 14), on a connection of its own (a JVM may hold a QNIX and a VIA registration at once):
+ *  VIA_REGISTER            osPid, timeoutMs (long)
+ *    VIA_REGISTERED        index, nicPid, vniAddress (long), vniLength, hpsAddress (long),
+ *                          structuresAddress (long), structuresPages
+ *  VIA_PTAG_CREATE         (no fields)
+ *    VIA_HANDLE            the ptag
+ *  VIA_PTAG_DESTROY        ptag                                   (refused while a VI or region uses it)
+ *  VIA_REGISTER_MEM        allocation id, offset (long), length (long), ptag, attributes
+ *    VIA_HANDLE            the memory handle
+ *  VIA_DEREGISTER_MEM      memory handle
+ *  VIA_SET_MEM_ATTRIBUTES  memory handle, ptag, attributes
+ *  VIA_CQ_CREATE           entries
+ *    VIA_CQ                cq, page count, then each ring page's physical address (long)
+ *  VIA_CQ_DESTROY          cq                                     (refused while a VI uses it)
+ *  VIA_VI_CREATE           ptag, attributes, reliability, maxTransfer, sendCq, receiveCq (-1: none)
+ *    VIA_VI                vi (NIC VI table index), number (its completion lines' position)
+ *  VIA_VI_DESTROY          vi                                     (refused unless Idle)
+ *    OK                    for each request with no other answer
+ *  Any VIA request may instead be answered VIA_FAILED: ViplResult code, message (UTF). BUFFER_ALLOCATE
+ *  and BUFFER_FREE serve a VIA process too; BUFFER_FREE of memory with registered regions is refused.
  * </pre>
  */
 public final class DriverProtocol
@@ -51,6 +72,22 @@ public final class DriverProtocol
     public static final int LOCK_COUNT = 14;
     public static final int BUFFER_FREE = 15;
     public static final int OK = 16;
+
+    public static final int VIA_REGISTER = 32;
+    public static final int VIA_REGISTERED = 33;
+    public static final int VIA_PTAG_CREATE = 34;
+    public static final int VIA_HANDLE = 35;
+    public static final int VIA_PTAG_DESTROY = 36;
+    public static final int VIA_REGISTER_MEM = 37;
+    public static final int VIA_DEREGISTER_MEM = 38;
+    public static final int VIA_SET_MEM_ATTRIBUTES = 39;
+    public static final int VIA_CQ_CREATE = 40;
+    public static final int VIA_CQ = 41;
+    public static final int VIA_CQ_DESTROY = 42;
+    public static final int VIA_VI_CREATE = 43;
+    public static final int VIA_VI = 44;
+    public static final int VIA_VI_DESTROY = 45;
+    public static final int VIA_FAILED = 46;
 
     /** FAILED code for a request the driver refuses before touching the NIC. */
     public static final int REFUSED = 1;
