@@ -14,7 +14,7 @@ import org.qnix.abi.ProcessName;
  * The Driver Command Queue (thesis 3.5: checked before TX and before RX; 3.5.3: the commands). Each
  * {@link #doWork()} takes at most one command, clears its entry, publishes the queue's head every
  * {@link CommandQueueReader#HEAD_UPDATE_INTERVAL} commands or when the queue is found empty, hands
- * New_Process and Delete_Process to the {@link ProcessRegistrations} and rings the command's driver
+ * New_Process and Delete_Process (and their VIA forms, issue 14) to the {@link ProcessRegistrations} and rings the command's driver
  * doorbell with the outcome. A command that throws is the {@link DutyCycleErrorHandler}'s, and its
  * doorbell says Bad Command so that the driver does not wait for it.
  *
@@ -88,6 +88,14 @@ final class DriverCommandReader
 
                 case DriverCommand.DELETE_PROCESS:
                     doorbell = registrations.deleteProcess(name, index);
+                    break;
+
+                case DriverCommand.NEW_VIA_PROCESS:
+                    doorbell = registrations.newViaProcess(pid, index);
+                    break;
+
+                case DriverCommand.DELETE_VIA_PROCESS:
+                    doorbell = registrations.deleteViaProcess(index);
                     break;
 
                 default:

@@ -1,0 +1,199 @@
+package org.qnix.daemon;
+
+import java.util.BitSet;
+
+import org.agrona.concurrent.AtomicBuffer;
+import org.qnix.abi.CqTableEntry;
+import org.qnix.abi.MemoryRegionEntry;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ViTableEntry;
+import org.qnix.abi.ViaTablesLayout;
+
+/**
+ * The driver's end of one NIC's VIA tables in NIC internal memory (issue 14; {@link ViaTablesLayout}):
+ * which VI, memory-region, page-translation and CQ entries are taken, and the writes that create and
+ * clear them, each entry's fields before its State, Handle or Owner word. The driver is the only
+ * writer but for the NIC's words of a VI entry, and no process maps the tables. Shared by every
+ * connection of the node: synchronized. It checks nothing about who asks: that is {@link ViaResources}'
+ * job.
+ *
+ * <p>An entry is reused as soon as it is cleared. That is safe without the DMA epoch the
+ * {@link PageAllocator} keeps for pages, because the NIC honours a memory handle only if the entry
+ * holds that very value (a new region in the slot has another generation), and checks every page it
+ * copies against the Translation and Protection Table, owner and lock count, as for QNIX: a stale
+ * translation read just before the slot was reused leads to a page of another owner, which fails.
+ *
+ * <pre>{@code
+ * ViaTables tables = new ViaTables(sdram, layout);
+ * int handle = tables.registerRegion(owner, ptag, 0, base, length, pageAddresses);
+ * tables.deregisterRegion(handle);
+ * }</pre>
+ */
+final class ViaTables
+{
+    private final AtomicBuffer sdram;
+    private final ViaTablesLayout via;
+    private final BitSet vis;
+    private final BitSet regions;
+    private final BitSet translations;
+    private final BitSet cqs;
+    private final int[] generations;
+    private final ViTableEntry viEntry = new ViTableEntry();
+    private final MemoryRegionEntry regionEntry = new MemoryRegionEntry();
+    private final CqTableEntry cqEntry = new CqTableEntry();
+    private int nextPtag = 1;
+
+    /** Takes the tables over: every entry starts free, whatever files the driver started on. */
+    ViaTables(final AtomicBuffer sdram, final NicSdramLayout layout)
+    {
+        this.sdram = sdram;
+        this.via = layout.via();
+        this.vis = new BitSet(via.viEntries());
+        this.regions = new BitSet(via.regionEntries());
+        this.translations = new BitSet(via.translationEntries());
+        this.cqs = new BitSet(via.cqEntries());
+        this.generations = new int[via.regionEntries()];
+        sdram.setMemory((int)via.viTableOffset(), (int)(via.endOffset() - via.viTableOffset()), (byte)0);
+    }
+
+    ViaTablesLayout layout()
+    {
+        return via;
+    }
+
+    /** @return a ptag no process of this node has had yet. */
+    synchronized int newPtag()
+    {
+        final int ptag = nextPtag;
+        nextPtag = nextPtag == Integer.MAX_VALUE ? 1 : nextPtag + 1;
+        return ptag;
+    }
+
+    /** @return the new VI's index, Idle, or -1 if the VI table is full. */
+    synchronized int createVi(final int owner, final int ptag, final int attributes, final int reliability,
+        final int maxTransfer, final int sendCq, final int receiveCq, final long sendCompletion,
+        final long receiveCompletion)
+    {
+        final int vi = vis.nextClearBit(0);
+        if (vi >= via.viEntries())
+        {
+            return -1;
+        }
+        vis.set(vi);
+        vi(vi).create(owner, ptag, attributes, reliability, maxTransfer, sendCq, receiveCq, sendCompletion,
+            receiveCompletion);
+        return vi;
+    }
+
+    synchronized int viState(final int vi)
+    {
+        return vi(vi).state();
+    }
+
+    /** The VI entry is free: the NIC no longer honours packets or posts for it. */
+    synchronized void destroyVi(final int vi)
+    {
+        vi(vi).publishState(ViTableEntry.STATE_FREE);
+        vis.clear(vi);
+    }
+
+    /**
+     * @param pages the physical address of each page from the one holding {@code base} to the one
+     *              holding its last byte.
+     * @return the new region's memory handle, 0 if the region table is full, -1 if the translations are.
+     */
+    synchronized int registerRegion(final int owner, final int ptag, final int attributes, final long base,
+        final long length, final long[] pages, final int allocation)
+    {
+        final int slot = regions.nextClearBit(0);
+        if (slot >= via.regionEntries())
+        {
+            return 0;
+        }
+        final int first = findRun(pages.length);
+        if (first < 0)
+        {
+            return -1;
+        }
+        translations.set(first, first + pages.length);
+        for (int i = 0; i < pages.length; i++)
+        {
+            sdram.putLong((int)via.translationOffset(first + i), pages[i]);
+        }
+        regions.set(slot);
+        generations[slot] = MemoryRegionEntry.nextGeneration(generations[slot]);
+        final int handle = MemoryRegionEntry.handle(generations[slot], slot);
+        region(slot).publish(handle, owner, ptag, attributes, base, length, first, pages.length, allocation);
+        return handle;
+    }
+
+    synchronized void setRegionAttributes(final int handle, final int ptag, final int attributes)
+    {
+        region(MemoryRegionEntry.slot(handle)).attributes(ptag, attributes);
+    }
+
+    /** The region's entry is cleared first (the NIC stops honouring its handle), then its translations go. */
+    synchronized void deregisterRegion(final int handle)
+    {
+        final int slot = MemoryRegionEntry.slot(handle);
+        final MemoryRegionEntry entry = region(slot);
+        entry.clear();
+        translations.clear(entry.firstTranslation(), entry.firstTranslation() + entry.pages());
+        regions.clear(slot);
+    }
+
+    /** @return the new CQ's index, or -1 if the CQ table is full. */
+    synchronized int createCq(final int owner, final int entries, final long ringAddress)
+    {
+        final int cq = cqs.nextClearBit(0);
+        if (cq >= via.cqEntries())
+        {
+            return -1;
+        }
+        cqs.set(cq);
+        cq(cq).publish(owner, entries, ringAddress);
+        return cq;
+    }
+
+    synchronized void destroyCq(final int cq)
+    {
+        cq(cq).clear();
+        cqs.clear(cq);
+    }
+
+    /** @return VI, region and CQ entries in use: for tests and `cluster status`. */
+    synchronized int[] inUse()
+    {
+        return new int[] {vis.cardinality(), regions.cardinality(), cqs.cardinality(), translations.cardinality()};
+    }
+
+    private int findRun(final int count)
+    {
+        int start = translations.nextClearBit(0);
+        while (start + count <= via.translationEntries())
+        {
+            final int nextUsed = translations.nextSetBit(start);
+            if (nextUsed < 0 || nextUsed >= start + count)
+            {
+                return start;
+            }
+            start = translations.nextClearBit(nextUsed);
+        }
+        return -1;
+    }
+
+    private ViTableEntry vi(final int vi)
+    {
+        return viEntry.wrap(sdram, (int)via.viOffset(vi));
+    }
+
+    private MemoryRegionEntry region(final int slot)
+    {
+        return regionEntry.wrap(sdram, (int)via.regionOffset(slot));
+    }
+
+    private CqTableEntry cq(final int cq)
+    {
+        return cqEntry.wrap(sdram, (int)via.cqOffset(cq));
+    }
+}
