@@ -21,6 +21,7 @@ import org.agrona.CloseHelper;
 import org.qnix.abi.DriverProtocol;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
+import org.qnix.abi.ViplResult;
 
 /**
  * A process's end of its node's driver socket: the "system calls" of {@code DriverProtocol} (register,
@@ -265,6 +266,170 @@ public final class DriverProxy implements AutoCloseable
             }
             return null;
         }, DRIVER_GRACE_MS);
+    }
+
+    /**
+     * VIA_REGISTER (issue 14): makes this connection's process a VIA process of the node; no name and no
+     * group, so it does not wait for other NICs.
+     *
+     * @throws ViaDriverException if the driver refuses with a VIPL code.
+     * @throws DriverException    if the NIC refuses or is dead, or the driver is lost.
+     */
+    public synchronized ViaRegistration viaRegister(final long timeoutMs)
+    {
+        return call(() ->
+        {
+            out.writeInt(DriverProtocol.VIA_REGISTER);
+            out.writeInt((int)ProcessHandle.current().pid());
+            out.writeLong(timeoutMs);
+            out.flush();
+            viaReply(DriverProtocol.VIA_REGISTERED, "a VIA registration");
+            return new ViaRegistration(in.readInt(), in.readInt(), in.readLong(), in.readInt(), in.readLong(),
+                in.readLong(), in.readInt());
+        }, saturatedAdd(Math.min(timeoutMs, LONGEST_TIMEOUT_MS), DRIVER_GRACE_MS));
+    }
+
+    /** VIA_PTAG_CREATE. @return the ptag. */
+    public synchronized int viaCreatePtag()
+    {
+        return viaInt(DriverProtocol.VIA_PTAG_CREATE, DriverProtocol.VIA_HANDLE, "a ptag");
+    }
+
+    /** VIA_PTAG_DESTROY. */
+    public synchronized void viaDestroyPtag(final int ptag)
+    {
+        viaInt(DriverProtocol.VIA_PTAG_DESTROY, DriverProtocol.OK, "destroying ptag " + ptag, ptag);
+    }
+
+    /** VIA_REGISTER_MEM: bytes {@code [offset, offset + length)} of DMA allocation {@code allocation}. @return the memory handle. */
+    public synchronized int viaRegisterMem(final int allocation, final long offset, final long length, final int ptag,
+        final int attributes)
+    {
+        return call(() ->
+        {
+            out.writeInt(DriverProtocol.VIA_REGISTER_MEM);
+            out.writeInt(allocation);
+            out.writeLong(offset);
+            out.writeLong(length);
+            out.writeInt(ptag);
+            out.writeInt(attributes);
+            out.flush();
+            viaReply(DriverProtocol.VIA_HANDLE, "registering memory");
+            return in.readInt();
+        }, DRIVER_GRACE_MS);
+    }
+
+    /** VIA_DEREGISTER_MEM. */
+    public synchronized void viaDeregisterMem(final int handle)
+    {
+        viaInt(DriverProtocol.VIA_DEREGISTER_MEM, DriverProtocol.OK, "deregistering memory", handle);
+    }
+
+    /** VIA_SET_MEM_ATTRIBUTES. */
+    public synchronized void viaSetMemAttributes(final int handle, final int ptag, final int attributes)
+    {
+        viaInt(DriverProtocol.VIA_SET_MEM_ATTRIBUTES, DriverProtocol.OK, "setting memory attributes", handle, ptag,
+            attributes);
+    }
+
+    /** VIA_CQ_CREATE. @return the CQ (as the region's id) and the pages of its ring. */
+    public synchronized BufferRegion viaCreateCq(final int entries, final int expectedPages)
+    {
+        return call(() ->
+        {
+            out.writeInt(DriverProtocol.VIA_CQ_CREATE);
+            out.writeInt(entries);
+            out.flush();
+            viaReply(DriverProtocol.VIA_CQ, "a completion queue");
+            final int cq = in.readInt();
+            final int count = in.readInt();
+            if (count != expectedPages)
+            {
+                CloseHelper.quietClose(channel);
+                throw new DriverException(DriverProtocol.REFUSED, what + " answered a CQ of " + entries +
+                    " entries with " + count + " pages, expected " + expectedPages);
+            }
+            final long[] pages = new long[count];
+            for (int i = 0; i < count; i++)
+            {
+                pages[i] = in.readLong();
+            }
+            return new BufferRegion(cq, pages);
+        }, DRIVER_GRACE_MS);
+    }
+
+    /** VIA_CQ_DESTROY. */
+    public synchronized void viaDestroyCq(final int cq)
+    {
+        viaInt(DriverProtocol.VIA_CQ_DESTROY, DriverProtocol.OK, "destroying CQ " + cq, cq);
+    }
+
+    /**
+     * VIA_VI_CREATE (send and receive CQ -1 for none).
+     *
+     * @return the VI's index in the NIC's VI table (high 32 bits) and its number in the process (low 32).
+     */
+    public synchronized long viaCreateVi(final int ptag, final int attributes, final int reliability,
+        final int maxTransfer, final int sendCq, final int receiveCq)
+    {
+        return call(() ->
+        {
+            out.writeInt(DriverProtocol.VIA_VI_CREATE);
+            out.writeInt(ptag);
+            out.writeInt(attributes);
+            out.writeInt(reliability);
+            out.writeInt(maxTransfer);
+            out.writeInt(sendCq);
+            out.writeInt(receiveCq);
+            out.flush();
+            viaReply(DriverProtocol.VIA_VI, "a VI");
+            final int vi = in.readInt();
+            return ((long)vi << 32) | (in.readInt() & 0xFFFF_FFFFL);
+        }, DRIVER_GRACE_MS);
+    }
+
+    /** VIA_VI_DESTROY. */
+    public synchronized void viaDestroyVi(final int vi)
+    {
+        viaInt(DriverProtocol.VIA_VI_DESTROY, DriverProtocol.OK, "destroying VI " + vi, vi);
+    }
+
+    /** A VIA request of int fields whose reply is {@code replyType} with one int (VIA_HANDLE) or none (OK). */
+    private int viaInt(final int type, final int replyType, final String request, final int... fields)
+    {
+        return call(() ->
+        {
+            out.writeInt(type);
+            for (final int field : fields)
+            {
+                out.writeInt(field);
+            }
+            out.flush();
+            viaReply(replyType, request);
+            return DriverProtocol.OK == replyType ? 0 : in.readInt();
+        }, DRIVER_GRACE_MS);
+    }
+
+    /** Reads a reply's type: {@code expected}, or a VIA_FAILED (thrown as {@link ViaDriverException}) or FAILED. */
+    private void viaReply(final int expected, final String request) throws IOException
+    {
+        final int type = in.readInt();
+        if (expected == type)
+        {
+            return;
+        }
+        if (DriverProtocol.VIA_FAILED == type)
+        {
+            final int code = in.readInt();
+            final String message = DriverProtocol.readText(in);
+            if (code < 0 || code >= ViplResult.values().length)
+            {
+                CloseHelper.quietClose(channel);
+                throw new DriverException(type, what + " answered " + request + " with VIPL code " + code);
+            }
+            throw new ViaDriverException(ViplResult.of(code), message);
+        }
+        throw failure(type, request);
     }
 
     /** Closes the connection: the driver de-registers the process if it has not yet. Idempotent. */

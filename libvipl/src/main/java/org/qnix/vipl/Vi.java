@@ -1,0 +1,100 @@
+package org.qnix.vipl;
+
+/**
+ * A Virtual Interface ({@code VipCreateVi}): a send queue and a receive queue, each reporting to its
+ * completion queue if it has one, to be connected to exactly one remote VI. Created Idle.
+ * {@link #close()} is {@code VipDestroyVi}: {@code INVALID_STATE} unless the VI is Idle.
+ *
+ * <pre>{@code
+ * Vi vi = nic.createVi(new ViAttributes(Reliability.RELIABLE_DELIVERY, 4096, ptag, false, false), cq, cq);
+ * Vi.Query q = vi.query();            // IDLE, and the attributes it was created with
+ * vi.close();
+ * }</pre>
+ */
+public final class Vi implements AutoCloseable
+{
+    private final ViplNic nic;
+    private final int vi;
+    private final int number;
+    private final ViAttributes attributes;
+    private final CompletionQueue sendCq;
+    private final CompletionQueue receiveCq;
+    private boolean closed;
+
+    /**
+     * What {@code VipQueryVi} reports.
+     *
+     * @param remote the peer's attributes once connected, else null.
+     */
+    public record Query(ViState state, ViAttributes attributes, ViAttributes remote, boolean sendQueueEmpty,
+        boolean receiveQueueEmpty)
+    {
+    }
+
+    Vi(final ViplNic nic, final int vi, final int number, final ViAttributes attributes, final CompletionQueue sendCq,
+        final CompletionQueue receiveCq)
+    {
+        this.nic = nic;
+        this.vi = vi;
+        this.number = number;
+        this.attributes = attributes;
+        this.sendCq = sendCq;
+        this.receiveCq = receiveCq;
+    }
+
+    /**
+     * {@code VipQueryVi}. The state is Idle until connections exist (a later stage of issue 14 moves it
+     * through the daemon's connection manager and reads Error from the NIC).
+     */
+    public Query query()
+    {
+        return new Query(ViState.IDLE, attributes, null, true, true);
+    }
+
+    public ViAttributes attributes()
+    {
+        return attributes;
+    }
+
+    /** @return the CQ the send queue reports to, or null. */
+    public CompletionQueue sendCq()
+    {
+        return sendCq;
+    }
+
+    /** @return the CQ the receive queue reports to, or null. */
+    public CompletionQueue receiveCq()
+    {
+        return receiveCq;
+    }
+
+    /** @return the VI's index in its NIC's VI table: its number on the wire. */
+    public int index()
+    {
+        return vi;
+    }
+
+    /** @return its position among this process's VIs (where its completion counters are). */
+    int number()
+    {
+        return number;
+    }
+
+    boolean isClosed()
+    {
+        return closed;
+    }
+
+    /** {@code VipDestroyVi}. Idempotent once it succeeded. */
+    public void close()
+    {
+        synchronized (nic)
+        {
+            if (!closed)
+            {
+                nic.destroyVi(this);
+                closed = true;
+            }
+        }
+    }
+}
