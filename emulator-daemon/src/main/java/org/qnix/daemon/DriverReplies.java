@@ -128,6 +128,30 @@ final class DriverReplies
         out.flush();
     }
 
+    /** VIA_CONNECTION_ASKED: a client's request, asked of this server under its handle. */
+    void viaConnectionAsked(final ViaConnections.Request request) throws IOException
+    {
+        out.writeInt(DriverProtocol.VIA_CONNECTION_ASKED);
+        out.writeInt(request.handle());
+        endpoint(request.client());
+    }
+
+    /** VIA_CONNECTED: the server's end of the new connection. */
+    void viaConnected(final ViaConnections.Endpoint server) throws IOException
+    {
+        out.writeInt(DriverProtocol.VIA_CONNECTED);
+        endpoint(server);
+    }
+
+    private void endpoint(final ViaConnections.Endpoint end) throws IOException
+    {
+        out.writeInt(end.node());
+        out.writeInt(end.reliability());
+        out.writeInt(end.maxTransfer());
+        out.writeInt(end.attributes());
+        out.flush();
+    }
+
     void deregistered() throws IOException
     {
         out.writeInt(DriverProtocol.DEREGISTERED);

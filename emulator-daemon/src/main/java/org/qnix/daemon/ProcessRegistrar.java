@@ -93,6 +93,7 @@ final class ProcessRegistrar
         this.allocator = new PageAllocator(host, hostLayout, sdram, layout);
         this.commandQueue = new DriverCommandQueueWriter(sdram, host, layout, hostLayout);
         this.viaTables = new ViaTables(sdram, layout);
+        registry.viaConnections().attach(node.packed(), viaTables);
     }
 
     /** @return the node's VIA tables (issue 14). */
@@ -454,7 +455,8 @@ final class ProcessRegistrar
         final long hps = hpsRegion.address(0);
         final long structuresAddress = structures.address(0);
         final ViaRegistered registered = new ViaRegistered(label, index, osPid, memory,
-            new ViaResources(viaTables, memory, params, node, index, structuresAddress), hps, structuresAddress,
+            new ViaResources(viaTables, registry.viaConnections(), memory, params, node, index, structuresAddress), hps,
+            structuresAddress,
             structuresPages);
 
         final long vni = layout.vniOffset(index);

@@ -21,6 +21,9 @@ import org.qnix.abi.ViplResult;
  */
 final class ViaRequests implements AutoCloseable
 {
+    /** Longer waits are taken as this (a century), as libhost's DriverProxy takes them. */
+    private static final long LONGEST_WAIT_MS = 36_500L * 24 * 3600 * 1000;
+
     private final ProcessRegistrar registrar;
     private final int callerPid;
     private final DriverReplies replies;
@@ -36,7 +39,7 @@ final class ViaRequests implements AutoCloseable
     /** @return true for a request type this class carries out. */
     static boolean isViaRequest(final int type)
     {
-        return type >= DriverProtocol.VIA_REGISTER && type <= DriverProtocol.VIA_FAILED;
+        return type >= DriverProtocol.VIA_REGISTER && type <= DriverProtocol.VIA_LAST;
     }
 
     /** @return the VIA process this connection registered, or null. */
@@ -65,6 +68,11 @@ final class ViaRequests implements AutoCloseable
                 return true;
             }
             registered = registrar.registerVia(callerPid, timeoutMs, replies);
+            return true;
+        }
+        if (isConnectionRequest(type))
+        {
+            connection(type, in);
             return true;
         }
         final int count = fieldCount(type);
@@ -141,6 +149,99 @@ final class ViaRequests implements AutoCloseable
             replies.viaFailed(ex.result(), ex.getMessage());
         }
         return true;
+    }
+
+    private static boolean isConnectionRequest(final int type)
+    {
+        return DriverProtocol.VIA_CONNECT_WAIT == type || DriverProtocol.VIA_CONNECT_ACCEPT == type ||
+            DriverProtocol.VIA_CONNECT_REJECT == type || DriverProtocol.VIA_CONNECT_REQUEST == type ||
+            DriverProtocol.VIA_DISCONNECT == type;
+    }
+
+    /** The connection manager's requests (issue 14): the waits block this connection's thread. */
+    private void connection(final int type, final DataInputStream in) throws IOException, InterruptedException
+    {
+        int vi = 0;
+        int handle = 0;
+        int serverNode = 0;
+        byte[] discriminator = null;
+        long timeoutMs = 0;
+        switch (type)
+        {
+            case DriverProtocol.VIA_CONNECT_WAIT ->
+            {
+                discriminator = readDiscriminator(in);
+                timeoutMs = in.readLong();
+            }
+            case DriverProtocol.VIA_CONNECT_ACCEPT ->
+            {
+                handle = in.readInt();
+                vi = in.readInt();
+            }
+            case DriverProtocol.VIA_CONNECT_REJECT -> handle = in.readInt();
+            case DriverProtocol.VIA_CONNECT_REQUEST ->
+            {
+                vi = in.readInt();
+                serverNode = in.readInt();
+                discriminator = readDiscriminator(in);
+                timeoutMs = in.readLong();
+            }
+            default -> vi = in.readInt();
+        }
+        if (null == registered)
+        {
+            replies.viaFailed(ViplResult.INVALID_STATE, "VIA request " + type + " needs a NIC opened for VIA on " +
+                "this connection (Vipl.openNic)");
+            return;
+        }
+        final ViaResources via = registered.via();
+        final long wait = Math.max(0, Math.min(timeoutMs, LONGEST_WAIT_MS));
+        try
+        {
+            switch (type)
+            {
+                case DriverProtocol.VIA_CONNECT_WAIT -> replies.viaConnectionAsked(via.connectWait(discriminator, wait, this::alive));
+                case DriverProtocol.VIA_CONNECT_ACCEPT ->
+                {
+                    via.accept(handle, vi);
+                    replies.ok();
+                }
+                case DriverProtocol.VIA_CONNECT_REJECT ->
+                {
+                    via.reject(handle);
+                    replies.ok();
+                }
+                case DriverProtocol.VIA_CONNECT_REQUEST ->
+                    replies.viaConnected(via.connectRequest(vi, serverNode, discriminator, wait, this::alive));
+                default ->
+                {
+                    via.disconnect(vi);
+                    replies.ok();
+                }
+            }
+        }
+        catch (final ViaRefusal ex)
+        {
+            replies.viaFailed(ex.result(), ex.getMessage());
+        }
+    }
+
+    /** @return whether the process at the other end still lives: a dead one's wait ends at once. */
+    private boolean alive()
+    {
+        return ProcessHandle.of(callerPid).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    private static byte[] readDiscriminator(final DataInputStream in) throws IOException
+    {
+        final int length = in.readInt();
+        if (length < 0 || length > DriverProtocol.MAX_TEXT)
+        {
+            throw new IOException("bad discriminator length " + length + " on the driver socket");
+        }
+        final byte[] bytes = new byte[length];
+        in.readFully(bytes);
+        return bytes;
     }
 
     /** @return the int fields of a VIA request (VIA_REGISTER_MEM's longs apart). */

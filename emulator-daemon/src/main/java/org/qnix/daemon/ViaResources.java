@@ -3,10 +3,12 @@ package org.qnix.daemon;
 import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.CqRingLayout;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.ViTableEntry;
 import org.qnix.abi.ViaAddressSpace;
 import org.qnix.abi.ViaProcessStructuresLayout;
@@ -33,6 +35,7 @@ import org.qnix.abi.ViplResult;
 final class ViaResources
 {
     private final ViaTables tables;
+    private final ViaConnections connections;
     private final ProcessProtectionTable memory;
     private final ClusterParameters params;
     private final NicCoordinates node;
@@ -43,6 +46,8 @@ final class ViaResources
     private final Map<Integer, Cq> cqs = new LinkedHashMap<>();
     private final Map<Integer, Vi> vis = new LinkedHashMap<>();
     private final BitSet numbers = new BitSet(ViaProcessStructuresLayout.MAX_VIS);
+    /** Connection requests this process was asked as a server and has not answered. */
+    private final java.util.Set<Integer> askedHandles = new java.util.LinkedHashSet<>();
 
     /** A registered region: its handle, the allocation it lies in and its ptag. */
     record Region(int handle, int allocation, int ptag)
@@ -55,7 +60,8 @@ final class ViaResources
     }
 
     /** A VI: its NIC VI table index, its number in the process, its ptag and CQs. */
-    record Vi(int vi, int number, int ptag, int sendCq, int receiveCq)
+    record Vi(int vi, int number, int ptag, int sendCq, int receiveCq, int reliability, int maxTransfer,
+        int attributes)
     {
     }
 
@@ -63,10 +69,11 @@ final class ViaResources
      * @param owner             the process's Process Table index.
      * @param structuresAddress where its VIA Process Structures are in host memory.
      */
-    ViaResources(final ViaTables tables, final ProcessProtectionTable memory, final ClusterParameters params,
-        final NicCoordinates node, final int owner, final long structuresAddress)
+    ViaResources(final ViaTables tables, final ViaConnections connections, final ProcessProtectionTable memory,
+        final ClusterParameters params, final NicCoordinates node, final int owner, final long structuresAddress)
     {
         this.tables = tables;
+        this.connections = connections;
         this.memory = memory;
         this.params = params;
         this.node = node;
@@ -264,7 +271,7 @@ final class ViaResources
                 tables.layout().viEntries() + " VIs)");
         }
         numbers.set(number);
-        final Vi created = new Vi(vi, number, ptag, sendCq, receiveCq);
+        final Vi created = new Vi(vi, number, ptag, sendCq, receiveCq, reliability, maxTransfer, attributes);
         vis.put(vi, created);
         ptags.merge(ptag, 1, Integer::sum);
         return created;
@@ -287,11 +294,85 @@ final class ViaResources
         forget(created);
     }
 
+    /**
+     * {@code VipConnectWait} on this process's node with {@code discriminator}.
+     *
+     * @return the request asked of this process, to accept or reject by its handle.
+     */
+    ViaConnections.Request connectWait(final byte[] discriminator, final long timeoutMs, final BooleanSupplier alive)
+        throws ViaRefusal, InterruptedException
+    {
+        checkDiscriminator(discriminator);
+        final ViaConnections.Request request =
+            connections.connectWait(ViaConnections.Key.of(node.packed(), discriminator), timeoutMs, alive);
+        if (null == request)
+        {
+            throw new ViaRefusal(ViplResult.TIMEOUT, "no connection request for discriminator " +
+                ViaConnections.Key.of(node.packed(), discriminator).discriminator() + " on node " + node + " within " +
+                timeoutMs + " ms");
+        }
+        askedHandles.add(request.handle());
+        return request;
+    }
+
+    /** {@code VipConnectAccept} of an asked request with one of this process's Idle VIs. */
+    void accept(final int handle, final int vi) throws ViaRefusal
+    {
+        final Vi own = ownVi(vi);
+        if (!askedHandles.remove(handle))
+        {
+            throw new ViaRefusal(ViplResult.INVALID_PARAMETER, "connection request " + handle +
+                " was not asked of this process, or was answered");
+        }
+        final ViplResult result = connections.accept(handle, endpoint(own));
+        if (ViplResult.SUCCESS != result)
+        {
+            throw new ViaRefusal(result, "VI " + vi + " cannot accept connection request " + handle + ": " + result);
+        }
+    }
+
+    /** {@code VipConnectReject}. */
+    void reject(final int handle) throws ViaRefusal
+    {
+        if (!askedHandles.remove(handle) || ViplResult.SUCCESS != connections.reject(handle, node.packed()))
+        {
+            throw new ViaRefusal(ViplResult.INVALID_PARAMETER, "connection request " + handle +
+                " was not asked of this process, or was answered");
+        }
+    }
+
+    /** {@code VipConnectRequest}: blocks until accepted (the server's end), rejected or timed out. */
+    ViaConnections.Endpoint connectRequest(final int vi, final int serverNode, final byte[] discriminator,
+        final long timeoutMs, final BooleanSupplier alive) throws ViaRefusal, InterruptedException
+    {
+        final Vi own = ownVi(vi);
+        checkDiscriminator(discriminator);
+        final ViaConnections.Outcome outcome = connections.connectRequest(endpoint(own),
+            ViaConnections.Key.of(serverNode, discriminator), timeoutMs, alive);
+        if (ViplResult.SUCCESS != outcome.result())
+        {
+            throw new ViaRefusal(outcome.result(), "VI " + vi + "'s connection request to node " +
+                NicCoordinates.unpack(serverNode) + " ended " + outcome.result());
+        }
+        return outcome.server();
+    }
+
+    /** {@code VipDisconnect}: Idle again; a connected peer goes to Error. */
+    void disconnect(final int vi) throws ViaRefusal
+    {
+        ownVi(vi);
+        connections.disconnect(node.packed(), vi);
+    }
+
     /** Process death or de-registration: every VI, region and CQ leaves the NIC's tables, VIs first. */
     void releaseAll()
     {
+        connections.forgetAsked(askedHandles.stream().mapToInt(Integer::intValue).toArray());
+        askedHandles.clear();
         for (final Vi vi : vis.values().toArray(new Vi[0]))
         {
+            // The peers of its connected VIs see the connection lost (issue 14).
+            connections.disconnect(node.packed(), vi.vi());
             forget(vi);
         }
         for (final Region region : regions.values().toArray(new Region[0]))
@@ -314,6 +395,31 @@ final class ViaResources
         vis.remove(vi.vi());
         numbers.clear(vi.number());
         ptags.merge(vi.ptag(), -1, Integer::sum);
+    }
+
+    private Vi ownVi(final int vi) throws ViaRefusal
+    {
+        final Vi own = vis.get(vi);
+        if (null == own)
+        {
+            throw new ViaRefusal(ViplResult.INVALID_PARAMETER, "no VI " + vi + " of this process");
+        }
+        return own;
+    }
+
+    private ViaConnections.Endpoint endpoint(final Vi vi)
+    {
+        return new ViaConnections.Endpoint(node.packed(), vi.vi(), ProcessTableLayout.nicPid(owner), vi.reliability(),
+            vi.maxTransfer(), vi.attributes());
+    }
+
+    private static void checkDiscriminator(final byte[] discriminator) throws ViaRefusal
+    {
+        if (discriminator.length > ViaTablesLayout.MAX_DISCRIMINATOR_BYTES)
+        {
+            throw new ViaRefusal(ViplResult.INVALID_PARAMETER, "a discriminator of " + discriminator.length +
+                " bytes is longer than " + ViaTablesLayout.MAX_DISCRIMINATOR_BYTES);
+        }
     }
 
     private int users(final int ptag) throws ViaRefusal

@@ -90,6 +90,52 @@ final class ViaTables
         return vi(vi).state();
     }
 
+    /** @return false unless the VI was Idle: it is now Connect Pending. */
+    synchronized boolean pending(final int vi)
+    {
+        final ViTableEntry entry = vi(vi);
+        if (ViTableEntry.STATE_IDLE != entry.state())
+        {
+            return false;
+        }
+        entry.publishState(ViTableEntry.STATE_PENDING);
+        return true;
+    }
+
+    /** A Connect Pending VI goes back to Idle (rejected, timed out); another state is left alone. */
+    synchronized void unpending(final int vi)
+    {
+        final ViTableEntry entry = vi(vi);
+        if (ViTableEntry.STATE_PENDING == entry.state())
+        {
+            entry.publishState(ViTableEntry.STATE_IDLE);
+        }
+    }
+
+    /** The connection the connection manager matched: the peer and the connection id, then Connected. */
+    synchronized void connect(final int vi, final int connectionId, final int peerNic, final int peerVi,
+        final int peerNicPid)
+    {
+        vi(vi).connect(connectionId, peerNic, peerVi, peerNicPid);
+    }
+
+    /** {@code VipDisconnect} of this VI: Idle. */
+    synchronized void disconnect(final int vi)
+    {
+        vi(vi).disconnect();
+    }
+
+    /** The peer went away: Connected to Error (the NIC may have got there first). */
+    synchronized void connectionLost(final int vi)
+    {
+        vi(vi).breakConnection();
+    }
+
+    synchronized int viOwner(final int vi)
+    {
+        return vi(vi).owner();
+    }
+
     /** The VI entry is free: the NIC no longer honours packets or posts for it. */
     synchronized void destroyVi(final int vi)
     {

@@ -394,6 +394,57 @@ public final class DriverProxy implements AutoCloseable
         viaInt(DriverProtocol.VIA_VI_DESTROY, DriverProtocol.OK, "destroying VI " + vi, vi);
     }
 
+    /** VIA_CONNECT_WAIT: blocks up to {@code timeoutMs} for a client's request to this node and discriminator. */
+    public synchronized ViaPeer viaConnectWait(final byte[] discriminator, final long timeoutMs)
+    {
+        return call(() ->
+        {
+            out.writeInt(DriverProtocol.VIA_CONNECT_WAIT);
+            out.writeInt(discriminator.length);
+            out.write(discriminator);
+            out.writeLong(timeoutMs);
+            out.flush();
+            viaReply(DriverProtocol.VIA_CONNECTION_ASKED, "waiting for a connection request");
+            return new ViaPeer(in.readInt(), in.readInt(), in.readInt(), in.readInt(), in.readInt());
+        }, saturatedAdd(Math.min(timeoutMs, LONGEST_TIMEOUT_MS), DRIVER_GRACE_MS));
+    }
+
+    /** VIA_CONNECT_ACCEPT of an asked request with VI {@code vi}. */
+    public synchronized void viaConnectAccept(final int handle, final int vi)
+    {
+        viaInt(DriverProtocol.VIA_CONNECT_ACCEPT, DriverProtocol.OK, "accepting a connection", handle, vi);
+    }
+
+    /** VIA_CONNECT_REJECT of an asked request. */
+    public synchronized void viaConnectReject(final int handle)
+    {
+        viaInt(DriverProtocol.VIA_CONNECT_REJECT, DriverProtocol.OK, "rejecting a connection", handle);
+    }
+
+    /** VIA_CONNECT_REQUEST: blocks up to {@code timeoutMs} until a server on the node and discriminator answers. */
+    public synchronized ViaPeer viaConnectRequest(final int vi, final int serverNode, final byte[] discriminator,
+        final long timeoutMs)
+    {
+        return call(() ->
+        {
+            out.writeInt(DriverProtocol.VIA_CONNECT_REQUEST);
+            out.writeInt(vi);
+            out.writeInt(serverNode);
+            out.writeInt(discriminator.length);
+            out.write(discriminator);
+            out.writeLong(timeoutMs);
+            out.flush();
+            viaReply(DriverProtocol.VIA_CONNECTED, "a connection request");
+            return new ViaPeer(0, in.readInt(), in.readInt(), in.readInt(), in.readInt());
+        }, saturatedAdd(Math.min(timeoutMs, LONGEST_TIMEOUT_MS), DRIVER_GRACE_MS));
+    }
+
+    /** VIA_DISCONNECT. */
+    public synchronized void viaDisconnect(final int vi)
+    {
+        viaInt(DriverProtocol.VIA_DISCONNECT, DriverProtocol.OK, "disconnecting VI " + vi, vi);
+    }
+
     /** A VIA request of int fields whose reply is {@code replyType} with one int (VIA_HANDLE) or none (OK). */
     private int viaInt(final int type, final int replyType, final String request, final int... fields)
     {

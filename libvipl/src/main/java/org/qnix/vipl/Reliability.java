@@ -19,6 +19,19 @@ public enum Reliability
         this.code = code;
     }
 
+    /** @return the level with a vipl.h value. */
+    static Reliability of(final int code)
+    {
+        for (final Reliability level : values())
+        {
+            if (level.code == code)
+            {
+                return level;
+            }
+        }
+        throw new IllegalArgumentException("no reliability level " + code);
+    }
+
     /** @return the vipl.h value, as the NIC's VI table holds it. */
     public int code()
     {

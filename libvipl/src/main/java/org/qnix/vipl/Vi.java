@@ -8,6 +8,8 @@ package org.qnix.vipl;
  * <pre>{@code
  * Vi vi = nic.createVi(new ViAttributes(Reliability.RELIABLE_DELIVERY, 4096, ptag, false, false), cq, cq);
  * Vi.Query q = vi.query();            // IDLE, and the attributes it was created with
+ * nic.connectRequest(vi, new ViplAddress(NicCoordinates.parse("1-0"), "echo".getBytes(US_ASCII)), 10_000);
+ * vi.disconnect();
  * vi.close();
  * }</pre>
  */
@@ -20,13 +22,15 @@ public final class Vi implements AutoCloseable
     private final CompletionQueue sendCq;
     private final CompletionQueue receiveCq;
     private boolean closed;
+    private ViState state = ViState.IDLE;
+    private RemoteVi remote;
 
     /**
      * What {@code VipQueryVi} reports.
      *
      * @param remote the peer's attributes once connected, else null.
      */
-    public record Query(ViState state, ViAttributes attributes, ViAttributes remote, boolean sendQueueEmpty,
+    public record Query(ViState state, ViAttributes attributes, RemoteVi remote, boolean sendQueueEmpty,
         boolean receiveQueueEmpty)
     {
     }
@@ -43,12 +47,27 @@ public final class Vi implements AutoCloseable
     }
 
     /**
-     * {@code VipQueryVi}. The state is Idle until connections exist (a later stage of issue 14 moves it
-     * through the daemon's connection manager and reads Error from the NIC).
+     * {@code VipQueryVi}: the state as this library last set it (Idle, Connected once a connection is
+     * made, Idle after {@link #disconnect()}). Error, which the NIC or a peer's departure sets in the
+     * NIC's VI table, is not visible here yet: it will come with the async-event ring (issue 14).
      */
     public Query query()
     {
-        return new Query(ViState.IDLE, attributes, null, true, true);
+        synchronized (nic)
+        {
+            return new Query(state, attributes, remote, true, true);
+        }
+    }
+
+    /** {@code VipDisconnect}: Idle again; a connected peer's VI goes to Error (connection lost). */
+    public void disconnect()
+    {
+        synchronized (nic)
+        {
+            nic.disconnect(this);
+            state = ViState.IDLE;
+            remote = null;
+        }
     }
 
     public ViAttributes attributes()
@@ -78,6 +97,17 @@ public final class Vi implements AutoCloseable
     int number()
     {
         return number;
+    }
+
+    void connected(final RemoteVi peer)
+    {
+        state = ViState.CONNECTED;
+        remote = peer;
+    }
+
+    ViplNic nic()
+    {
+        return nic;
     }
 
     boolean isClosed()

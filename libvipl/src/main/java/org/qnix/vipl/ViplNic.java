@@ -24,6 +24,7 @@ import org.qnix.host.DriverProxy;
 import org.qnix.host.HostMemoryException;
 import org.qnix.host.HostMemoryMapping;
 import org.qnix.host.MappedViews;
+import org.qnix.host.ViaPeer;
 import org.qnix.host.ViaRegistration;
 
 /**
@@ -279,6 +280,48 @@ public final class ViplNic implements AutoCloseable
         }
     }
 
+    /**
+     * {@code VipConnectWait}: waits up to {@code timeoutMs} for a client's request to this NIC and
+     * {@code discriminator} ({@code TIMEOUT} if none comes). The wait holds this NIC's driver connection:
+     * other calls on this {@code ViplNic} wait for it.
+     */
+    public synchronized ConnectionRequest connectWait(final byte[] discriminator, final long timeoutMs)
+    {
+        ensureOpen();
+        try
+        {
+            final ViaPeer peer = driver.viaConnectWait(discriminator, timeoutMs);
+            return new ConnectionRequest(this, peer.handle(), RemoteVi.of(peer));
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
+    /**
+     * {@code VipConnectRequest}: asks the server at {@code remote} to connect {@code vi}, Idle, and waits
+     * up to {@code timeoutMs}: Connected, with the server's end, or {@code REJECT}, {@code TIMEOUT},
+     * {@code INVALID_RELIABILITY_LEVEL}, {@code INVALID_MTU}, {@code INVALID_STATE} (not Idle). The VI is
+     * Connect Pending while it waits. The wait holds this NIC's driver connection.
+     */
+    public synchronized RemoteVi connectRequest(final Vi vi, final ViplAddress remote, final long timeoutMs)
+    {
+        ensureOpen();
+        checkOwn(vi);
+        try
+        {
+            final RemoteVi server =
+                RemoteVi.of(driver.viaConnectRequest(vi.index(), remote.node().packed(), remote.discriminator(), timeoutMs));
+            vi.connected(server);
+            return server;
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
     /** {@code VipCloseNic}: the driver takes every VI, region and CQ out of the NIC's tables and frees the memory. */
     public synchronized void close()
     {
@@ -398,6 +441,55 @@ public final class ViplNic implements AutoCloseable
         catch (final DriverException ex)
         {
             throw ViplException.of(ex);
+        }
+    }
+
+    synchronized void accept(final ConnectionRequest request, final Vi vi)
+    {
+        ensureOpen();
+        checkOwn(vi);
+        try
+        {
+            driver.viaConnectAccept(request.handle(), vi.index());
+            vi.connected(request.remote());
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
+    synchronized void reject(final ConnectionRequest request)
+    {
+        ensureOpen();
+        try
+        {
+            driver.viaConnectReject(request.handle());
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
+    void disconnect(final Vi vi)
+    {
+        ensureOpen();
+        try
+        {
+            driver.viaDisconnect(vi.index());
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
+    private void checkOwn(final Vi vi)
+    {
+        if (null == vi || vi.nic() != this || vi.isClosed())
+        {
+            throw new ViplException(ViplResult.INVALID_PARAMETER, "the VI is not this NIC's, or was destroyed");
         }
     }
 

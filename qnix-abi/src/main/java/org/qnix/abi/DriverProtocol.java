@@ -49,6 +49,13 @@ import java.nio.charset.StandardCharsets;
  *  VIA_VI_CREATE           ptag, attributes, reliability, maxTransfer, sendCq, receiveCq (-1: none)
  *    VIA_VI                vi (NIC VI table index), number (its completion lines' position)
  *  VIA_VI_DESTROY          vi                                     (refused unless Idle)
+ *  VIA_CONNECT_WAIT        discriminator (length, bytes), timeoutMs (long)       (server; blocks)
+ *    VIA_CONNECTION_ASKED  handle, client node (packed), client VI's reliability, maxTransfer, attributes
+ *  VIA_CONNECT_ACCEPT      handle, vi                              (both VIs Connected)
+ *  VIA_CONNECT_REJECT      handle
+ *  VIA_CONNECT_REQUEST     vi, server node (packed), discriminator (length, bytes), timeoutMs (long)
+ *    VIA_CONNECTED         server node (packed), server VI's reliability, maxTransfer, attributes
+ *  VIA_DISCONNECT          vi                                      (Idle; a connected peer goes to Error)
  *    OK                    for each request with no other answer
  *  Any VIA request may instead be answered VIA_FAILED: ViplResult code, message (UTF). BUFFER_ALLOCATE
  *  and BUFFER_FREE serve a VIA process too; BUFFER_FREE of memory with registered regions is refused.
@@ -88,6 +95,15 @@ public final class DriverProtocol
     public static final int VIA_VI = 44;
     public static final int VIA_VI_DESTROY = 45;
     public static final int VIA_FAILED = 46;
+    public static final int VIA_CONNECT_WAIT = 47;
+    public static final int VIA_CONNECTION_ASKED = 48;
+    public static final int VIA_CONNECT_ACCEPT = 49;
+    public static final int VIA_CONNECT_REJECT = 50;
+    public static final int VIA_CONNECT_REQUEST = 51;
+    public static final int VIA_CONNECTED = 52;
+    public static final int VIA_DISCONNECT = 53;
+    /** The last VIA request or reply code. */
+    public static final int VIA_LAST = VIA_DISCONNECT;
 
     /** FAILED code for a request the driver refuses before touching the NIC. */
     public static final int REFUSED = 1;

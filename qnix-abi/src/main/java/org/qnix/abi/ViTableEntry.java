@@ -158,6 +158,16 @@ public final class ViTableEntry
         publishState(STATE_CONNECTED);
     }
 
+    /** Driver side: {@code VipDisconnect}; the connection forgotten, the State Idle. */
+    public void disconnect()
+    {
+        buffer.putInt(offset + CONNECTION_ID_OFFSET, 0);
+        buffer.putInt(offset + PEER_NIC_OFFSET, 0);
+        buffer.putInt(offset + PEER_VI_OFFSET, 0);
+        buffer.putInt(offset + PEER_NIC_PID_OFFSET, 0);
+        publishState(STATE_IDLE);
+    }
+
     public int owner()
     {
         return buffer.getInt(offset + OWNER_OFFSET);
