@@ -92,7 +92,7 @@ final class ProcessRegistrar
         this.heartbeats = heartbeats;
         this.allocator = new PageAllocator(host, hostLayout, sdram, layout);
         this.commandQueue = new DriverCommandQueueWriter(sdram, host, layout, hostLayout);
-        this.viaTables = new ViaTables(sdram, layout);
+        this.viaTables = new ViaTables(sdram, layout, node, commandQueue, heartbeats);
         registry.viaConnections().attach(node.packed(), viaTables);
     }
 
@@ -547,7 +547,7 @@ final class ProcessRegistrar
         deregisterViaLocally(registered);
     }
 
-    private void deregisterViaLocally(final ViaRegistered registered)
+    private void deregisterViaLocally(final ViaRegistered registered) throws InterruptedException
     {
         final int entry = (int)layout.processEntryOffset(registered.index());
         sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, 0);

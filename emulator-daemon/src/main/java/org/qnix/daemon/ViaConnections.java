@@ -13,8 +13,8 @@ import org.qnix.abi.ViplResult;
 /**
  * VIA's connection manager (issue 14): the daemon, driver of every node, matches client/server
  * connection requests by the server's (node, discriminator), across nodes, as VIA's kernel agent does,
- * and tells the NICs by writing both VI table entries ({@link ViaTables#connect}): connection id, peer
- * NIC, peer VI and peer NIC PID, then the State Connected. A client's VI is Connect Pending while it
+ * and tells the NICs through driver commands ({@link ViaTables#connect}, Via_Connect), which write
+ * both VI table entries: connection id, peer NIC, peer VI and peer NIC PID, then the State Connected. A client's VI is Connect Pending while it
  * waits. Connection ids are unique in the daemon and never 0, so a NIC can drop the packets of a
  * reused VI's previous connection.
  *
@@ -176,7 +176,7 @@ final class ViaConnections
      * other under a new connection id. Mismatched reliability levels or transfer sizes are refused to both
      * sides (VIA 1.0: INVALID_RELIABILITY_LEVEL, INVALID_MTU).
      */
-    synchronized ViplResult accept(final int handle, final Endpoint server)
+    synchronized ViplResult accept(final int handle, final Endpoint server) throws InterruptedException
     {
         final Request request = asked.get(handle);
         if (null == request || request.key.node() != server.node())
@@ -200,8 +200,21 @@ final class ViaConnections
         }
         final int id = nextId();
         final Endpoint client = request.client;
-        serverTables.connect(server.vi(), id, client.node(), client.vi(), client.nicPid());
-        tables(client.node()).connect(client.vi(), id, server.node(), server.vi(), server.nicPid());
+        // Each NIC learns of the connection through a driver command (issue 14); the client's is told
+        // last, so that it cannot send before the server's NIC knows the connection.
+        if (!serverTables.connect(server.vi(), id, client.node(), client.vi(), client.nicPid()))
+        {
+            request.result = ViplResult.REJECT;
+            notifyAll();
+            return ViplResult.INVALID_STATE;
+        }
+        if (!tables(client.node()).connect(client.vi(), id, server.node(), server.vi(), server.nicPid()))
+        {
+            serverTables.disconnect(server.vi());
+            request.result = ViplResult.REJECT;
+            notifyAll();
+            return ViplResult.REJECT;
+        }
         peers.put(server.key(), client);
         peers.put(client.key(), server);
         request.server = server;
@@ -229,15 +242,16 @@ final class ViaConnections
      * connected to it, goes to Error (connection lost; VIA 1.0). Requests a dead server was asked and
      * never answered are the caller's to forget with {@link #forgetAsked}.
      */
-    synchronized void disconnect(final int node, final int vi)
+    synchronized void disconnect(final int node, final int vi) throws InterruptedException
     {
         final Endpoint peer = peers.remove((long)node << 32 | (vi & 0xFFFF_FFFFL));
+        final int connectionId = tables(node).connectionId(vi);
+        tables(node).disconnect(vi);
         if (null != peer)
         {
             peers.remove(peer.key());
-            tables(peer.node()).connectionLost(peer.vi());
+            tables(peer.node()).connectionLost(peer.vi(), connectionId);
         }
-        tables(node).disconnect(vi);
     }
 
     /** @return true if the VI is one end of a connection the manager made. */

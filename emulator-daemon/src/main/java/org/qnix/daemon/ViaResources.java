@@ -316,7 +316,7 @@ final class ViaResources
     }
 
     /** {@code VipConnectAccept} of an asked request with one of this process's Idle VIs. */
-    void accept(final int handle, final int vi) throws ViaRefusal
+    void accept(final int handle, final int vi) throws ViaRefusal, InterruptedException
     {
         final Vi own = ownVi(vi);
         if (!askedHandles.remove(handle))
@@ -358,14 +358,14 @@ final class ViaResources
     }
 
     /** {@code VipDisconnect}: Idle again; a connected peer goes to Error. */
-    void disconnect(final int vi) throws ViaRefusal
+    void disconnect(final int vi) throws ViaRefusal, InterruptedException
     {
         ownVi(vi);
         connections.disconnect(node.packed(), vi);
     }
 
     /** Process death or de-registration: every VI, region and CQ leaves the NIC's tables, VIs first. */
-    void releaseAll()
+    void releaseAll() throws InterruptedException
     {
         connections.forgetAsked(askedHandles.stream().mapToInt(Integer::intValue).toArray());
         askedHandles.clear();

@@ -4,8 +4,12 @@ import java.util.BitSet;
 
 import org.agrona.concurrent.AtomicBuffer;
 import org.qnix.abi.CqTableEntry;
+import org.qnix.abi.Doorbell;
+import org.qnix.abi.DriverCommand;
 import org.qnix.abi.MemoryRegionEntry;
+import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ProcessName;
 import org.qnix.abi.ViTableEntry;
 import org.qnix.abi.ViaTablesLayout;
 
@@ -13,7 +17,10 @@ import org.qnix.abi.ViaTablesLayout;
  * The driver's end of one NIC's VIA tables in NIC internal memory (issue 14; {@link ViaTablesLayout}):
  * which VI, memory-region, page-translation and CQ entries are taken, and the writes that create and
  * clear them, each entry's fields before its State, Handle or Owner word. The driver is the only
- * writer but for the NIC's words of a VI entry, and no process maps the tables. Shared by every
+ * writer but for the NIC's words of a VI entry, and no process maps the tables. A connection's changes
+ * go through the NIC as driver commands (Via_Connect, Via_Disconnect, Via_Connection_Lost: issue 14,
+ * "NICs learn of them through driver commands"), which the NIC applies to the VI entry; Idle and
+ * Connect Pending, which mean nothing to the NIC, are the driver's own writes. Shared by every
  * connection of the node: synchronized. It checks nothing about who asks: that is {@link ViaResources}'
  * job.
  *
@@ -31,8 +38,15 @@ import org.qnix.abi.ViaTablesLayout;
  */
 final class ViaTables
 {
+    /** How long the driver waits for the NIC to take a connection command before writing the entry itself. */
+    static final long COMMAND_TIMEOUT_MS = 10_000;
+    private static final long POLL_MS = 1;
+
     private final AtomicBuffer sdram;
     private final ViaTablesLayout via;
+    private final NicCoordinates node;
+    private final DriverCommandQueueWriter commandQueue;
+    private final NicHeartbeats heartbeats;
     private final BitSet vis;
     private final BitSet regions;
     private final BitSet translations;
@@ -43,11 +57,20 @@ final class ViaTables
     private final CqTableEntry cqEntry = new CqTableEntry();
     private int nextPtag = 1;
 
-    /** Takes the tables over: every entry starts free, whatever files the driver started on. */
-    ViaTables(final AtomicBuffer sdram, final NicSdramLayout layout)
+    /**
+     * Takes the tables over: every entry starts free, whatever files the driver started on.
+     *
+     * @param commandQueue the node's Driver Command Queue, for the connection commands.
+     * @param heartbeats   to stop waiting for a dead NIC.
+     */
+    ViaTables(final AtomicBuffer sdram, final NicSdramLayout layout, final NicCoordinates node,
+        final DriverCommandQueueWriter commandQueue, final NicHeartbeats heartbeats)
     {
         this.sdram = sdram;
         this.via = layout.via();
+        this.node = node;
+        this.commandQueue = commandQueue;
+        this.heartbeats = heartbeats;
         this.vis = new BitSet(via.viEntries());
         this.regions = new BitSet(via.regionEntries());
         this.translations = new BitSet(via.translationEntries());
@@ -112,23 +135,86 @@ final class ViaTables
         }
     }
 
-    /** The connection the connection manager matched: the peer and the connection id, then Connected. */
-    synchronized void connect(final int vi, final int connectionId, final int peerNic, final int peerVi,
-        final int peerNicPid)
+    /**
+     * The connection the connection manager matched, told to the NIC (Via_Connect), which writes the
+     * peer and the connection id, then Connected. @return false if the NIC refused it.
+     */
+    synchronized boolean connect(final int vi, final int connectionId, final int peerNic, final int peerVi,
+        final int peerNicPid) throws InterruptedException
     {
-        vi(vi).connect(connectionId, peerNic, peerVi, peerNicPid);
+        final ViTableEntry entry = vi(vi);
+        final int done = command(DriverCommand.VIA_CONNECT, vi, entry.owner(), connectionId, peerNic, peerVi, peerNicPid);
+        if (NIC_GONE == done)
+        {
+            vi(vi).connect(connectionId, peerNic, peerVi, peerNicPid);
+            return true;
+        }
+        return Doorbell.DONE == done;
     }
 
-    /** {@code VipDisconnect} of this VI: Idle. */
-    synchronized void disconnect(final int vi)
+    /** {@code VipDisconnect} of this VI, told to the NIC (Via_Disconnect): Idle. */
+    synchronized void disconnect(final int vi) throws InterruptedException
     {
-        vi(vi).disconnect();
+        final ViTableEntry entry = vi(vi);
+        if (ViTableEntry.STATE_IDLE == entry.state() && 0 == entry.connectionId())
+        {
+            return;
+        }
+        if (NIC_GONE == command(DriverCommand.VIA_DISCONNECT, vi, entry.owner(), 0, 0, 0, 0))
+        {
+            vi(vi).disconnect();
+        }
     }
 
-    /** The peer went away: Connected to Error (the NIC may have got there first). */
-    synchronized void connectionLost(final int vi)
+    /** The peer of the VI's connection {@code connectionId} went away (Via_Connection_Lost): Connected to Error. */
+    synchronized void connectionLost(final int vi, final int connectionId) throws InterruptedException
     {
-        vi(vi).breakConnection();
+        final ViTableEntry entry = vi(vi);
+        if (NIC_GONE == command(DriverCommand.VIA_CONNECTION_LOST, vi, entry.owner(), connectionId, 0, 0, 0) &&
+            vi(vi).connectionId() == connectionId)
+        {
+            vi(vi).breakConnection();
+        }
+    }
+
+    synchronized int connectionId(final int vi)
+    {
+        return vi(vi).connectionId();
+    }
+
+    /** A command's outcome when the NIC did not take it: dead, or not running its loop. */
+    private static final int NIC_GONE = -1;
+
+    /**
+     * Posts a VIA connection command (fields as {@link DriverCommand#VIA_CONNECT} reuses them) and waits
+     * for the NIC's Driver Doorbell. @return the doorbell, or {@link #NIC_GONE} if the NIC did not take
+     * it: a dead NIC does no work, so the driver writes the entry itself.
+     */
+    private int command(final int command, final int vi, final int owner, final int connectionId, final int peerNic,
+        final int peerVi, final int peerNicPid) throws InterruptedException
+    {
+        final DriverCommandQueueWriter.Ticket ticket = commandQueue.post(command, new ProcessName(peerNic, peerVi),
+            connectionId, vi, peerNicPid, owner, COMMAND_TIMEOUT_MS);
+        if (null == ticket)
+        {
+            System.err.println("driver " + node + ": could not post " + DriverCommand.name(command) + " for VI " + vi +
+                " (Driver Command Queue full): the driver writes the VI entry itself");
+            return NIC_GONE;
+        }
+        final long deadline = System.currentTimeMillis() + COMMAND_TIMEOUT_MS;
+        int doorbell;
+        while (!Doorbell.isComplete(doorbell = commandQueue.doorbell(ticket)))
+        {
+            final long now = System.currentTimeMillis();
+            if (now > deadline || null != heartbeats.deadNic(node, now))
+            {
+                commandQueue.abandon(ticket);
+                return NIC_GONE;
+            }
+            Thread.sleep(POLL_MS);
+        }
+        commandQueue.release(ticket);
+        return doorbell;
     }
 
     synchronized int viOwner(final int vi)
