@@ -141,6 +141,7 @@ final class ViaRequests implements AutoCloseable
                     via.destroyVi(fields[0]);
                     replies.ok();
                 }
+                case DriverProtocol.VIA_VI_QUERY -> replies.viaHandle(via.viState(fields[0]));
                 default -> throw new IllegalStateException("VIA request " + type);
             }
         }
@@ -254,7 +255,8 @@ final class ViaRequests implements AutoCloseable
             case DriverProtocol.VIA_DEREGISTER_MEM:
             case DriverProtocol.VIA_CQ_CREATE:
             case DriverProtocol.VIA_CQ_DESTROY:
-            case DriverProtocol.VIA_VI_DESTROY: return 1;
+            case DriverProtocol.VIA_VI_DESTROY:
+            case DriverProtocol.VIA_VI_QUERY: return 1;
             case DriverProtocol.VIA_REGISTER_MEM:
             case DriverProtocol.VIA_SET_MEM_ATTRIBUTES: return 3;
             case DriverProtocol.VIA_VI_CREATE: return 6;

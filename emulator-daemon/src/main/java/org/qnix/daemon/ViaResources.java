@@ -364,6 +364,13 @@ final class ViaResources
         connections.disconnect(node.packed(), vi);
     }
 
+    /** {@code VipQueryVi}: the State the VI table holds, where the NIC or a departed peer may have put Error. */
+    int viState(final int vi) throws ViaRefusal
+    {
+        ownVi(vi);
+        return tables.viState(vi);
+    }
+
     /** Process death or de-registration: every VI, region and CQ leaves the NIC's tables, VIs first. */
     void releaseAll() throws InterruptedException
     {

@@ -439,6 +439,12 @@ public final class DriverProxy implements AutoCloseable
         }, saturatedAdd(Math.min(timeoutMs, LONGEST_TIMEOUT_MS), DRIVER_GRACE_MS));
     }
 
+    /** VIA_VI_QUERY. @return the VI's State in its NIC's VI table. */
+    public synchronized int viaQueryVi(final int vi)
+    {
+        return viaInt(DriverProtocol.VIA_VI_QUERY, DriverProtocol.VIA_HANDLE, "querying VI " + vi, vi);
+    }
+
     /** VIA_DISCONNECT. */
     public synchronized void viaDisconnect(final int vi)
     {

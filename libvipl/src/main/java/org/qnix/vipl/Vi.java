@@ -22,7 +22,6 @@ public final class Vi implements AutoCloseable
     private final CompletionQueue sendCq;
     private final CompletionQueue receiveCq;
     private boolean closed;
-    private ViState state = ViState.IDLE;
     private RemoteVi remote;
 
     /**
@@ -47,15 +46,15 @@ public final class Vi implements AutoCloseable
     }
 
     /**
-     * {@code VipQueryVi}: the state as this library last set it (Idle, Connected once a connection is
-     * made, Idle after {@link #disconnect()}). Error, which the NIC or a peer's departure sets in the
-     * NIC's VI table, is not visible here yet: it will come with the async-event ring (issue 14).
+     * {@code VipQueryVi}: the state the NIC's VI table holds (a driver request), so Error, which the NIC
+     * or a peer's departure sets, shows; the remote end as the connection reported it.
      */
     public Query query()
     {
         synchronized (nic)
         {
-            return new Query(state, attributes, remote, true, true);
+            final ViState state = nic.queryVi(this);
+            return new Query(state, attributes, ViState.IDLE == state ? null : remote, true, true);
         }
     }
 
@@ -65,7 +64,6 @@ public final class Vi implements AutoCloseable
         synchronized (nic)
         {
             nic.disconnect(this);
-            state = ViState.IDLE;
             remote = null;
         }
     }
@@ -101,7 +99,6 @@ public final class Vi implements AutoCloseable
 
     void connected(final RemoteVi peer)
     {
-        state = ViState.CONNECTED;
         remote = peer;
     }
 

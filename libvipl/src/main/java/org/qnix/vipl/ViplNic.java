@@ -472,6 +472,25 @@ public final class ViplNic implements AutoCloseable
         }
     }
 
+    ViState queryVi(final Vi vi)
+    {
+        ensureOpen();
+        try
+        {
+            switch (driver.viaQueryVi(vi.index()))
+            {
+                case ViTableEntry.STATE_PENDING: return ViState.CONNECT_PENDING;
+                case ViTableEntry.STATE_CONNECTED: return ViState.CONNECTED;
+                case ViTableEntry.STATE_ERROR: return ViState.ERROR;
+                default: return ViState.IDLE;
+            }
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
     void disconnect(final Vi vi)
     {
         ensureOpen();

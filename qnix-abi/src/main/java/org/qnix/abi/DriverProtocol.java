@@ -56,6 +56,8 @@ import java.nio.charset.StandardCharsets;
  *  VIA_CONNECT_REQUEST     vi, server node (packed), discriminator (length, bytes), timeoutMs (long)
  *    VIA_CONNECTED         server node (packed), server VI's reliability, maxTransfer, attributes
  *  VIA_DISCONNECT          vi                                      (Idle; a connected peer goes to Error)
+ *  VIA_VI_QUERY            vi
+ *    VIA_HANDLE            the VI's State in its NIC's VI table (ViTableEntry.STATE_*)
  *    OK                    for each request with no other answer
  *  Any VIA request may instead be answered VIA_FAILED: ViplResult code, message (UTF). BUFFER_ALLOCATE
  *  and BUFFER_FREE serve a VIA process too; BUFFER_FREE of memory with registered regions is refused.
@@ -102,8 +104,9 @@ public final class DriverProtocol
     public static final int VIA_CONNECT_REQUEST = 51;
     public static final int VIA_CONNECTED = 52;
     public static final int VIA_DISCONNECT = 53;
+    public static final int VIA_VI_QUERY = 54;
     /** The last VIA request or reply code. */
-    public static final int VIA_LAST = VIA_DISCONNECT;
+    public static final int VIA_LAST = VIA_VI_QUERY;
 
     /** FAILED code for a request the driver refuses before touching the NIC. */
     public static final int REFUSED = 1;

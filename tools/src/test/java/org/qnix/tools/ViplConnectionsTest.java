@@ -109,6 +109,9 @@ class ViplConnectionsTest
             client.disconnect();
             assertEquals(ViTableEntry.STATE_IDLE, state(0, client.index()));
             assertEquals(ViTableEntry.STATE_ERROR, state(1, server.index()));
+            assertEquals(ViState.ERROR, server.query().state(), "the server sees the connection lost");
+            assertEquals(ViState.IDLE, client.query().state());
+            assertEquals(null, client.query().remote());
             assertEquals(ViplResult.INVALID_STATE, assertThrows(ViplException.class, server::close).result());
             server.disconnect();
             assertEquals(ViTableEntry.STATE_IDLE, state(1, server.index()));
@@ -201,6 +204,7 @@ class ViplConnectionsTest
                 assertTrue(worker.toHandle().destroyForcibly(), "kill -9");
                 TestClusters.await("the server's VI in Error and the client's VI gone", () ->
                     ViTableEntry.STATE_ERROR == state(1, server.index()) && ViTableEntry.STATE_FREE == state(0, clientVi));
+                assertEquals(ViState.ERROR, server.query().state());
                 server.disconnect();
                 server.close();
             }
