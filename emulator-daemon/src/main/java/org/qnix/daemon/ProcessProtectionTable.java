@@ -101,6 +101,12 @@ final class ProcessProtectionTable
         {
             return pool;
         }
+
+        /** @return true for pages the driver keeps for the process ({@link #allocateFixed}). */
+        boolean isFixed()
+        {
+            return fixed;
+        }
     }
 
     ProcessProtectionTable(

@@ -122,7 +122,7 @@ final class ViaResources
         final int attributes) throws ViaRefusal
     {
         final ProcessProtectionTable.Entry entry = memory.region(allocation);
-        if (null == entry || entry.isPool())
+        if (null == entry || entry.isPool() || entry.isFixed())
         {
             throw new ViaRefusal(ViplResult.INVALID_PARAMETER, "no DMA memory " + allocation + " of this process on node " +
                 node + " to register");

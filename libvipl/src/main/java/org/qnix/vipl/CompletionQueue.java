@@ -61,7 +61,11 @@ public final class CompletionQueue implements AutoCloseable
         {
             if (!closed)
             {
-                nic.destroyCq(this);
+                if (!nic.isClosed())
+                {
+                    // After the NIC's close the driver released everything already.
+                    nic.destroyCq(this);
+                }
                 closed = true;
             }
         }

@@ -93,7 +93,11 @@ public final class MemoryRegion implements AutoCloseable
         {
             if (!closed)
             {
-                nic.deregisterMem(this);
+                if (!nic.isClosed())
+                {
+                    // After the NIC's close the driver released everything already.
+                    nic.deregisterMem(this);
+                }
                 closed = true;
             }
         }

@@ -39,7 +39,11 @@ public final class ProtectionTag implements AutoCloseable
         {
             if (!closed)
             {
-                nic.destroyPtag(this);
+                if (!nic.isClosed())
+                {
+                    // After the NIC's close the driver released everything already.
+                    nic.destroyPtag(this);
+                }
                 closed = true;
             }
         }

@@ -119,7 +119,11 @@ public final class Vi implements AutoCloseable
         {
             if (!closed)
             {
-                nic.destroyVi(this);
+                if (!nic.isClosed())
+                {
+                    // After the NIC's close the driver released everything already.
+                    nic.destroyVi(this);
+                }
                 closed = true;
             }
         }

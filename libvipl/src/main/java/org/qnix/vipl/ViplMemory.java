@@ -99,7 +99,7 @@ public final class ViplMemory implements AutoCloseable
     {
         synchronized (nic)
         {
-            if (!closed)
+            if (!closed && !nic.isClosed())
             {
                 nic.free(this);
             }

@@ -142,6 +142,12 @@ public final class ViplNic implements AutoCloseable
             EnumSet.of(Reliability.RELIABLE_DELIVERY, Reliability.RELIABLE_RECEPTION));
     }
 
+    /** @return true once {@link #close()} ran: every resource of it is released. */
+    public synchronized boolean isClosed()
+    {
+        return closed;
+    }
+
     /** @return the cluster's parameters. */
     public ClusterParameters parameters()
     {

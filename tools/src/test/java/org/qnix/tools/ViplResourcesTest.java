@@ -173,6 +173,32 @@ class ViplResourcesTest
     }
 
     @Test
+    void closingTheNicReleasesEverythingAndLeavesItsResourcesClosed() throws Exception
+    {
+        final ViplNic nic = Vipl.openNic("1-0", dir.name());
+        final ProtectionTag ptag = nic.createPtag();
+        final ViplMemory memory = nic.allocate(1000);
+        final MemoryRegion region = nic.registerMem(memory, 0, 1000, new MemoryAttributes(ptag, false, false));
+        final CompletionQueue cq = nic.createCq(4);
+        final Vi vi = nic.createVi(new ViAttributes(Reliability.UNRELIABLE, 0, ptag, false, false), cq, cq);
+        nic.close();
+        assertTrue(nic.isClosed());
+        try (NicTables tables = new NicTables(dir, 1))
+        {
+            assertEquals(0, tables.vis() + tables.regions() + tables.cqs());
+            assertEquals(List.of(), tables.registeredKinds());
+        }
+        // Their close after the NIC's is nothing more to do.
+        vi.close();
+        cq.close();
+        region.close();
+        memory.close();
+        ptag.close();
+        assertEquals(ViplResult.INVALID_STATE, code(nic::createPtag));
+        nic.close();
+    }
+
+    @Test
     void oneJvmHoldsAQnixAndAViplRegistrationAtOnce() throws Exception
     {
         try (Qnix qnix = Qnix.options().name(new ProcessName(711, 0)).group(711, 1).cluster(dir.name()).node("0-0").init();
