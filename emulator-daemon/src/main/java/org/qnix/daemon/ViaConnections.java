@@ -35,6 +35,10 @@ final class ViaConnections
     private final Map<Integer, ViaTables> tablesByNode = new HashMap<>();
     private final Map<Key, ArrayDeque<Request>> waiting = new HashMap<>();
     private final Map<Integer, Request> asked = new HashMap<>();
+    /** Peer-to-peer requests not matched yet, by (local address, remote address). */
+    private final Map<PeerKey, PeerRequest> peerWaiting = new HashMap<>();
+    /** Peer-to-peer requests by (node, VI), until their owner takes the outcome. */
+    private final Map<Long, PeerRequest> peerByVi = new HashMap<>();
     /** Connected endpoints by (node, VI): their peers. */
     private final Map<Long, Endpoint> peers = new HashMap<>();
     private int nextId = 1;
@@ -85,6 +89,28 @@ final class ViaConnections
         Endpoint client()
         {
             return client;
+        }
+    }
+
+    /** A peer-to-peer request's two addresses: it matches the request whose addresses are the same, swapped. */
+    record PeerKey(Key local, Key remote)
+    {
+    }
+
+    /** A peer-to-peer request ({@code VipConnectPeerRequest}): its VI's end, its deadline, then its outcome. */
+    static final class PeerRequest
+    {
+        final Endpoint self;
+        final PeerKey key;
+        final long deadline;
+        ViplResult result;
+        Endpoint peer;
+
+        PeerRequest(final Endpoint self, final PeerKey key, final long deadline)
+        {
+            this.self = self;
+            this.key = key;
+            this.deadline = deadline;
         }
     }
 
@@ -252,6 +278,140 @@ final class ViaConnections
             peers.remove(peer.key());
             tables(peer.node()).connectionLost(peer.vi(), connectionId);
         }
+    }
+
+    /**
+     * {@code VipConnectPeerRequest}: does not block. The VI goes Connect Pending; if the peer's request
+     * (local and remote addresses swapped) is already there and not expired, both are matched now.
+     *
+     * @return SUCCESS if the request is posted (matched or not), else why not.
+     */
+    synchronized ViplResult connectPeerRequest(final Endpoint self, final Key local, final Key remote,
+        final long timeoutMs) throws InterruptedException
+    {
+        if (!tablesByNode.containsKey(remote.node()) || local.node() != self.node())
+        {
+            return ViplResult.INVALID_PARAMETER;
+        }
+        final PeerKey key = new PeerKey(local, remote);
+        expire(peerWaiting.get(key));
+        if (peerWaiting.containsKey(key))
+        {
+            return ViplResult.INVALID_PARAMETER;
+        }
+        if (!tables(self.node()).pending(self.vi()))
+        {
+            return ViplResult.INVALID_STATE;
+        }
+        final PeerRequest request = new PeerRequest(self, key, System.currentTimeMillis() + timeoutMs);
+        peerByVi.put(self.key(), request);
+        final PeerKey mirror = new PeerKey(remote, local);
+        final PeerRequest other = peerWaiting.get(mirror);
+        expire(other);
+        if (null != peerWaiting.get(mirror))
+        {
+            peerWaiting.remove(mirror);
+            match(request, other);
+        }
+        else
+        {
+            peerWaiting.put(key, request);
+        }
+        notifyAll();
+        return ViplResult.SUCCESS;
+    }
+
+    /**
+     * {@code VipConnectPeerDone} (does not block) and {@code VipConnectPeerWait} (blocks until matched, the
+     * request's deadline, or its process's death).
+     *
+     * @return the outcome: NOT_DONE while unmatched (Done only), SUCCESS with the peer's end, TIMEOUT,
+     * a mismatch, or INVALID_STATE if the VI has no peer request.
+     */
+    synchronized Outcome connectPeerOutcome(final int node, final int vi, final boolean block,
+        final BooleanSupplier alive) throws InterruptedException
+    {
+        final long key = (long)node << 32 | (vi & 0xFFFF_FFFFL);
+        final PeerRequest request = peerByVi.get(key);
+        if (null == request)
+        {
+            return new Outcome(ViplResult.INVALID_STATE, null);
+        }
+        while (null == request.result)
+        {
+            expire(request);
+            if (null != request.result)
+            {
+                break;
+            }
+            if (!block)
+            {
+                return new Outcome(ViplResult.NOT_DONE, null);
+            }
+            if (!alive.getAsBoolean())
+            {
+                return new Outcome(ViplResult.TIMEOUT, null);
+            }
+            wait(Math.max(1, Math.min(request.deadline - System.currentTimeMillis(), POLL_MS)));
+        }
+        peerByVi.remove(key);
+        return new Outcome(request.result, request.peer);
+    }
+
+    /** The VI's process is gone, or it is destroyed: its peer-to-peer request, if any, goes. */
+    synchronized void forgetPeerRequest(final int node, final int vi)
+    {
+        final PeerRequest request = peerByVi.remove((long)node << 32 | (vi & 0xFFFF_FFFFL));
+        if (null != request && peerWaiting.get(request.key) == request)
+        {
+            peerWaiting.remove(request.key);
+        }
+    }
+
+    /** Ends an unmatched request whose deadline passed: TIMEOUT, its VI Idle again. */
+    private void expire(final PeerRequest request)
+    {
+        if (null != request && null == request.result && System.currentTimeMillis() >= request.deadline)
+        {
+            if (peerWaiting.get(request.key) == request)
+            {
+                peerWaiting.remove(request.key);
+            }
+            request.result = ViplResult.TIMEOUT;
+            tables(request.self.node()).unpending(request.self.vi());
+        }
+    }
+
+    /** Two peer requests that name each other: checked like an accept, then both NICs told. */
+    private void match(final PeerRequest a, final PeerRequest b) throws InterruptedException
+    {
+        final ViplResult mismatch = a.self.reliability() != b.self.reliability() ?
+            ViplResult.INVALID_RELIABILITY_LEVEL :
+            a.self.maxTransfer() != b.self.maxTransfer() ? ViplResult.INVALID_MTU : null;
+        if (null == mismatch)
+        {
+            final int id = nextId();
+            final boolean first = tables(a.self.node()).connect(a.self.vi(), id, b.self.node(), b.self.vi(), b.self.nicPid());
+            if (first && tables(b.self.node()).connect(b.self.vi(), id, a.self.node(), a.self.vi(), a.self.nicPid()))
+            {
+                peers.put(a.self.key(), b.self);
+                peers.put(b.self.key(), a.self);
+                a.peer = b.self;
+                b.peer = a.self;
+                a.result = ViplResult.SUCCESS;
+                b.result = ViplResult.SUCCESS;
+                return;
+            }
+            if (first)
+            {
+                tables(a.self.node()).disconnect(a.self.vi());
+            }
+        }
+        final ViplResult failed = null != mismatch ? mismatch : ViplResult.INVALID_STATE;
+        a.result = failed;
+        b.result = failed;
+        tables(a.self.node()).unpending(a.self.vi());
+        tables(b.self.node()).unpending(b.self.vi());
     }
 
     /** @return true if the VI is one end of a connection the manager made. */

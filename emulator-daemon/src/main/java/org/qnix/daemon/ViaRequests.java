@@ -156,7 +156,8 @@ final class ViaRequests implements AutoCloseable
     {
         return DriverProtocol.VIA_CONNECT_WAIT == type || DriverProtocol.VIA_CONNECT_ACCEPT == type ||
             DriverProtocol.VIA_CONNECT_REJECT == type || DriverProtocol.VIA_CONNECT_REQUEST == type ||
-            DriverProtocol.VIA_DISCONNECT == type;
+            DriverProtocol.VIA_DISCONNECT == type || DriverProtocol.VIA_CONNECT_PEER_REQUEST == type ||
+            DriverProtocol.VIA_CONNECT_PEER_DONE == type || DriverProtocol.VIA_CONNECT_PEER_WAIT == type;
     }
 
     /** The connection manager's requests (issue 14): the waits block this connection's thread. */
@@ -166,6 +167,7 @@ final class ViaRequests implements AutoCloseable
         int handle = 0;
         int serverNode = 0;
         byte[] discriminator = null;
+        byte[] remoteDiscriminator = null;
         long timeoutMs = 0;
         switch (type)
         {
@@ -185,6 +187,14 @@ final class ViaRequests implements AutoCloseable
                 vi = in.readInt();
                 serverNode = in.readInt();
                 discriminator = readDiscriminator(in);
+                timeoutMs = in.readLong();
+            }
+            case DriverProtocol.VIA_CONNECT_PEER_REQUEST ->
+            {
+                vi = in.readInt();
+                discriminator = readDiscriminator(in);
+                serverNode = in.readInt();
+                remoteDiscriminator = readDiscriminator(in);
                 timeoutMs = in.readLong();
             }
             default -> vi = in.readInt();
@@ -214,6 +224,15 @@ final class ViaRequests implements AutoCloseable
                 }
                 case DriverProtocol.VIA_CONNECT_REQUEST ->
                     replies.viaConnected(via.connectRequest(vi, serverNode, discriminator, wait, this::alive));
+                case DriverProtocol.VIA_CONNECT_PEER_REQUEST ->
+                {
+                    via.connectPeerRequest(vi, discriminator, serverNode, remoteDiscriminator, wait);
+                    replies.ok();
+                }
+                case DriverProtocol.VIA_CONNECT_PEER_DONE ->
+                    replies.viaConnected(via.connectPeerOutcome(vi, false, this::alive));
+                case DriverProtocol.VIA_CONNECT_PEER_WAIT ->
+                    replies.viaConnected(via.connectPeerOutcome(vi, true, this::alive));
                 default ->
                 {
                     via.disconnect(vi);

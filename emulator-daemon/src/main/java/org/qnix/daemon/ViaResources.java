@@ -291,6 +291,7 @@ final class ViaResources
             throw new ViaRefusal(ViplResult.INVALID_STATE, "VI " + vi + " is " + ViTableEntry.stateName(state) +
                 ": only an idle VI can be destroyed (disconnect it first)");
         }
+        connections.forgetPeerRequest(node.packed(), vi);
         forget(created);
     }
 
@@ -357,6 +358,38 @@ final class ViaResources
         return outcome.server();
     }
 
+    /** {@code VipConnectPeerRequest}: posted at once; the VI is Connect Pending until matched or timed out. */
+    void connectPeerRequest(final int vi, final byte[] localDiscriminator, final int remoteNode,
+        final byte[] remoteDiscriminator, final long timeoutMs) throws ViaRefusal, InterruptedException
+    {
+        final Vi own = ownVi(vi);
+        checkDiscriminator(localDiscriminator);
+        checkDiscriminator(remoteDiscriminator);
+        final ViplResult result = connections.connectPeerRequest(endpoint(own),
+            ViaConnections.Key.of(node.packed(), localDiscriminator), ViaConnections.Key.of(remoteNode, remoteDiscriminator),
+            timeoutMs);
+        if (ViplResult.SUCCESS != result)
+        {
+            throw new ViaRefusal(result, "VI " + vi + "'s peer connection request to node " +
+                NicCoordinates.unpack(remoteNode) + " was not posted: " + result +
+                (ViplResult.INVALID_PARAMETER == result ? " (unknown node, or the same addresses already asked)" : ""));
+        }
+    }
+
+    /** {@code VipConnectPeerDone} ({@code block} false) or {@code VipConnectPeerWait}. @return the peer's end. */
+    ViaConnections.Endpoint connectPeerOutcome(final int vi, final boolean block, final BooleanSupplier alive)
+        throws ViaRefusal, InterruptedException
+    {
+        ownVi(vi);
+        final ViaConnections.Outcome outcome = connections.connectPeerOutcome(node.packed(), vi, block, alive);
+        if (ViplResult.SUCCESS != outcome.result())
+        {
+            throw new ViaRefusal(outcome.result(), "VI " + vi + "'s peer connection: " + outcome.result() +
+                (ViplResult.INVALID_STATE == outcome.result() ? " (no peer connection request outstanding)" : ""));
+        }
+        return outcome.server();
+    }
+
     /** {@code VipDisconnect}: Idle again; a connected peer goes to Error. */
     void disconnect(final int vi) throws ViaRefusal, InterruptedException
     {
@@ -379,6 +412,7 @@ final class ViaResources
         for (final Vi vi : vis.values().toArray(new Vi[0]))
         {
             // The peers of its connected VIs see the connection lost (issue 14).
+            connections.forgetPeerRequest(node.packed(), vi.vi());
             connections.disconnect(node.packed(), vi.vi());
             forget(vi);
         }

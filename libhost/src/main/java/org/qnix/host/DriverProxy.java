@@ -439,6 +439,42 @@ public final class DriverProxy implements AutoCloseable
         }, saturatedAdd(Math.min(timeoutMs, LONGEST_TIMEOUT_MS), DRIVER_GRACE_MS));
     }
 
+    /** VIA_CONNECT_PEER_REQUEST: posts a peer-to-peer request and returns at once. */
+    public synchronized void viaConnectPeerRequest(final int vi, final byte[] localDiscriminator, final int remoteNode,
+        final byte[] remoteDiscriminator, final long timeoutMs)
+    {
+        call(() ->
+        {
+            out.writeInt(DriverProtocol.VIA_CONNECT_PEER_REQUEST);
+            out.writeInt(vi);
+            out.writeInt(localDiscriminator.length);
+            out.write(localDiscriminator);
+            out.writeInt(remoteNode);
+            out.writeInt(remoteDiscriminator.length);
+            out.write(remoteDiscriminator);
+            out.writeLong(timeoutMs);
+            out.flush();
+            viaReply(DriverProtocol.OK, "a peer connection request");
+            return null;
+        }, DRIVER_GRACE_MS);
+    }
+
+    /**
+     * VIA_CONNECT_PEER_DONE ({@code block} false; a {@link ViaDriverException} NOT_DONE while unmatched) or
+     * VIA_CONNECT_PEER_WAIT (blocks up to {@code timeoutMs}, the request's own).
+     */
+    public synchronized ViaPeer viaConnectPeerOutcome(final int vi, final boolean block, final long timeoutMs)
+    {
+        return call(() ->
+        {
+            out.writeInt(block ? DriverProtocol.VIA_CONNECT_PEER_WAIT : DriverProtocol.VIA_CONNECT_PEER_DONE);
+            out.writeInt(vi);
+            out.flush();
+            viaReply(DriverProtocol.VIA_CONNECTED, "a peer connection's outcome");
+            return new ViaPeer(0, in.readInt(), in.readInt(), in.readInt(), in.readInt());
+        }, saturatedAdd(Math.min(Math.max(0, timeoutMs), LONGEST_TIMEOUT_MS), DRIVER_GRACE_MS));
+    }
+
     /** VIA_VI_QUERY. @return the VI's State in its NIC's VI table. */
     public synchronized int viaQueryVi(final int vi)
     {

@@ -1,5 +1,7 @@
 package org.qnix.vipl;
 
+import org.qnix.abi.ViplResult;
+
 /**
  * A Virtual Interface ({@code VipCreateVi}): a send queue and a receive queue, each reporting to its
  * completion queue if it has one, to be connected to exactly one remote VI. Created Idle.
@@ -23,6 +25,7 @@ public final class Vi implements AutoCloseable
     private final CompletionQueue receiveCq;
     private boolean closed;
     private RemoteVi remote;
+    private long peerDeadline;
 
     /**
      * What {@code VipQueryVi} reports.
@@ -55,6 +58,34 @@ public final class Vi implements AutoCloseable
         {
             final ViState state = nic.queryVi(this);
             return new Query(state, attributes, ViState.IDLE == state ? null : remote, true, true);
+        }
+    }
+
+    /**
+     * {@code VipConnectPeerDone}: does not block. @return SUCCESS once connected ({@link #query()} then
+     * names the peer), NOT_DONE while the peer has not asked, or why the request failed (TIMEOUT,
+     * INVALID_RELIABILITY_LEVEL, INVALID_MTU; INVALID_STATE with no request outstanding).
+     */
+    public ViplResult connectPeerDone()
+    {
+        synchronized (nic)
+        {
+            return nic.connectPeerOutcome(this, false, 0);
+        }
+    }
+
+    /**
+     * {@code VipConnectPeerWait}: blocks until the peer request is matched or its timeout passes.
+     *
+     * @return the peer's end.
+     * @throws ViplException TIMEOUT, a mismatch, or INVALID_STATE with no request outstanding.
+     */
+    public RemoteVi connectPeerWait()
+    {
+        synchronized (nic)
+        {
+            nic.connectPeerOutcome(this, true, peerDeadline - System.currentTimeMillis());
+            return remote;
         }
     }
 
@@ -95,6 +126,11 @@ public final class Vi implements AutoCloseable
     int number()
     {
         return number;
+    }
+
+    void peerRequested(final long deadline)
+    {
+        peerDeadline = deadline;
     }
 
     void connected(final RemoteVi peer)

@@ -24,6 +24,7 @@ import org.qnix.host.DriverProxy;
 import org.qnix.host.HostMemoryException;
 import org.qnix.host.HostMemoryMapping;
 import org.qnix.host.MappedViews;
+import org.qnix.host.ViaDriverException;
 import org.qnix.host.ViaPeer;
 import org.qnix.host.ViaRegistration;
 
@@ -328,6 +329,30 @@ public final class ViplNic implements AutoCloseable
         }
     }
 
+    /**
+     * {@code VipConnectPeerRequest}: asks for a connection of {@code vi}, Idle, with the VI whose own
+     * request names this NIC and {@code localDiscriminator} as its remote address and {@code remote} as
+     * its local one. Returns at once, the VI Connect Pending; {@link Vi#connectPeerDone()} and
+     * {@link Vi#connectPeerWait()} take the outcome, which is TIMEOUT once {@code timeoutMs} passed
+     * unmatched.
+     */
+    public synchronized void connectPeerRequest(final Vi vi, final byte[] localDiscriminator, final ViplAddress remote,
+        final long timeoutMs)
+    {
+        ensureOpen();
+        checkOwn(vi);
+        try
+        {
+            driver.viaConnectPeerRequest(vi.index(), localDiscriminator, remote.node().packed(), remote.discriminator(),
+                timeoutMs);
+            vi.peerRequested(System.currentTimeMillis() + timeoutMs);
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
     /** {@code VipCloseNic}: the driver takes every VI, region and CQ out of the NIC's tables and frees the memory. */
     public synchronized void close()
     {
@@ -471,6 +496,29 @@ public final class ViplNic implements AutoCloseable
         try
         {
             driver.viaConnectReject(request.handle());
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
+    /** @return the outcome of the VI's peer request: SUCCESS (connected), NOT_DONE, or why it failed. */
+    synchronized ViplResult connectPeerOutcome(final Vi vi, final boolean block, final long timeoutMs)
+    {
+        ensureOpen();
+        try
+        {
+            vi.connected(RemoteVi.of(driver.viaConnectPeerOutcome(vi.index(), block, timeoutMs)));
+            return ViplResult.SUCCESS;
+        }
+        catch (final ViaDriverException ex)
+        {
+            if (block && ViplResult.NOT_DONE != ex.result())
+            {
+                throw ViplException.of(ex);
+            }
+            return ex.result();
         }
         catch (final DriverException ex)
         {

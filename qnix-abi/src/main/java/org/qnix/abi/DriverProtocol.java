@@ -56,6 +56,12 @@ import java.nio.charset.StandardCharsets;
  *  VIA_CONNECT_REQUEST     vi, server node (packed), discriminator (length, bytes), timeoutMs (long)
  *    VIA_CONNECTED         server node (packed), server VI's reliability, maxTransfer, attributes
  *  VIA_DISCONNECT          vi                                      (Idle; a connected peer goes to Error)
+ *  VIA_CONNECT_PEER_REQUEST vi, local discriminator (length, bytes), remote node (packed),
+ *                          remote discriminator (length, bytes), timeoutMs (long)   (does not block)
+ *    OK                    the VI is Connect Pending
+ *  VIA_CONNECT_PEER_DONE   vi            (does not block; VIA_FAILED NOT_DONE while unmatched)
+ *  VIA_CONNECT_PEER_WAIT   vi            (blocks until matched or the request's timeout)
+ *    VIA_CONNECTED         the peer's node (packed), its VI's reliability, maxTransfer, attributes
  *  VIA_VI_QUERY            vi
  *    VIA_HANDLE            the VI's State in its NIC's VI table (ViTableEntry.STATE_*)
  *    OK                    for each request with no other answer
@@ -105,8 +111,11 @@ public final class DriverProtocol
     public static final int VIA_CONNECTED = 52;
     public static final int VIA_DISCONNECT = 53;
     public static final int VIA_VI_QUERY = 54;
+    public static final int VIA_CONNECT_PEER_REQUEST = 55;
+    public static final int VIA_CONNECT_PEER_DONE = 56;
+    public static final int VIA_CONNECT_PEER_WAIT = 57;
     /** The last VIA request or reply code. */
-    public static final int VIA_LAST = VIA_VI_QUERY;
+    public static final int VIA_LAST = VIA_CONNECT_PEER_WAIT;
 
     /** FAILED code for a request the driver refuses before touching the NIC. */
     public static final int REFUSED = 1;

@@ -183,6 +183,61 @@ class ViplConnectionsTest
     }
 
     @Test
+    void peersThatNameEachOtherConnectInEitherOrderAndALoneOneTimesOut() throws Exception
+    {
+        try (ViplNic left = Vipl.openNic("0-0", dir.name()); ViplNic right = Vipl.openNic("1-0", dir.name()))
+        {
+            final byte[] l = {'L'};
+            final byte[] r = {'R'};
+            final ViplAddress atLeft = new ViplAddress(new NicCoordinates(0, 0), l);
+            final ViplAddress atRight = new ViplAddress(new NicCoordinates(1, 0), r);
+            for (int order = 0; order < 2; order++)
+            {
+                final Vi a = vi(left, Reliability.RELIABLE_DELIVERY, 1024);
+                final Vi b = vi(right, Reliability.RELIABLE_DELIVERY, 1024);
+                final ViplNic firstNic = 0 == order ? left : right;
+                final Vi first = 0 == order ? a : b;
+                final Vi second = 0 == order ? b : a;
+                firstNic.connectPeerRequest(first, 0 == order ? l : r, 0 == order ? atRight : atLeft, 60_000);
+                assertEquals(ViplResult.NOT_DONE, first.connectPeerDone());
+                assertEquals(ViState.CONNECT_PENDING, first.query().state());
+                (0 == order ? right : left).connectPeerRequest(second, 0 == order ? r : l, 0 == order ? atLeft : atRight,
+                    60_000);
+                assertEquals(ViplResult.SUCCESS, first.connectPeerDone());
+                final RemoteVi seen = second.connectPeerWait();
+                assertEquals(0 == order ? new NicCoordinates(0, 0) : new NicCoordinates(1, 0), seen.node());
+                assertEquals(ViState.CONNECTED, a.query().state());
+                assertEquals(ViState.CONNECTED, b.query().state());
+                try (Tables zero = new Tables(0); Tables one = new Tables(1))
+                {
+                    assertEquals(zero.vi(a.index()).connectionId(), one.vi(b.index()).connectionId());
+                    assertEquals(b.index(), zero.vi(a.index()).peerVi());
+                    assertEquals(a.index(), one.vi(b.index()).peerVi());
+                }
+                assertEquals(ViplResult.INVALID_STATE, first.connectPeerDone(), "the outcome was taken");
+                a.disconnect();
+                b.disconnect();
+                a.close();
+                b.close();
+            }
+
+            final Vi lone = vi(left, Reliability.UNRELIABLE, 0);
+            left.connectPeerRequest(lone, l, atRight, 200);
+            assertEquals(ViplResult.TIMEOUT, assertThrows(ViplException.class, lone::connectPeerWait).result());
+            assertEquals(ViState.IDLE, lone.query().state());
+
+            final Vi reliable = vi(right, Reliability.RELIABLE_RECEPTION, 0);
+            left.connectPeerRequest(lone, l, atRight, 60_000);
+            right.connectPeerRequest(reliable, r, atLeft, 60_000);
+            assertEquals(ViplResult.INVALID_RELIABILITY_LEVEL, lone.connectPeerDone());
+            assertEquals(ViplResult.INVALID_RELIABILITY_LEVEL,
+                assertThrows(ViplException.class, reliable::connectPeerWait).result());
+            assertEquals(ViState.IDLE, lone.query().state());
+            assertEquals(ViState.IDLE, reliable.query().state());
+        }
+    }
+
+    @Test
     void aConnectedClientKilledWithSigkillLeavesTheServersViInError() throws Exception
     {
         try (ViplNic serverNic = Vipl.openNic("1-0", dir.name()))
