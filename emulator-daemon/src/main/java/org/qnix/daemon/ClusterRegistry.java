@@ -13,7 +13,7 @@ import org.qnix.abi.ProcessName;
  * What the daemon, as the driver of every node, knows about the processes that asked to register:
  * enough to refuse a duplicate name or an inconsistent group before touching any NIC, and to say who
  * is missing when a group does not complete. The NICs' Name and Group Tables remain the truth for
- * communication.
+ * communication. It also holds VIA's connection manager, which is cluster-wide for the same reason.
  */
 final class ClusterRegistry
 {
@@ -23,6 +23,13 @@ final class ClusterRegistry
     }
 
     private final Map<ProcessName, Admitted> byName = new LinkedHashMap<>();
+    private final ViaConnections viaConnections = new ViaConnections();
+
+    /** @return VIA's connection manager (issue 14): matching by (node, discriminator) across every node. */
+    ViaConnections viaConnections()
+    {
+        return viaConnections;
+    }
 
     /**
      * @return null if admitted, else the reason for refusing.

@@ -8,6 +8,7 @@ import java.util.List;
 
 import org.qnix.abi.DriverProtocol;
 import org.qnix.abi.ProcessName;
+import org.qnix.abi.ViplResult;
 
 /**
  * The driver's side of {@link DriverProtocol}'s replies: each reply a process can get, written with its
@@ -70,6 +71,84 @@ final class DriverReplies
             out.writeInt(name.ai());
             out.writeInt(name.pi());
         }
+        out.flush();
+    }
+
+    /** VIA_REGISTERED (issue 14): where the VIA process maps its VNI, Host and VIA Process Structures. */
+    void viaRegistered(final int index, final int nicPid, final long vniAddress, final int vniLength,
+        final long hpsAddress, final long structuresAddress, final int structuresPages) throws IOException
+    {
+        out.writeInt(DriverProtocol.VIA_REGISTERED);
+        out.writeInt(index);
+        out.writeInt(nicPid);
+        out.writeLong(vniAddress);
+        out.writeInt(vniLength);
+        out.writeLong(hpsAddress);
+        out.writeLong(structuresAddress);
+        out.writeInt(structuresPages);
+        out.flush();
+    }
+
+    /** VIA_FAILED: the VIPL code the library reports, and why. */
+    void viaFailed(final ViplResult result, final String message) throws IOException
+    {
+        out.writeInt(DriverProtocol.VIA_FAILED);
+        out.writeInt(result.code());
+        DriverProtocol.writeText(out, message);
+        out.flush();
+    }
+
+    /** VIA_HANDLE: a ptag or a memory handle. */
+    void viaHandle(final int handle) throws IOException
+    {
+        out.writeInt(DriverProtocol.VIA_HANDLE);
+        out.writeInt(handle);
+        out.flush();
+    }
+
+    /** VIA_CQ: the CQ and the pages of its ring, for the process to map. */
+    void viaCq(final ViaResources.Cq cq) throws IOException
+    {
+        out.writeInt(DriverProtocol.VIA_CQ);
+        out.writeInt(cq.cq());
+        out.writeInt(cq.ring().pages());
+        for (int i = 0; i < cq.ring().pages(); i++)
+        {
+            out.writeLong(cq.ring().address(i));
+        }
+        out.flush();
+    }
+
+    /** VIA_VI: the VI's index in the NIC's VI table and its number in the process. */
+    void viaVi(final ViaResources.Vi vi) throws IOException
+    {
+        out.writeInt(DriverProtocol.VIA_VI);
+        out.writeInt(vi.vi());
+        out.writeInt(vi.number());
+        out.flush();
+    }
+
+    /** VIA_CONNECTION_ASKED: a client's request, asked of this server under its handle. */
+    void viaConnectionAsked(final ViaConnections.Request request) throws IOException
+    {
+        out.writeInt(DriverProtocol.VIA_CONNECTION_ASKED);
+        out.writeInt(request.handle());
+        endpoint(request.client());
+    }
+
+    /** VIA_CONNECTED: the server's end of the new connection. */
+    void viaConnected(final ViaConnections.Endpoint server) throws IOException
+    {
+        out.writeInt(DriverProtocol.VIA_CONNECTED);
+        endpoint(server);
+    }
+
+    private void endpoint(final ViaConnections.Endpoint end) throws IOException
+    {
+        out.writeInt(end.node());
+        out.writeInt(end.reliability());
+        out.writeInt(end.maxTransfer());
+        out.writeInt(end.attributes());
         out.flush();
     }
 

@@ -39,6 +39,7 @@ final class DriverRequests implements AutoCloseable
     private final DriverReplies replies;
     private final Runnable onRegisterRequest;
     private ProcessRegistrar.Registered registered;
+    private final ViaRequests via;
 
     /**
      * @param callerPid         the pid of the process at the other end, as the kernel says.
@@ -57,6 +58,7 @@ final class DriverRequests implements AutoCloseable
         this.callerPid = callerPid;
         this.replies = replies;
         this.onRegisterRequest = onRegisterRequest;
+        this.via = new ViaRequests(registrar, callerPid, replies);
     }
 
     /**
@@ -117,6 +119,17 @@ final class DriverRequests implements AutoCloseable
                 return true;
 
             default:
+                if (ViaRequests.isViaRequest(type))
+                {
+                    if (DriverProtocol.VIA_REGISTER == type)
+                    {
+                        onRegisterRequest.run();
+                    }
+                    if (via.onRequest(type, in, null != registered))
+                    {
+                        return true;
+                    }
+                }
                 replies.refuse("unknown driver request " + type);
                 return false;
         }
@@ -137,9 +150,10 @@ final class DriverRequests implements AutoCloseable
             System.err.println("driver " + node + ": a REGISTER of " + name + " claims pid " + claimedPid +
                 " but comes from pid " + callerPid + ": using " + callerPid);
         }
-        if (null != registered)
+        if (null != registered || null != via.registered())
         {
-            replies.refuse("this connection already registered " + registered.name());
+            replies.refuse("this connection already registered " +
+                (null != registered ? registered.name() : "a VIA process (Vipl.openNic)"));
             return;
         }
         registered = registrar.register(name, group, groupSize, callerPid, timeoutMs, replies);
@@ -153,6 +167,7 @@ final class DriverRequests implements AutoCloseable
             registrar.deregister(registered);
             registered = null;
         }
+        via.close();
         replies.deregistered();
     }
 
@@ -181,14 +196,14 @@ final class DriverRequests implements AutoCloseable
     /** BUFFER_ALLOCATE: a buffer for DMA, not locked yet (thesis 3.6). */
     void bufferAllocate(final int length, final int firstPageOffset, final boolean contiguous) throws IOException
     {
-        if (null == registered)
+        if (null == memory())
         {
             refuseUnregistered("BUFFER_ALLOCATE");
             return;
         }
         try
         {
-            replies.buffer(registered.memory().allocate(length, firstPageOffset, contiguous));
+            replies.buffer(memory().allocate(length, firstPageOffset, contiguous));
         }
         catch (final ProcessProtectionTable.Refusal ex)
         {
@@ -217,14 +232,14 @@ final class DriverRequests implements AutoCloseable
     /** BUFFER_LOCK / BUFFER_UNLOCK: {@code qx_buffer_lock} / {@code qx_buffer_unlock}, nested. */
     void bufferLock(final int regionId, final boolean lock) throws IOException
     {
-        if (null == registered)
+        if (null == memory())
         {
             refuseUnregistered(lock ? "BUFFER_LOCK" : "BUFFER_UNLOCK");
             return;
         }
         try
         {
-            replies.lockCount(lock ? registered.memory().lock(regionId) : registered.memory().unlock(regionId));
+            replies.lockCount(lock ? memory().lock(regionId) : memory().unlock(regionId));
         }
         catch (final ProcessProtectionTable.Refusal ex)
         {
@@ -235,20 +250,26 @@ final class DriverRequests implements AutoCloseable
     /** BUFFER_FREE: the pages go back to the allocator and the NIC stops honouring them. */
     void bufferFree(final int regionId) throws IOException
     {
-        if (null == registered)
+        if (null == memory())
         {
             refuseUnregistered("BUFFER_FREE");
             return;
         }
         try
         {
-            registered.memory().free(regionId);
+            memory().free(regionId);
             replies.ok();
         }
         catch (final ProcessProtectionTable.Refusal ex)
         {
             replies.fail(ex.code(), ex.getMessage());
         }
+    }
+
+    /** @return the memory for DMA of the process this connection registered, QNIX or VIA, or null. */
+    private ProcessProtectionTable memory()
+    {
+        return null != registered ? registered.memory() : null != via.registered() ? via.registered().memory() : null;
     }
 
     private void refuseUnregistered(final String request) throws IOException
@@ -265,5 +286,6 @@ final class DriverRequests implements AutoCloseable
             registrar.deregister(registered);
             registered = null;
         }
+        via.close();
     }
 }

@@ -64,12 +64,17 @@ final class ProcessProtectionTable
     {
         private final PageAllocator.Region region;
         private final boolean pool;
+        /** Memory the driver keeps for the process (VIA Process Structures, a CQ ring): locked, not the process's to free. */
+        private final boolean fixed;
         private int lockCount;
+        /** VIA memory regions registered on this allocation (issue 14): it may not be freed while any is. */
+        private int viaRegistrations;
 
-        private Entry(final PageAllocator.Region region, final boolean pool)
+        private Entry(final PageAllocator.Region region, final boolean pool, final boolean fixed)
         {
             this.region = region;
             this.pool = pool;
+            this.fixed = fixed;
         }
 
         int id()
@@ -95,6 +100,12 @@ final class ProcessProtectionTable
         boolean isPool()
         {
             return pool;
+        }
+
+        /** @return true for pages the driver keeps for the process ({@link #allocateFixed}). */
+        boolean isFixed()
+        {
+            return fixed;
         }
     }
 
@@ -138,9 +149,64 @@ final class ProcessProtectionTable
                 (contiguous ? " contiguous" : "") + " pages of " + params.pageSize() + " bytes, " +
                 freePagesText() + (contiguous ? " (try a scattered buffer)" : ""));
         }
-        final Entry entry = new Entry(region, false);
+        final Entry entry = new Entry(region, false, false);
         regions.put(entry.id(), entry);
         return entry;
+    }
+
+    /**
+     * Contiguous pages the driver keeps for the process (issue 14: the VIA Process Structures, a CQ
+     * ring), locked until {@link #releaseFixed} or de-registration; the process may map them but not
+     * lock, unlock or free them. @return the entry, or null if host memory has no such run.
+     */
+    Entry allocateFixed(final int pages)
+    {
+        final PageAllocator.Region region = allocator.allocateContiguous(index, pages);
+        if (null == region)
+        {
+            return null;
+        }
+        allocator.protect(region, 1);
+        final Entry entry = new Entry(region, false, true);
+        entry.lockCount = 1;
+        regions.put(entry.id(), entry);
+        return entry;
+    }
+
+    /** Gives back what {@link #allocateFixed} gave. */
+    void releaseFixed(final Entry entry)
+    {
+        regions.remove(entry.id());
+        allocator.free(index, entry.id());
+    }
+
+    /**
+     * {@code VipRegisterMem} (issue 14): one more lock of the allocation, counted so that it cannot be
+     * freed while registered. @return the allocation.
+     */
+    Entry registerVia(final int regionId) throws Refusal
+    {
+        final Entry entry = find(regionId);
+        if (entry.pool || entry.fixed)
+        {
+            throw refused("buffer region " + regionId + " is not memory the process allocated for DMA");
+        }
+        lock(regionId);
+        entry.viaRegistrations++;
+        return entry;
+    }
+
+    /** {@code VipDeregisterMem}: undoes one {@link #registerVia}. */
+    void deregisterVia(final int regionId) throws Refusal
+    {
+        final Entry entry = find(regionId);
+        if (entry.viaRegistrations < 1)
+        {
+            throw refused("buffer region " + regionId + " has no VIA memory region registered");
+        }
+        entry.viaRegistrations--;
+        allocator.protect(entry.region, entry.lockCount - 1);
+        entry.lockCount--;
     }
 
     private String freePagesText()
@@ -174,7 +240,7 @@ final class ProcessProtectionTable
             throw new Refusal(Doorbell.NO_RESOURCES, "host memory of node " + node + " is exhausted: a buffer pool of " +
                 pages + " pages of " + params.pageSize() + " bytes, " + freePagesText());
         }
-        final Entry entry = new Entry(region, true);
+        final Entry entry = new Entry(region, true, false);
         entry.lockCount = 1;
         allocator.protect(region, 1);
         final VniLayout vni = layout.vni();
@@ -192,6 +258,7 @@ final class ProcessProtectionTable
     int lock(final int regionId) throws Refusal
     {
         final Entry entry = find(regionId);
+        refuseFixed(entry);
         if (entry.pool)
         {
             throw refused("buffer region " + regionId + " is the buffer pool: it is locked for the process's " +
@@ -210,10 +277,16 @@ final class ProcessProtectionTable
     int unlock(final int regionId) throws Refusal
     {
         final Entry entry = find(regionId);
+        refuseFixed(entry);
         if (entry.pool)
         {
             throw refused("buffer region " + regionId + " is the buffer pool: it stays locked until the " +
                 "process de-registers (thesis 3.6)");
+        }
+        if (entry.lockCount > 0 && entry.lockCount <= entry.viaRegistrations)
+        {
+            throw refused("buffer region " + regionId + " holds " + entry.viaRegistrations + " lock(s) of registered " +
+                "VIA memory regions: deregister them instead");
         }
         if (0 == entry.lockCount)
         {
@@ -228,6 +301,12 @@ final class ProcessProtectionTable
     void free(final int regionId) throws Refusal
     {
         final Entry entry = find(regionId);
+        refuseFixed(entry);
+        if (entry.viaRegistrations > 0)
+        {
+            throw refused("buffer region " + regionId + " is registered as " + entry.viaRegistrations +
+                " VIA memory region(s): deregister them before freeing it");
+        }
         if (entry.pool)
         {
             throw refused("buffer region " + regionId + " is the buffer pool: it is freed when the process " +
@@ -247,6 +326,15 @@ final class ProcessProtectionTable
     Entry region(final int regionId)
     {
         return regions.get(regionId);
+    }
+
+    private void refuseFixed(final Entry entry) throws Refusal
+    {
+        if (entry.fixed)
+        {
+            throw refused("buffer region " + entry.id() + " is kept by the driver for process " + name +
+                " (VIA Process Structures or a CQ ring): it is not the process's to lock, unlock or free");
+        }
     }
 
     private Entry find(final int regionId) throws Refusal

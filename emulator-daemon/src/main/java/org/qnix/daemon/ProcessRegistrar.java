@@ -17,6 +17,8 @@ import org.qnix.abi.NicWakeUp;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.PublishedTables;
+import org.qnix.abi.ViaProcessStructuresLayout;
+import org.qnix.abi.ViplResult;
 import org.qnix.abi.VniLayout;
 import org.qnix.firmware.NodeImage;
 
@@ -51,6 +53,7 @@ final class ProcessRegistrar
     private final DriverCommandQueueWriter commandQueue;
     private final ClusterRegistry registry;
     private final NicHeartbeats heartbeats;
+    private final ViaTables viaTables;
 
     /**
      * A process registered through this driver, with its memory for DMA.
@@ -60,6 +63,15 @@ final class ProcessRegistrar
      */
     record Registered(
         ProcessName name, int index, int osPid, int group, int groupSize, ProcessProtectionTable memory)
+    {
+    }
+
+    /**
+     * A VIA process registered through this driver (issue 14): its entry, its memory for DMA and its
+     * VIA resources. It has no QNIX name; {@link #name()} only labels it in messages.
+     */
+    record ViaRegistered(ProcessName name, int index, int osPid, ProcessProtectionTable memory, ViaResources via,
+        long hpsAddress, long structuresAddress, int structuresPages)
     {
     }
 
@@ -82,6 +94,14 @@ final class ProcessRegistrar
         final NicWakeUp wakeUp = image.wakeUp();
         this.allocator = new PageAllocator(host, hostLayout, sdram, layout, wakeUp);
         this.commandQueue = new DriverCommandQueueWriter(sdram, host, layout, hostLayout, wakeUp);
+        this.viaTables = new ViaTables(sdram, layout, node, commandQueue, heartbeats);
+        registry.viaConnections().attach(node.packed(), viaTables);
+    }
+
+    /** @return the node's VIA tables (issue 14). */
+    ViaTables viaTables()
+    {
+        return viaTables;
     }
 
     NicCoordinates node()
@@ -261,6 +281,8 @@ final class ProcessRegistrar
             hps + HostProcessStructuresLayout.receiveDoorbellOffset(contexts, 0));
         sdram.putLong(entry + ProcessTableLayout.PROCESS_CQ_HEAD_OFFSET, hps + HostProcessStructuresLayout.CQ_HEAD_OFFSET);
         sdram.putLong(entry + ProcessTableLayout.HPS_ADDRESS_OFFSET, hps);
+        sdram.putInt(entry + ProcessTableLayout.KIND_OFFSET, ProcessTableLayout.KIND_QNIX);
+        sdram.putLong(entry + ProcessTableLayout.VIA_STRUCTURES_OFFSET, 0);
         sdram.putIntRelease(entry + ProcessTableLayout.STATE_OFFSET, ProcessTableLayout.STATE_FREE);
         // Reader: the NIC control program, which checks it against the New_Process command.
         sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, registered.osPid());
@@ -352,34 +374,188 @@ final class ProcessRegistrar
         sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, 0);
 
         // Step 2: Delete_Process, so every NIC forgets the process.
-        final DriverCommandQueueWriter.Ticket ticket = commandQueue.post(DriverCommand.DELETE_PROCESS,
-            registered.name(), registered.osPid(), registered.index(), 0, 0, DELETE_TIMEOUT_MS);
+        postDeletion(DriverCommand.DELETE_PROCESS, registered.name(), registered.osPid(), registered.index());
+        deregisterLocally(registered);
+    }
+
+    /** Posts a deletion command and waits for the NIC to complete it, or to be seen dead. */
+    private void postDeletion(final int command, final ProcessName name, final int osPid, final int index)
+        throws InterruptedException
+    {
+        final DriverCommandQueueWriter.Ticket ticket =
+            commandQueue.post(command, name, osPid, index, 0, 0, DELETE_TIMEOUT_MS);
         if (null == ticket)
         {
-            System.err.println("driver " + node + ": could not post Delete_Process for " + registered.name() +
+            System.err.println("driver " + node + ": could not post " + DriverCommand.name(command) + " for " + name +
                 " (Driver Command Queue full); its NIC entry stays until the cluster goes down");
+            return;
+        }
+        final long deadline = System.currentTimeMillis() + DELETE_TIMEOUT_MS;
+        int doorbell;
+        while (!Doorbell.isComplete(doorbell = commandQueue.doorbell(ticket)) && System.currentTimeMillis() < deadline &&
+            null == heartbeats.deadNic(node, System.currentTimeMillis()))
+        {
+            // A dead NIC completes nothing: stop waiting once its heartbeat is old (issue 17, item 9).
+            Thread.sleep(POLL_MS);
+        }
+        if (Doorbell.isComplete(doorbell))
+        {
+            commandQueue.release(ticket);
         }
         else
         {
-            final long deadline = System.currentTimeMillis() + DELETE_TIMEOUT_MS;
-            int doorbell;
-            while (!Doorbell.isComplete(doorbell = commandQueue.doorbell(ticket)) && System.currentTimeMillis() < deadline &&
-                null == heartbeats.deadNic(node, System.currentTimeMillis()))
-            {
-                // A dead NIC completes nothing: stop waiting once its heartbeat is old (issue 17, item 9).
-                Thread.sleep(POLL_MS);
-            }
-            if (Doorbell.isComplete(doorbell))
+            commandQueue.abandon(ticket);
+            System.err.println("driver " + node + ": NIC did not complete " + DriverCommand.name(command) + " for " + name);
+        }
+    }
+
+    /**
+     * VIA registration (issue 14; {@code VipOpenNic}): a Process Table entry with its VNI (for the Command
+     * Queue the posts use), Host Process Structures and VIA Process Structures, then New_Via_Process. The
+     * NIC makes the entry active at once: there is no name to broadcast and no group to wait for.
+     * Answered VIA_REGISTERED, or VIA_FAILED (ERROR_RESOURCE) / FAILED (NIC_DEAD, or the NIC's refusal).
+     *
+     * @param osPid the caller's pid as the kernel gives it.
+     * @return the registered process, or null if nothing is held.
+     */
+    ViaRegistered registerVia(final int osPid, final long timeoutMs, final DriverReplies replies)
+        throws IOException, InterruptedException
+    {
+        final ProcessName label = new ProcessName(0, osPid);
+        if (osPid <= 0 || timeoutMs <= 0)
+        {
+            replies.refuse("bad VIA registration request: pid " + osPid + ", timeout " + timeoutMs + " ms");
+            return null;
+        }
+        final String dead = heartbeats.deadNic(node, System.currentTimeMillis());
+        if (null != dead)
+        {
+            replies.fail(DriverProtocol.NIC_DEAD, "VipOpenNic of pid " + osPid + " cannot complete: " + dead);
+            return null;
+        }
+        final int index = claimProcessTableEntry(osPid);
+        if (index < 0)
+        {
+            replies.viaFailed(ViplResult.ERROR_RESOURCE, "no free Process Table entry on node " + node + ": all P=" +
+                params.maxProcessesPerNic() + " are in use");
+            return null;
+        }
+        final PageAllocator.Region hpsRegion = allocator.allocateContiguous(index,
+            HostProcessStructuresLayout.pages(params.contextsPerProcess(), params.pageSize()));
+        final ProcessProtectionTable memory = new ProcessProtectionTable(allocator, sdram, layout, node, label, index);
+        final int structuresPages = ViaProcessStructuresLayout.pages(params.pageSize());
+        final ProcessProtectionTable.Entry structures = null == hpsRegion ? null : memory.allocateFixed(structuresPages);
+        if (null == structures)
+        {
+            allocator.freeAll(index);
+            releaseProcessTableEntry(index);
+            replies.viaFailed(ViplResult.ERROR_RESOURCE, "host memory of node " + node + " is exhausted: no pages " +
+                "for the Host Process Structures and the VIA Process Structures");
+            return null;
+        }
+        allocator.protect(hpsRegion, 1);
+        final long hps = hpsRegion.address(0);
+        final long structuresAddress = structures.address(0);
+        final ViaRegistered registered = new ViaRegistered(label, index, osPid, memory,
+            new ViaResources(viaTables, registry.viaConnections(), memory, params, node, index, structuresAddress), hps,
+            structuresAddress,
+            structuresPages);
+
+        final long vni = layout.vniOffset(index);
+        final VniLayout vniLayout = layout.vni();
+        sdram.setMemory((int)vni, vniLayout.length(), (byte)0);
+        initialiseHostProcessStructures(hps, vni, vniLayout);
+        final int entry = (int)layout.processEntryOffset(index);
+        sdram.putInt(entry + ProcessTableLayout.NAME_AI_OFFSET, 0);
+        sdram.putInt(entry + ProcessTableLayout.NAME_PI_OFFSET, 0);
+        sdram.putInt(entry + ProcessTableLayout.GROUP_OFFSET, 0);
+        sdram.putInt(entry + ProcessTableLayout.GROUP_SIZE_OFFSET, 0);
+        sdram.putLong(entry + ProcessTableLayout.SEND_DOORBELLS_OFFSET, hps + HostProcessStructuresLayout.sendDoorbellOffset(0));
+        sdram.putLong(entry + ProcessTableLayout.RECEIVE_DOORBELLS_OFFSET,
+            hps + HostProcessStructuresLayout.receiveDoorbellOffset(params.contextsPerProcess(), 0));
+        sdram.putLong(entry + ProcessTableLayout.PROCESS_CQ_HEAD_OFFSET, hps + HostProcessStructuresLayout.CQ_HEAD_OFFSET);
+        sdram.putLong(entry + ProcessTableLayout.HPS_ADDRESS_OFFSET, hps);
+        sdram.putInt(entry + ProcessTableLayout.KIND_OFFSET, ProcessTableLayout.KIND_VIA);
+        sdram.putLong(entry + ProcessTableLayout.VIA_STRUCTURES_OFFSET, structuresAddress);
+        sdram.putIntRelease(entry + ProcessTableLayout.STATE_OFFSET, ProcessTableLayout.STATE_FREE);
+        // Reader: the NIC control program, which checks it and the Kind against New_Via_Process.
+        sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, osPid);
+
+        final DriverCommandQueueWriter.Ticket ticket =
+            commandQueue.post(DriverCommand.NEW_VIA_PROCESS, label, osPid, index, 0, 0, timeoutMs);
+        if (null == ticket)
+        {
+            deregisterViaLocally(registered);
+            replies.viaFailed(ViplResult.ERROR_RESOURCE, commandQueueFull(timeoutMs));
+            return null;
+        }
+        final long deadline = System.currentTimeMillis() + timeoutMs;
+        long nextLivenessCheck = 0;
+        while (true)
+        {
+            final int doorbell = commandQueue.doorbell(ticket);
+            if (Doorbell.DONE == doorbell)
             {
                 commandQueue.release(ticket);
+                try
+                {
+                    replies.viaRegistered(index, ProcessTableLayout.nicPid(index), vni, vniLayout.length(), hps,
+                        structuresAddress, structuresPages);
+                }
+                catch (final IOException ex)
+                {
+                    deregisterVia(registered);
+                    throw ex;
+                }
+                return registered;
             }
-            else
+            if (Doorbell.isError(doorbell))
             {
-                commandQueue.abandon(ticket);
-                System.err.println("driver " + node + ": NIC did not complete Delete_Process for " + registered.name());
+                commandQueue.release(ticket);
+                deregisterViaLocally(registered);
+                replies.fail(doorbell, "NIC " + node + " refused New_Via_Process for pid " + osPid + ": " +
+                    Doorbell.name(doorbell));
+                return null;
             }
+            final long now = System.currentTimeMillis();
+            if (now >= nextLivenessCheck)
+            {
+                nextLivenessCheck = now + LIVENESS_CHECK_MS;
+                final String deadNow = heartbeats.deadNic(node, now);
+                if (null != deadNow || now > deadline)
+                {
+                    // The command stays posted: the driver abandons its position, and the entry goes.
+                    commandQueue.abandon(ticket);
+                    deregisterVia(registered);
+                    replies.fail(DriverProtocol.NIC_DEAD, "VipOpenNic of pid " + osPid + " cannot complete: " +
+                        (null != deadNow ? deadNow : "NIC " + node + " did not take New_Via_Process in " + timeoutMs + " ms"));
+                    return null;
+                }
+            }
+            Thread.sleep(POLL_MS);
         }
-        deregisterLocally(registered);
+    }
+
+    /**
+     * VIA de-registration (issue 14; {@code VipCloseNic}, or process death): the PID cleared, every VI,
+     * region and CQ out of the VIA tables, Delete_Via_Process, then the pages and the entry.
+     */
+    void deregisterVia(final ViaRegistered registered) throws InterruptedException
+    {
+        final int entry = (int)layout.processEntryOffset(registered.index());
+        sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, 0);
+        registered.via().releaseAll();
+        postDeletion(DriverCommand.DELETE_VIA_PROCESS, registered.name(), registered.osPid(), registered.index());
+        deregisterViaLocally(registered);
+    }
+
+    private void deregisterViaLocally(final ViaRegistered registered) throws InterruptedException
+    {
+        final int entry = (int)layout.processEntryOffset(registered.index());
+        sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, 0);
+        registered.via().releaseAll();
+        allocator.freeAll(registered.index());
+        releaseProcessTableEntry(registered.index());
     }
 
     /** Steps 3-5: unmap (the process's own business), return the pages, free the entry. */

@@ -221,6 +221,74 @@ final class SocketlessConnection implements AutoCloseable
         });
     }
 
+    /** VIA_REGISTERED (issue 14). */
+    record ViaRegistered(int index, int nicPid, long vniAddress, int vniLength, long hpsAddress, long structuresAddress,
+        int structuresPages)
+    {
+    }
+
+    /** VIA_CQ: the CQ and its ring's pages. */
+    record ViaCq(int cq, long[] pages)
+    {
+    }
+
+    /** VIA_VI: the VI's table index and its number in the process. */
+    record ViaVi(int vi, int number)
+    {
+    }
+
+    /** VIA_REGISTER with this process's pid. */
+    SocketlessConnection viaRegister(final long timeoutMs)
+    {
+        return send(DriverProtocol.VIA_REGISTER, (int)ProcessHandle.current().pid(), timeoutMs);
+    }
+
+    ViaRegistered viaRegistered()
+    {
+        final DataInputStream in = expect(DriverProtocol.VIA_REGISTERED);
+        return read(in, () -> new ViaRegistered(in.readInt(), in.readInt(), in.readLong(), in.readInt(), in.readLong(),
+            in.readLong(), in.readInt()));
+    }
+
+    /** @return the VIPL code of a VIA_FAILED reply, after checking its message names {@code expected}. */
+    int viaFailed(final String expected)
+    {
+        final DataInputStream in = expect(DriverProtocol.VIA_FAILED);
+        final Failed failed = read(in, () -> new Failed(in.readInt(), DriverProtocol.readText(in)));
+        if (!failed.message().contains(expected))
+        {
+            fail("VIA_FAILED " + failed.code() + " says \"" + failed.message() + "\", not \"" + expected + "\"");
+        }
+        return failed.code();
+    }
+
+    int viaHandle()
+    {
+        final DataInputStream in = expect(DriverProtocol.VIA_HANDLE);
+        return read(in, in::readInt);
+    }
+
+    ViaCq viaCq()
+    {
+        final DataInputStream in = expect(DriverProtocol.VIA_CQ);
+        return read(in, () ->
+        {
+            final int cq = in.readInt();
+            final long[] pages = new long[in.readInt()];
+            for (int i = 0; i < pages.length; i++)
+            {
+                pages[i] = in.readLong();
+            }
+            return new ViaCq(cq, pages);
+        });
+    }
+
+    ViaVi viaVi()
+    {
+        final DataInputStream in = expect(DriverProtocol.VIA_VI);
+        return read(in, () -> new ViaVi(in.readInt(), in.readInt()));
+    }
+
     /** The connection ends: the driver de-registers its process, as at process exit. */
     public void close() throws InterruptedException
     {
@@ -242,6 +310,12 @@ final class SocketlessConnection implements AutoCloseable
         final int actual = read(in, in::readInt);
         if (actual != type)
         {
+            if (DriverProtocol.VIA_FAILED == actual)
+            {
+                final Failed failed = read(in, () -> new Failed(in.readInt(), DriverProtocol.readText(in)));
+                fail("expected reply type " + type + ", the driver answered VIA_FAILED " + failed.code() + ": " +
+                    failed.message());
+            }
             if (DriverProtocol.FAILED == actual)
             {
                 final Failed failed = read(in, () -> new Failed(in.readInt(), DriverProtocol.readText(in)));

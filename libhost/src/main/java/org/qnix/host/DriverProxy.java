@@ -21,6 +21,7 @@ import org.agrona.CloseHelper;
 import org.qnix.abi.DriverProtocol;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
+import org.qnix.abi.ViplResult;
 
 /**
  * A process's end of its node's driver socket: the "system calls" of {@code DriverProtocol} (register,
@@ -265,6 +266,263 @@ public final class DriverProxy implements AutoCloseable
             }
             return null;
         }, DRIVER_GRACE_MS);
+    }
+
+    /**
+     * VIA_REGISTER (issue 14): makes this connection's process a VIA process of the node; no name and no
+     * group, so it does not wait for other NICs.
+     *
+     * @throws ViaDriverException if the driver refuses with a VIPL code.
+     * @throws DriverException    if the NIC refuses or is dead, or the driver is lost.
+     */
+    public synchronized ViaRegistration viaRegister(final long timeoutMs)
+    {
+        return call(() ->
+        {
+            out.writeInt(DriverProtocol.VIA_REGISTER);
+            out.writeInt((int)ProcessHandle.current().pid());
+            out.writeLong(timeoutMs);
+            out.flush();
+            viaReply(DriverProtocol.VIA_REGISTERED, "a VIA registration");
+            return new ViaRegistration(in.readInt(), in.readInt(), in.readLong(), in.readInt(), in.readLong(),
+                in.readLong(), in.readInt());
+        }, saturatedAdd(Math.min(timeoutMs, LONGEST_TIMEOUT_MS), DRIVER_GRACE_MS));
+    }
+
+    /** VIA_PTAG_CREATE. @return the ptag. */
+    public synchronized int viaCreatePtag()
+    {
+        return viaInt(DriverProtocol.VIA_PTAG_CREATE, DriverProtocol.VIA_HANDLE, "a ptag");
+    }
+
+    /** VIA_PTAG_DESTROY. */
+    public synchronized void viaDestroyPtag(final int ptag)
+    {
+        viaInt(DriverProtocol.VIA_PTAG_DESTROY, DriverProtocol.OK, "destroying ptag " + ptag, ptag);
+    }
+
+    /** VIA_REGISTER_MEM: bytes {@code [offset, offset + length)} of DMA allocation {@code allocation}. @return the memory handle. */
+    public synchronized int viaRegisterMem(final int allocation, final long offset, final long length, final int ptag,
+        final int attributes)
+    {
+        return call(() ->
+        {
+            out.writeInt(DriverProtocol.VIA_REGISTER_MEM);
+            out.writeInt(allocation);
+            out.writeLong(offset);
+            out.writeLong(length);
+            out.writeInt(ptag);
+            out.writeInt(attributes);
+            out.flush();
+            viaReply(DriverProtocol.VIA_HANDLE, "registering memory");
+            return in.readInt();
+        }, DRIVER_GRACE_MS);
+    }
+
+    /** VIA_DEREGISTER_MEM. */
+    public synchronized void viaDeregisterMem(final int handle)
+    {
+        viaInt(DriverProtocol.VIA_DEREGISTER_MEM, DriverProtocol.OK, "deregistering memory", handle);
+    }
+
+    /** VIA_SET_MEM_ATTRIBUTES. */
+    public synchronized void viaSetMemAttributes(final int handle, final int ptag, final int attributes)
+    {
+        viaInt(DriverProtocol.VIA_SET_MEM_ATTRIBUTES, DriverProtocol.OK, "setting memory attributes", handle, ptag,
+            attributes);
+    }
+
+    /** VIA_CQ_CREATE. @return the CQ (as the region's id) and the pages of its ring. */
+    public synchronized BufferRegion viaCreateCq(final int entries, final int expectedPages)
+    {
+        return call(() ->
+        {
+            out.writeInt(DriverProtocol.VIA_CQ_CREATE);
+            out.writeInt(entries);
+            out.flush();
+            viaReply(DriverProtocol.VIA_CQ, "a completion queue");
+            final int cq = in.readInt();
+            final int count = in.readInt();
+            if (count != expectedPages)
+            {
+                CloseHelper.quietClose(channel);
+                throw new DriverException(DriverProtocol.REFUSED, what + " answered a CQ of " + entries +
+                    " entries with " + count + " pages, expected " + expectedPages);
+            }
+            final long[] pages = new long[count];
+            for (int i = 0; i < count; i++)
+            {
+                pages[i] = in.readLong();
+            }
+            return new BufferRegion(cq, pages);
+        }, DRIVER_GRACE_MS);
+    }
+
+    /** VIA_CQ_DESTROY. */
+    public synchronized void viaDestroyCq(final int cq)
+    {
+        viaInt(DriverProtocol.VIA_CQ_DESTROY, DriverProtocol.OK, "destroying CQ " + cq, cq);
+    }
+
+    /**
+     * VIA_VI_CREATE (send and receive CQ -1 for none).
+     *
+     * @return the VI's index in the NIC's VI table (high 32 bits) and its number in the process (low 32).
+     */
+    public synchronized long viaCreateVi(final int ptag, final int attributes, final int reliability,
+        final int maxTransfer, final int sendCq, final int receiveCq)
+    {
+        return call(() ->
+        {
+            out.writeInt(DriverProtocol.VIA_VI_CREATE);
+            out.writeInt(ptag);
+            out.writeInt(attributes);
+            out.writeInt(reliability);
+            out.writeInt(maxTransfer);
+            out.writeInt(sendCq);
+            out.writeInt(receiveCq);
+            out.flush();
+            viaReply(DriverProtocol.VIA_VI, "a VI");
+            final int vi = in.readInt();
+            return ((long)vi << 32) | (in.readInt() & 0xFFFF_FFFFL);
+        }, DRIVER_GRACE_MS);
+    }
+
+    /** VIA_VI_DESTROY. */
+    public synchronized void viaDestroyVi(final int vi)
+    {
+        viaInt(DriverProtocol.VIA_VI_DESTROY, DriverProtocol.OK, "destroying VI " + vi, vi);
+    }
+
+    /** VIA_CONNECT_WAIT: blocks up to {@code timeoutMs} for a client's request to this node and discriminator. */
+    public synchronized ViaPeer viaConnectWait(final byte[] discriminator, final long timeoutMs)
+    {
+        return call(() ->
+        {
+            out.writeInt(DriverProtocol.VIA_CONNECT_WAIT);
+            out.writeInt(discriminator.length);
+            out.write(discriminator);
+            out.writeLong(timeoutMs);
+            out.flush();
+            viaReply(DriverProtocol.VIA_CONNECTION_ASKED, "waiting for a connection request");
+            return new ViaPeer(in.readInt(), in.readInt(), in.readInt(), in.readInt(), in.readInt());
+        }, saturatedAdd(Math.min(timeoutMs, LONGEST_TIMEOUT_MS), DRIVER_GRACE_MS));
+    }
+
+    /** VIA_CONNECT_ACCEPT of an asked request with VI {@code vi}. */
+    public synchronized void viaConnectAccept(final int handle, final int vi)
+    {
+        viaInt(DriverProtocol.VIA_CONNECT_ACCEPT, DriverProtocol.OK, "accepting a connection", handle, vi);
+    }
+
+    /** VIA_CONNECT_REJECT of an asked request. */
+    public synchronized void viaConnectReject(final int handle)
+    {
+        viaInt(DriverProtocol.VIA_CONNECT_REJECT, DriverProtocol.OK, "rejecting a connection", handle);
+    }
+
+    /** VIA_CONNECT_REQUEST: blocks up to {@code timeoutMs} until a server on the node and discriminator answers. */
+    public synchronized ViaPeer viaConnectRequest(final int vi, final int serverNode, final byte[] discriminator,
+        final long timeoutMs)
+    {
+        return call(() ->
+        {
+            out.writeInt(DriverProtocol.VIA_CONNECT_REQUEST);
+            out.writeInt(vi);
+            out.writeInt(serverNode);
+            out.writeInt(discriminator.length);
+            out.write(discriminator);
+            out.writeLong(timeoutMs);
+            out.flush();
+            viaReply(DriverProtocol.VIA_CONNECTED, "a connection request");
+            return new ViaPeer(0, in.readInt(), in.readInt(), in.readInt(), in.readInt());
+        }, saturatedAdd(Math.min(timeoutMs, LONGEST_TIMEOUT_MS), DRIVER_GRACE_MS));
+    }
+
+    /** VIA_CONNECT_PEER_REQUEST: posts a peer-to-peer request and returns at once. */
+    public synchronized void viaConnectPeerRequest(final int vi, final byte[] localDiscriminator, final int remoteNode,
+        final byte[] remoteDiscriminator, final long timeoutMs)
+    {
+        call(() ->
+        {
+            out.writeInt(DriverProtocol.VIA_CONNECT_PEER_REQUEST);
+            out.writeInt(vi);
+            out.writeInt(localDiscriminator.length);
+            out.write(localDiscriminator);
+            out.writeInt(remoteNode);
+            out.writeInt(remoteDiscriminator.length);
+            out.write(remoteDiscriminator);
+            out.writeLong(timeoutMs);
+            out.flush();
+            viaReply(DriverProtocol.OK, "a peer connection request");
+            return null;
+        }, DRIVER_GRACE_MS);
+    }
+
+    /**
+     * VIA_CONNECT_PEER_DONE ({@code block} false; a {@link ViaDriverException} NOT_DONE while unmatched) or
+     * VIA_CONNECT_PEER_WAIT (blocks up to {@code timeoutMs}, the request's own).
+     */
+    public synchronized ViaPeer viaConnectPeerOutcome(final int vi, final boolean block, final long timeoutMs)
+    {
+        return call(() ->
+        {
+            out.writeInt(block ? DriverProtocol.VIA_CONNECT_PEER_WAIT : DriverProtocol.VIA_CONNECT_PEER_DONE);
+            out.writeInt(vi);
+            out.flush();
+            viaReply(DriverProtocol.VIA_CONNECTED, "a peer connection's outcome");
+            return new ViaPeer(0, in.readInt(), in.readInt(), in.readInt(), in.readInt());
+        }, saturatedAdd(Math.min(Math.max(0, timeoutMs), LONGEST_TIMEOUT_MS), DRIVER_GRACE_MS));
+    }
+
+    /** VIA_VI_QUERY. @return the VI's State in its NIC's VI table. */
+    public synchronized int viaQueryVi(final int vi)
+    {
+        return viaInt(DriverProtocol.VIA_VI_QUERY, DriverProtocol.VIA_HANDLE, "querying VI " + vi, vi);
+    }
+
+    /** VIA_DISCONNECT. */
+    public synchronized void viaDisconnect(final int vi)
+    {
+        viaInt(DriverProtocol.VIA_DISCONNECT, DriverProtocol.OK, "disconnecting VI " + vi, vi);
+    }
+
+    /** A VIA request of int fields whose reply is {@code replyType} with one int (VIA_HANDLE) or none (OK). */
+    private int viaInt(final int type, final int replyType, final String request, final int... fields)
+    {
+        return call(() ->
+        {
+            out.writeInt(type);
+            for (final int field : fields)
+            {
+                out.writeInt(field);
+            }
+            out.flush();
+            viaReply(replyType, request);
+            return DriverProtocol.OK == replyType ? 0 : in.readInt();
+        }, DRIVER_GRACE_MS);
+    }
+
+    /** Reads a reply's type: {@code expected}, or a VIA_FAILED (thrown as {@link ViaDriverException}) or FAILED. */
+    private void viaReply(final int expected, final String request) throws IOException
+    {
+        final int type = in.readInt();
+        if (expected == type)
+        {
+            return;
+        }
+        if (DriverProtocol.VIA_FAILED == type)
+        {
+            final int code = in.readInt();
+            final String message = DriverProtocol.readText(in);
+            if (code < 0 || code >= ViplResult.values().length)
+            {
+                CloseHelper.quietClose(channel);
+                throw new DriverException(type, what + " answered " + request + " with VIPL code " + code);
+            }
+            throw new ViaDriverException(ViplResult.of(code), message);
+        }
+        throw failure(type, request);
     }
 
     /** Closes the connection: the driver de-registers the process if it has not yet. Idempotent. */

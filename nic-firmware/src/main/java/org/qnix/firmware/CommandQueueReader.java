@@ -182,6 +182,13 @@ final class CommandQueueReader
     private void execute(final ProcessSlot slot, final int command, final int context, final int group,
         final int size)
     {
+        if (slot.via)
+        {
+            // A VIA process's posts (issue 14) belong to the VIA role, which is not built yet; a QNIX
+            // command from it is refused, since it has no QNIX name to send or receive under.
+            counters.commandsRejected.increment();
+            return;
+        }
         if (context < 0 || context >= contextCount)
         {
             // No doorbell belongs to a context that does not exist.

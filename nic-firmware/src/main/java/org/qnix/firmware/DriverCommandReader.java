@@ -14,7 +14,8 @@ import org.qnix.abi.ProcessName;
  * The Driver Command Queue (thesis 3.5: checked before TX and before RX; 3.5.3: the commands). Each
  * {@link #doWork()} takes at most one command, clears its entry, publishes the queue's head every
  * {@link CommandQueueReader#HEAD_UPDATE_INTERVAL} commands or when the queue is found empty, hands
- * New_Process and Delete_Process to the {@link ProcessRegistrations} and rings the command's driver
+ * New_Process and Delete_Process (and their VIA forms, issue 14) to the {@link ProcessRegistrations}, the
+ * VIA connection commands to {@link ViaConnectionCommands}, and rings the command's driver
  * doorbell with the outcome. A command that throws is the {@link DutyCycleErrorHandler}'s, and its
  * doorbell says Bad Command so that the driver does not wait for it.
  *
@@ -32,6 +33,7 @@ final class DriverCommandReader
     private final NicCounters counters;
     private final DutyCycleErrorHandler errors;
     private final ProcessRegistrations registrations;
+    private final ViaConnectionCommands viaConnections;
     private final DriverCommandEntry driverCommand = new DriverCommandEntry();
     private int driverHead;
     private int driverHeadPublished = -1;
@@ -47,6 +49,7 @@ final class DriverCommandReader
         this.counters = ctx.counters();
         this.errors = ctx.errorHandler();
         this.registrations = registrations;
+        this.viaConnections = new ViaConnectionCommands(ctx);
     }
 
     /** @return 1 if a command was taken, else 0. */
@@ -88,6 +91,26 @@ final class DriverCommandReader
 
                 case DriverCommand.DELETE_PROCESS:
                     doorbell = registrations.deleteProcess(name, index);
+                    break;
+
+                case DriverCommand.NEW_VIA_PROCESS:
+                    doorbell = registrations.newViaProcess(pid, index);
+                    break;
+
+                case DriverCommand.DELETE_VIA_PROCESS:
+                    doorbell = registrations.deleteViaProcess(index);
+                    break;
+
+                case DriverCommand.VIA_CONNECT:
+                    doorbell = viaConnections.connect(index, size, pid, name.ai(), name.pi(), group);
+                    break;
+
+                case DriverCommand.VIA_DISCONNECT:
+                    doorbell = viaConnections.disconnect(index, size);
+                    break;
+
+                case DriverCommand.VIA_CONNECTION_LOST:
+                    doorbell = viaConnections.connectionLost(index, size, pid);
                     break;
 
                 default:

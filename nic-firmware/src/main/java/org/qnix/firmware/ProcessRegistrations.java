@@ -50,6 +50,8 @@ final class ProcessRegistrations
     private final Int2ObjectHashMap<Registration> registrations = new Int2ObjectHashMap<>();
     /** The process living in each Process Table entry, or null: the firmware's view of the table. */
     private final ProcessName[] residents;
+    /** The Process Table entries a VIA process lives in (issue 14): active, but nameless. */
+    private final boolean[] viaResidents;
     /** Scratch: groups an application's registration put other processes out of. */
     private final List<GroupTable.Group> evictedGroups = new ArrayList<>();
     private boolean logEvents;
@@ -73,6 +75,7 @@ final class ProcessRegistrations
         this.receives = receives;
         this.groupOperations = groupOperations;
         this.residents = new ProcessName[params.maxProcessesPerNic()];
+        this.viaResidents = new boolean[params.maxProcessesPerNic()];
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -89,7 +92,7 @@ final class ProcessRegistrations
     int newProcess(final ProcessName name, final int pid, final int index, final int group, final int size)
     {
         if (index < 0 || index >= residents.length || pid <= 0 || size < 1 || size > params.nameTableEntries() ||
-            null != residents[index] ||
+            null != residents[index] || viaResidents[index] ||
             sdram.getIntVolatile((int)layout.processEntryOffset(index) + ProcessTableLayout.PID_OFFSET) != pid)
         {
             return Doorbell.BAD_COMMAND;
@@ -162,6 +165,56 @@ final class ProcessRegistrations
         return Doorbell.DONE;
     }
 
+    /**
+     * New_Via_Process (issue 14): a VIA process lives in entry {@code index}. Its Command Queue is
+     * scanned from now on and its Registration State is registered at once: it has no name for any
+     * other NIC to learn, so nothing is broadcast. Its VIs, regions and CQs are in the VIA tables,
+     * which the driver writes and this NIC only reads.
+     *
+     * @return the driver doorbell for the command.
+     */
+    int newViaProcess(final int pid, final int index)
+    {
+        if (index < 0 || index >= residents.length || pid <= 0 || null != residents[index] || viaResidents[index])
+        {
+            return Doorbell.BAD_COMMAND;
+        }
+        final int entry = (int)layout.processEntryOffset(index);
+        // Written by the driver at registration, the PID last with release, before it posted the command.
+        if (sdram.getIntVolatile(entry + ProcessTableLayout.PID_OFFSET) != pid ||
+            ProcessTableLayout.KIND_VIA != sdram.getInt(entry + ProcessTableLayout.KIND_OFFSET))
+        {
+            return Doorbell.BAD_COMMAND;
+        }
+        log("New_Via_Process pid " + pid + " index " + index);
+        viaResidents[index] = true;
+        activate(index, 0, 0);
+        slots[index].via = true;
+        setProcessState(index, ProcessTableLayout.STATE_REGISTERED);
+        counters.registrations.increment();
+        return Doorbell.DONE;
+    }
+
+    /**
+     * Delete_Via_Process (issue 14): the VIA process of entry {@code index} is gone; its work is dropped
+     * as a deleted QNIX process's is, and nothing is broadcast.
+     *
+     * @return the driver doorbell for the command.
+     */
+    int deleteViaProcess(final int index)
+    {
+        if (index < 0 || index >= residents.length || !viaResidents[index])
+        {
+            return Doorbell.BAD_COMMAND;
+        }
+        log("Delete_Via_Process index " + index);
+        viaResidents[index] = false;
+        deactivate(index);
+        setProcessState(index, ProcessTableLayout.STATE_FREE);
+        counters.deletions.increment();
+        return Doorbell.DONE;
+    }
+
     /** A process now lives in Process Table entry {@code index}: its queues start empty. */
     private void activate(final int index, final int ai, final int pi)
     {
@@ -182,6 +235,7 @@ final class ProcessRegistrations
         slot.commandQueueHeadAddress = sdram.getLong(entry + ProcessTableLayout.PROCESS_CQ_HEAD_OFFSET);
         CommandQueueReader.resetQueue(slot);
         slot.barrierSequences.clear();
+        slot.via = false;
         slot.active = true;
     }
 

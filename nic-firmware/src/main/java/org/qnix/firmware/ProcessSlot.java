@@ -23,6 +23,8 @@ final class ProcessSlot
     final Int2IntHashMap barrierSequences = new Int2IntHashMap(0);
 
     boolean active;
+    /** A VIA process's entry (issue 14): no QNIX name, and only VIA posts are its commands. */
+    boolean via;
     int aiName;
     int piName;
     long sendDoorbells;

@@ -6,6 +6,29 @@ public final class DriverCommand
     public static final int NONE = 0;
     public static final int NEW_PROCESS = 1;
     public static final int DELETE_PROCESS = 2;
+    /**
+     * VIA (issue 14): the Process Table entry Index is a VIA process's (PID as New_Process's): the NIC
+     * makes it active so that its Command Queue is scanned, and sets it registered at once. No
+     * New_Process or New_Group is broadcast: a VIA process has no QNIX name, and its peers learn of
+     * it only through connections the daemon makes.
+     */
+    public static final int NEW_VIA_PROCESS = 3;
+    /** VIA: the VIA process of entry Index is gone; the NIC drops its work, and nothing is broadcast. */
+    public static final int DELETE_VIA_PROCESS = 4;
+    /**
+     * VIA: the connection manager matched VI Index (a Connect Pending or Idle VI of the VIA process in
+     * Process Table entry Size) with a peer: the NIC writes the connection into the VI entry and makes
+     * it Connected. The fields are reused: PID = the connection id, Name AI = the peer NIC (packed
+     * coordinates), Name PI = the peer VI, Group = the peer's NIC PID.
+     */
+    public static final int VIA_CONNECT = 5;
+    /** VIA: VI Index of entry Size is disconnected: the NIC ends its work on it and makes it Idle. */
+    public static final int VIA_DISCONNECT = 6;
+    /**
+     * VIA: the peer of VI Index (entry Size) went away: Connected becomes Error if the VI is still on
+     * connection PID (a VI already reused for another connection is left alone).
+     */
+    public static final int VIA_CONNECTION_LOST = 7;
 
     private DriverCommand()
     {
@@ -18,6 +41,11 @@ public final class DriverCommand
             case NONE: return "None";
             case NEW_PROCESS: return "New_Process";
             case DELETE_PROCESS: return "Delete_Process";
+            case NEW_VIA_PROCESS: return "New_Via_Process";
+            case DELETE_VIA_PROCESS: return "Delete_Via_Process";
+            case VIA_CONNECT: return "Via_Connect";
+            case VIA_DISCONNECT: return "Via_Disconnect";
+            case VIA_CONNECTION_LOST: return "Via_Connection_Lost";
             default: return "DriverCommand(" + code + ")";
         }
     }

@@ -31,6 +31,42 @@ import java.nio.charset.StandardCharsets;
  *  BUFFER_FREE     region id                  (a locked region is unlocked first)
  *    OK
  *  Any of the buffer requests may instead be answered with FAILED.
+ *
+ *  VIA (issue 14), on a connection of its own (a JVM may hold a QNIX and a VIA registration at once):
+ *  VIA_REGISTER            osPid, timeoutMs (long)
+ *    VIA_REGISTERED        index, nicPid, vniAddress (long), vniLength, hpsAddress (long),
+ *                          structuresAddress (long), structuresPages
+ *  VIA_PTAG_CREATE         (no fields)
+ *    VIA_HANDLE            the ptag
+ *  VIA_PTAG_DESTROY        ptag                                   (refused while a VI or region uses it)
+ *  VIA_REGISTER_MEM        allocation id, offset (long), length (long), ptag, attributes
+ *    VIA_HANDLE            the memory handle
+ *  VIA_DEREGISTER_MEM      memory handle
+ *  VIA_SET_MEM_ATTRIBUTES  memory handle, ptag, attributes
+ *  VIA_CQ_CREATE           entries
+ *    VIA_CQ                cq, page count, then each ring page's physical address (long)
+ *  VIA_CQ_DESTROY          cq                                     (refused while a VI uses it)
+ *  VIA_VI_CREATE           ptag, attributes, reliability, maxTransfer, sendCq, receiveCq (-1: none)
+ *    VIA_VI                vi (NIC VI table index), number (its completion lines' position)
+ *  VIA_VI_DESTROY          vi                                     (refused unless Idle)
+ *  VIA_CONNECT_WAIT        discriminator (length, bytes), timeoutMs (long)       (server; blocks)
+ *    VIA_CONNECTION_ASKED  handle, client node (packed), client VI's reliability, maxTransfer, attributes
+ *  VIA_CONNECT_ACCEPT      handle, vi                              (both VIs Connected)
+ *  VIA_CONNECT_REJECT      handle
+ *  VIA_CONNECT_REQUEST     vi, server node (packed), discriminator (length, bytes), timeoutMs (long)
+ *    VIA_CONNECTED         server node (packed), server VI's reliability, maxTransfer, attributes
+ *  VIA_DISCONNECT          vi                                      (Idle; a connected peer goes to Error)
+ *  VIA_CONNECT_PEER_REQUEST vi, local discriminator (length, bytes), remote node (packed),
+ *                          remote discriminator (length, bytes), timeoutMs (long)   (does not block)
+ *    OK                    the VI is Connect Pending
+ *  VIA_CONNECT_PEER_DONE   vi            (does not block; VIA_FAILED NOT_DONE while unmatched)
+ *  VIA_CONNECT_PEER_WAIT   vi            (blocks until matched or the request's timeout)
+ *    VIA_CONNECTED         the peer's node (packed), its VI's reliability, maxTransfer, attributes
+ *  VIA_VI_QUERY            vi
+ *    VIA_HANDLE            the VI's State in its NIC's VI table (ViTableEntry.STATE_*)
+ *    OK                    for each request with no other answer
+ *  Any VIA request may instead be answered VIA_FAILED: ViplResult code, message (UTF). BUFFER_ALLOCATE
+ *  and BUFFER_FREE serve a VIA process too; BUFFER_FREE of memory with registered regions is refused.
  * </pre>
  */
 public final class DriverProtocol
@@ -51,6 +87,35 @@ public final class DriverProtocol
     public static final int LOCK_COUNT = 14;
     public static final int BUFFER_FREE = 15;
     public static final int OK = 16;
+
+    public static final int VIA_REGISTER = 32;
+    public static final int VIA_REGISTERED = 33;
+    public static final int VIA_PTAG_CREATE = 34;
+    public static final int VIA_HANDLE = 35;
+    public static final int VIA_PTAG_DESTROY = 36;
+    public static final int VIA_REGISTER_MEM = 37;
+    public static final int VIA_DEREGISTER_MEM = 38;
+    public static final int VIA_SET_MEM_ATTRIBUTES = 39;
+    public static final int VIA_CQ_CREATE = 40;
+    public static final int VIA_CQ = 41;
+    public static final int VIA_CQ_DESTROY = 42;
+    public static final int VIA_VI_CREATE = 43;
+    public static final int VIA_VI = 44;
+    public static final int VIA_VI_DESTROY = 45;
+    public static final int VIA_FAILED = 46;
+    public static final int VIA_CONNECT_WAIT = 47;
+    public static final int VIA_CONNECTION_ASKED = 48;
+    public static final int VIA_CONNECT_ACCEPT = 49;
+    public static final int VIA_CONNECT_REJECT = 50;
+    public static final int VIA_CONNECT_REQUEST = 51;
+    public static final int VIA_CONNECTED = 52;
+    public static final int VIA_DISCONNECT = 53;
+    public static final int VIA_VI_QUERY = 54;
+    public static final int VIA_CONNECT_PEER_REQUEST = 55;
+    public static final int VIA_CONNECT_PEER_DONE = 56;
+    public static final int VIA_CONNECT_PEER_WAIT = 57;
+    /** The last VIA request or reply code. */
+    public static final int VIA_LAST = VIA_CONNECT_PEER_WAIT;
 
     /** FAILED code for a request the driver refuses before touching the NIC. */
     public static final int REFUSED = 1;

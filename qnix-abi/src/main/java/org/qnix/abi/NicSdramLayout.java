@@ -18,7 +18,8 @@ package org.qnix.abi;
  *  |  4. NIC Control Program area (ControlProgramLayout)           |
  *  +---------------------------------------------------------------+ nicTableOffset
  *  |  5. NIC internal memory: NIC Table, Name Table, Group Table,  |
- *  |     Translation and Protection Table                          |
+ *  |     Translation and Protection Table, VIA tables              |
+ *  |     (ViaTablesLayout)                                         |
  *  +---------------------------------------------------------------+ managedMemoryOffset
  *  |  6. NIC managed memory: staging and multicast copies, to the  |
  *  |     end of the file                                           |
@@ -38,6 +39,7 @@ public final class NicSdramLayout
     private final long nameTableOffset;
     private final long groupTableOffset;
     private final long protectionTableOffset;
+    private final ViaTablesLayout via;
     private final long managedMemoryOffset;
 
     public NicSdramLayout(final ClusterParameters params)
@@ -55,8 +57,8 @@ public final class NicSdramLayout
         nameTableOffset = VniLayout.align(nicTableOffset + NicTableLayout.length(params), 64);
         groupTableOffset = VniLayout.align(nameTableOffset + NameTableLayout.length(params), 64);
         protectionTableOffset = VniLayout.align(groupTableOffset + GroupTableLayout.length(params), 64);
-        managedMemoryOffset = VniLayout.align(
-            protectionTableOffset + ProtectionTableLayout.length(params), params.pageSize());
+        via = new ViaTablesLayout(params, protectionTableOffset + ProtectionTableLayout.length(params));
+        managedMemoryOffset = VniLayout.align(via.endOffset(), params.pageSize());
     }
 
     public ClusterParameters parameters()
@@ -139,6 +141,12 @@ public final class NicSdramLayout
     public long protectionEntryOffset(final long physicalAddress)
     {
         return protectionTableOffset + ProtectionTableLayout.entryOffset(params, physicalAddress);
+    }
+
+    /** @return the VIA tables (VI, memory-region, page translations, CQ), after the Protection Table. */
+    public ViaTablesLayout via()
+    {
+        return via;
     }
 
     public long managedMemoryOffset()

@@ -17,6 +17,13 @@ public final class ProcessCommand
     public static final int JOIN_GROUP = 7;
     public static final int RECEIVE = 8;
     public static final int BARRIER = 9;
+    /**
+     * VIA (issue 14): post a descriptor to a VI's send queue. Context = the VI (its NIC VI table index),
+     * Group = the descriptor's memory handle, Size = the descriptor's offset from that region's base.
+     */
+    public static final int VIA_POST_SEND = 10;
+    /** VIA: post a descriptor to a VI's receive queue; the fields as {@link #VIA_POST_SEND}'s. */
+    public static final int VIA_POST_RECV = 11;
 
     private ProcessCommand()
     {
@@ -36,6 +43,8 @@ public final class ProcessCommand
             case JOIN_GROUP: return "Join_Group";
             case RECEIVE: return "Receive";
             case BARRIER: return "Barrier";
+            case VIA_POST_SEND: return "VIA_Post_Send";
+            case VIA_POST_RECV: return "VIA_Post_Recv";
             default: return "ProcessCommand(" + code + ")";
         }
     }

@@ -39,6 +39,12 @@ package org.qnix.abi;
  *  |  VNI Info: Context Regions (SDRAM, 64 bits)                    |
  *  |  VNI Info: Buffer Pool (SDRAM, 64 bits)                        |
  *  +---------------------------------------------------------------+
+ *  |  Kind (KIND_QNIX, KIND_VIA)                    (driver)        |
+ *  +---------------------------------------------------------------+
+ *  |  Reserved                                                      |
+ *  +---------------------------------------------------------------+
+ *  |  VIA Process Structures address (host, 64 bits; VIA only)      |
+ *  +---------------------------------------------------------------+
  *  |  Reserved to 128 bytes                                         |
  *  +---------------------------------------------------------------+
  * </pre>
@@ -60,7 +66,13 @@ public final class ProcessTableLayout
     public static final int VNI_RECEIVE_CONTEXTS_OFFSET = VNI_SEND_CONTEXTS_OFFSET + Long.BYTES;
     public static final int VNI_CONTEXT_REGIONS_OFFSET = VNI_RECEIVE_CONTEXTS_OFFSET + Long.BYTES;
     public static final int VNI_BUFFER_POOL_OFFSET = VNI_CONTEXT_REGIONS_OFFSET + Long.BYTES;
+    /** Whose entry it is: a QNIX process (named, in groups) or a VIA process (issue 14). */
+    public static final int KIND_OFFSET = VNI_BUFFER_POOL_OFFSET + Long.BYTES;
+    public static final int VIA_STRUCTURES_OFFSET = KIND_OFFSET + 2 * Integer.BYTES;
     public static final int ENTRY_LENGTH = 128;
+
+    public static final int KIND_QNIX = 0;
+    public static final int KIND_VIA = 1;
 
     public static final int STATE_FREE = 0;
     public static final int STATE_REGISTERING = 1;

@@ -1,0 +1,474 @@
+package org.qnix.daemon;
+
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+import org.qnix.abi.ViTableEntry;
+import org.qnix.abi.ViplResult;
+
+/**
+ * VIA's connection manager (issue 14): the daemon, driver of every node, matches client/server
+ * connection requests by the server's (node, discriminator), across nodes, as VIA's kernel agent does,
+ * and tells the NICs through driver commands ({@link ViaTables#connect}, Via_Connect), which write
+ * both VI table entries: connection id, peer NIC, peer VI and peer NIC PID, then the State Connected. A client's VI is Connect Pending while it
+ * waits. Connection ids are unique in the daemon and never 0, so a NIC can drop the packets of a
+ * reused VI's previous connection.
+ *
+ * <p>Both waits block their connection's thread and look every {@link #POLL_MS} ms whether their
+ * process is still alive, so a process that dies while waiting is cleaned up at once. A request waits
+ * for a server that has not called {@code ConnectWait} yet, until its timeout.
+ *
+ * <pre>{@code
+ * Request asked = connections.connectWait(new Key(node, discriminator), 10_000, alive);   // server
+ * ViplResult result = connections.accept(asked.handle(), serverEndpoint);
+ * Outcome outcome = connections.connectRequest(clientEndpoint, key, 10_000, alive);         // client
+ * }</pre>
+ */
+final class ViaConnections
+{
+    static final long POLL_MS = 50;
+
+    private final Map<Integer, ViaTables> tablesByNode = new HashMap<>();
+    private final Map<Key, ArrayDeque<Request>> waiting = new HashMap<>();
+    private final Map<Integer, Request> asked = new HashMap<>();
+    /** Peer-to-peer requests not matched yet, by (local address, remote address). */
+    private final Map<PeerKey, PeerRequest> peerWaiting = new HashMap<>();
+    /** Peer-to-peer requests by (node, VI), until their owner takes the outcome. */
+    private final Map<Long, PeerRequest> peerByVi = new HashMap<>();
+    /** Connected endpoints by (node, VI): their peers. */
+    private final Map<Long, Endpoint> peers = new HashMap<>();
+    private int nextId = 1;
+
+    /** A server's address: its node and discriminator. */
+    record Key(int node, String discriminator)
+    {
+        static Key of(final int node, final byte[] discriminator)
+        {
+            final StringBuilder hex = new StringBuilder();
+            for (final byte b : discriminator)
+            {
+                hex.append(String.format("%02x", b & 0xFF));
+            }
+            return new Key(node, hex.toString());
+        }
+    }
+
+    /** One end of a connection: a VI and what the other end is told of it. */
+    record Endpoint(int node, int vi, int nicPid, int reliability, int maxTransfer, int attributes)
+    {
+        long key()
+        {
+            return (long)node << 32 | (vi & 0xFFFF_FFFFL);
+        }
+    }
+
+    /** A client's request: waiting, asked of a server (its handle), then answered. */
+    static final class Request
+    {
+        final Endpoint client;
+        final Key key;
+        int handle;
+        ViplResult result;
+        Endpoint server;
+
+        Request(final Endpoint client, final Key key)
+        {
+            this.client = client;
+            this.key = key;
+        }
+
+        int handle()
+        {
+            return handle;
+        }
+
+        Endpoint client()
+        {
+            return client;
+        }
+    }
+
+    /** A peer-to-peer request's two addresses: it matches the request whose addresses are the same, swapped. */
+    record PeerKey(Key local, Key remote)
+    {
+    }
+
+    /** A peer-to-peer request ({@code VipConnectPeerRequest}): its VI's end, its deadline, then its outcome. */
+    static final class PeerRequest
+    {
+        final Endpoint self;
+        final PeerKey key;
+        final long deadline;
+        ViplResult result;
+        Endpoint peer;
+
+        PeerRequest(final Endpoint self, final PeerKey key, final long deadline)
+        {
+            this.self = self;
+            this.key = key;
+            this.deadline = deadline;
+        }
+    }
+
+    /** How a request ended: SUCCESS with the server's end, or REJECT, TIMEOUT, or an attribute mismatch. */
+    record Outcome(ViplResult result, Endpoint server)
+    {
+    }
+
+    /** Each node's driver hands its VIA tables over when it starts. */
+    synchronized void attach(final int node, final ViaTables tables)
+    {
+        tablesByNode.put(node, tables);
+    }
+
+    /**
+     * {@code VipConnectRequest}: the client's Idle VI goes Connect Pending until a server on the key
+     * accepts or rejects, or the timeout passes (back to Idle).
+     */
+    Outcome connectRequest(final Endpoint client, final Key key, final long timeoutMs, final BooleanSupplier alive)
+        throws InterruptedException
+    {
+        final Request request = new Request(client, key);
+        synchronized (this)
+        {
+            if (!tablesByNode.containsKey(key.node()))
+            {
+                return new Outcome(ViplResult.INVALID_PARAMETER, null);
+            }
+            if (!tables(client.node()).pending(client.vi()))
+            {
+                return new Outcome(ViplResult.INVALID_STATE, null);
+            }
+            waiting.computeIfAbsent(key, k -> new ArrayDeque<>()).addLast(request);
+            notifyAll();
+            final long deadline = System.currentTimeMillis() + timeoutMs;
+            while (null == request.result)
+            {
+                final long left = deadline - System.currentTimeMillis();
+                if (left <= 0 || !alive.getAsBoolean())
+                {
+                    withdraw(request);
+                    request.result = ViplResult.TIMEOUT;
+                    break;
+                }
+                wait(Math.min(left, POLL_MS));
+            }
+            if (ViplResult.SUCCESS != request.result)
+            {
+                tables(client.node()).unpending(client.vi());
+            }
+            return new Outcome(request.result, request.server);
+        }
+    }
+
+    /**
+     * {@code VipConnectWait}: the oldest request for the key, or the first to arrive within the timeout.
+     *
+     * @return the request, now asked of this server under {@link Request#handle()}, or null on timeout.
+     */
+    synchronized Request connectWait(final Key key, final long timeoutMs, final BooleanSupplier alive)
+        throws InterruptedException
+    {
+        final long deadline = System.currentTimeMillis() + timeoutMs;
+        while (true)
+        {
+            final ArrayDeque<Request> queue = waiting.get(key);
+            final Request request = null == queue ? null : queue.pollFirst();
+            if (null != request)
+            {
+                if (queue.isEmpty())
+                {
+                    waiting.remove(key);
+                }
+                request.handle = nextId();
+                asked.put(request.handle, request);
+                return request;
+            }
+            final long left = deadline - System.currentTimeMillis();
+            if (left <= 0 || !alive.getAsBoolean())
+            {
+                return null;
+            }
+            wait(Math.min(left, POLL_MS));
+        }
+    }
+
+    /**
+     * {@code VipConnectAccept}: the server's Idle VI and the client's Pending one become Connected to each
+     * other under a new connection id. Mismatched reliability levels or transfer sizes are refused to both
+     * sides (VIA 1.0: INVALID_RELIABILITY_LEVEL, INVALID_MTU).
+     */
+    synchronized ViplResult accept(final int handle, final Endpoint server) throws InterruptedException
+    {
+        final Request request = asked.get(handle);
+        if (null == request || request.key.node() != server.node())
+        {
+            return ViplResult.INVALID_PARAMETER;
+        }
+        final ViaTables serverTables = tables(server.node());
+        if (ViTableEntry.STATE_IDLE != serverTables.viState(server.vi()))
+        {
+            return ViplResult.INVALID_STATE;
+        }
+        asked.remove(handle);
+        final ViplResult mismatch = request.client.reliability() != server.reliability() ?
+            ViplResult.INVALID_RELIABILITY_LEVEL :
+            request.client.maxTransfer() != server.maxTransfer() ? ViplResult.INVALID_MTU : null;
+        if (null != mismatch)
+        {
+            request.result = mismatch;
+            notifyAll();
+            return mismatch;
+        }
+        final int id = nextId();
+        final Endpoint client = request.client;
+        // Each NIC learns of the connection through a driver command (issue 14); the client's is told
+        // last, so that it cannot send before the server's NIC knows the connection.
+        if (!serverTables.connect(server.vi(), id, client.node(), client.vi(), client.nicPid()))
+        {
+            request.result = ViplResult.REJECT;
+            notifyAll();
+            return ViplResult.INVALID_STATE;
+        }
+        if (!tables(client.node()).connect(client.vi(), id, server.node(), server.vi(), server.nicPid()))
+        {
+            serverTables.disconnect(server.vi());
+            request.result = ViplResult.REJECT;
+            notifyAll();
+            return ViplResult.REJECT;
+        }
+        peers.put(server.key(), client);
+        peers.put(client.key(), server);
+        request.server = server;
+        request.result = ViplResult.SUCCESS;
+        notifyAll();
+        return ViplResult.SUCCESS;
+    }
+
+    /** {@code VipConnectReject}: the client's request ends REJECT. */
+    synchronized ViplResult reject(final int handle, final int serverNode)
+    {
+        final Request request = asked.get(handle);
+        if (null == request || request.key.node() != serverNode)
+        {
+            return ViplResult.INVALID_PARAMETER;
+        }
+        asked.remove(handle);
+        request.result = ViplResult.REJECT;
+        notifyAll();
+        return ViplResult.SUCCESS;
+    }
+
+    /**
+     * {@code VipDisconnect}, or the VI's process gone: the VI is Idle, and its peer, if it was still
+     * connected to it, goes to Error (connection lost; VIA 1.0). Requests a dead server was asked and
+     * never answered are the caller's to forget with {@link #forgetAsked}.
+     */
+    synchronized void disconnect(final int node, final int vi) throws InterruptedException
+    {
+        final Endpoint peer = peers.remove((long)node << 32 | (vi & 0xFFFF_FFFFL));
+        final int connectionId = tables(node).connectionId(vi);
+        tables(node).disconnect(vi);
+        if (null != peer)
+        {
+            peers.remove(peer.key());
+            tables(peer.node()).connectionLost(peer.vi(), connectionId);
+        }
+    }
+
+    /**
+     * {@code VipConnectPeerRequest}: does not block. The VI goes Connect Pending; if the peer's request
+     * (local and remote addresses swapped) is already there and not expired, both are matched now.
+     *
+     * @return SUCCESS if the request is posted (matched or not), else why not.
+     */
+    synchronized ViplResult connectPeerRequest(final Endpoint self, final Key local, final Key remote,
+        final long timeoutMs) throws InterruptedException
+    {
+        if (!tablesByNode.containsKey(remote.node()) || local.node() != self.node())
+        {
+            return ViplResult.INVALID_PARAMETER;
+        }
+        final PeerKey key = new PeerKey(local, remote);
+        expire(peerWaiting.get(key));
+        if (peerWaiting.containsKey(key))
+        {
+            return ViplResult.INVALID_PARAMETER;
+        }
+        if (!tables(self.node()).pending(self.vi()))
+        {
+            return ViplResult.INVALID_STATE;
+        }
+        final PeerRequest request = new PeerRequest(self, key, System.currentTimeMillis() + timeoutMs);
+        peerByVi.put(self.key(), request);
+        final PeerKey mirror = new PeerKey(remote, local);
+        final PeerRequest other = peerWaiting.get(mirror);
+        expire(other);
+        if (null != peerWaiting.get(mirror))
+        {
+            peerWaiting.remove(mirror);
+            match(request, other);
+        }
+        else
+        {
+            peerWaiting.put(key, request);
+        }
+        notifyAll();
+        return ViplResult.SUCCESS;
+    }
+
+    /**
+     * {@code VipConnectPeerDone} (does not block) and {@code VipConnectPeerWait} (blocks until matched, the
+     * request's deadline, or its process's death).
+     *
+     * @return the outcome: NOT_DONE while unmatched (Done only), SUCCESS with the peer's end, TIMEOUT,
+     * a mismatch, or INVALID_STATE if the VI has no peer request.
+     */
+    synchronized Outcome connectPeerOutcome(final int node, final int vi, final boolean block,
+        final BooleanSupplier alive) throws InterruptedException
+    {
+        final long key = (long)node << 32 | (vi & 0xFFFF_FFFFL);
+        final PeerRequest request = peerByVi.get(key);
+        if (null == request)
+        {
+            return new Outcome(ViplResult.INVALID_STATE, null);
+        }
+        while (null == request.result)
+        {
+            expire(request);
+            if (null != request.result)
+            {
+                break;
+            }
+            if (!block)
+            {
+                return new Outcome(ViplResult.NOT_DONE, null);
+            }
+            if (!alive.getAsBoolean())
+            {
+                return new Outcome(ViplResult.TIMEOUT, null);
+            }
+            wait(Math.max(1, Math.min(request.deadline - System.currentTimeMillis(), POLL_MS)));
+        }
+        peerByVi.remove(key);
+        return new Outcome(request.result, request.peer);
+    }
+
+    /** The VI's process is gone, or it is destroyed: its peer-to-peer request, if any, goes. */
+    synchronized void forgetPeerRequest(final int node, final int vi)
+    {
+        final PeerRequest request = peerByVi.remove((long)node << 32 | (vi & 0xFFFF_FFFFL));
+        if (null != request && peerWaiting.get(request.key) == request)
+        {
+            peerWaiting.remove(request.key);
+        }
+    }
+
+    /** Ends an unmatched request whose deadline passed: TIMEOUT, its VI Idle again. */
+    private void expire(final PeerRequest request)
+    {
+        if (null != request && null == request.result && System.currentTimeMillis() >= request.deadline)
+        {
+            if (peerWaiting.get(request.key) == request)
+            {
+                peerWaiting.remove(request.key);
+            }
+            request.result = ViplResult.TIMEOUT;
+            tables(request.self.node()).unpending(request.self.vi());
+        }
+    }
+
+    /** Two peer requests that name each other: checked like an accept, then both NICs told. */
+    private void match(final PeerRequest a, final PeerRequest b) throws InterruptedException
+    {
+        final ViplResult mismatch = a.self.reliability() != b.self.reliability() ?
+            ViplResult.INVALID_RELIABILITY_LEVEL :
+            a.self.maxTransfer() != b.self.maxTransfer() ? ViplResult.INVALID_MTU : null;
+        if (null == mismatch)
+        {
+            final int id = nextId();
+            final boolean first = tables(a.self.node()).connect(a.self.vi(), id, b.self.node(), b.self.vi(), b.self.nicPid());
+            if (first && tables(b.self.node()).connect(b.self.vi(), id, a.self.node(), a.self.vi(), a.self.nicPid()))
+            {
+                peers.put(a.self.key(), b.self);
+                peers.put(b.self.key(), a.self);
+                a.peer = b.self;
+                b.peer = a.self;
+                a.result = ViplResult.SUCCESS;
+                b.result = ViplResult.SUCCESS;
+                return;
+            }
+            if (first)
+            {
+                tables(a.self.node()).disconnect(a.self.vi());
+            }
+        }
+        final ViplResult failed = null != mismatch ? mismatch : ViplResult.INVALID_STATE;
+        a.result = failed;
+        b.result = failed;
+        tables(a.self.node()).unpending(a.self.vi());
+        tables(b.self.node()).unpending(b.self.vi());
+    }
+
+    /** @return true if the VI is one end of a connection the manager made. */
+    synchronized boolean isConnected(final int node, final int vi)
+    {
+        return peers.containsKey((long)node << 32 | (vi & 0xFFFF_FFFFL));
+    }
+
+    /** The requests a server was asked and will never answer (its process is gone): they end REJECT. */
+    synchronized void forgetAsked(final int[] handles)
+    {
+        for (final int handle : handles)
+        {
+            final Request request = asked.remove(handle);
+            if (null != request)
+            {
+                request.result = ViplResult.REJECT;
+            }
+        }
+        notifyAll();
+    }
+
+    private void withdraw(final Request request)
+    {
+        final ArrayDeque<Request> queue = waiting.get(request.key);
+        if (null != queue)
+        {
+            queue.remove(request);
+            if (queue.isEmpty())
+            {
+                waiting.remove(request.key);
+            }
+        }
+        for (final Iterator<Request> it = asked.values().iterator(); it.hasNext(); )
+        {
+            if (it.next() == request)
+            {
+                it.remove();
+            }
+        }
+    }
+
+    private ViaTables tables(final int node)
+    {
+        final ViaTables tables = tablesByNode.get(node);
+        if (null == tables)
+        {
+            throw new IllegalStateException("no VIA tables of node " + node + " among " +
+                Arrays.toString(tablesByNode.keySet().toArray()));
+        }
+        return tables;
+    }
+
+    private int nextId()
+    {
+        final int id = nextId;
+        nextId = nextId == Integer.MAX_VALUE ? 1 : nextId + 1;
+        return id;
+    }
+}

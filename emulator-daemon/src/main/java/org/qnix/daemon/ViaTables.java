@@ -1,0 +1,331 @@
+package org.qnix.daemon;
+
+import java.util.BitSet;
+
+import org.agrona.concurrent.AtomicBuffer;
+import org.qnix.abi.CqTableEntry;
+import org.qnix.abi.Doorbell;
+import org.qnix.abi.DriverCommand;
+import org.qnix.abi.MemoryRegionEntry;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ProcessName;
+import org.qnix.abi.ViTableEntry;
+import org.qnix.abi.ViaTablesLayout;
+
+/**
+ * The driver's end of one NIC's VIA tables in NIC internal memory (issue 14; {@link ViaTablesLayout}):
+ * which VI, memory-region, page-translation and CQ entries are taken, and the writes that create and
+ * clear them, each entry's fields before its State, Handle or Owner word. The driver is the only
+ * writer but for the NIC's words of a VI entry, and no process maps the tables. A connection's changes
+ * go through the NIC as driver commands (Via_Connect, Via_Disconnect, Via_Connection_Lost: issue 14,
+ * "NICs learn of them through driver commands"), which the NIC applies to the VI entry; Idle and
+ * Connect Pending, which mean nothing to the NIC, are the driver's own writes. Shared by every
+ * connection of the node: synchronized. It checks nothing about who asks: that is {@link ViaResources}'
+ * job.
+ *
+ * <p>An entry is reused as soon as it is cleared. That is safe without the DMA epoch the
+ * {@link PageAllocator} keeps for pages, because the NIC honours a memory handle only if the entry
+ * holds that very value (a new region in the slot has another generation), and checks every page it
+ * copies against the Translation and Protection Table, owner and lock count, as for QNIX: a stale
+ * translation read just before the slot was reused leads to a page of another owner, which fails.
+ *
+ * <pre>{@code
+ * ViaTables tables = new ViaTables(sdram, layout);
+ * int handle = tables.registerRegion(owner, ptag, 0, base, length, pageAddresses);
+ * tables.deregisterRegion(handle);
+ * }</pre>
+ */
+final class ViaTables
+{
+    /** How long the driver waits for the NIC to take a connection command before writing the entry itself. */
+    static final long COMMAND_TIMEOUT_MS = 10_000;
+    private static final long POLL_MS = 1;
+
+    private final AtomicBuffer sdram;
+    private final ViaTablesLayout via;
+    private final NicCoordinates node;
+    private final DriverCommandQueueWriter commandQueue;
+    private final NicHeartbeats heartbeats;
+    private final BitSet vis;
+    private final BitSet regions;
+    private final BitSet translations;
+    private final BitSet cqs;
+    private final int[] generations;
+    private final ViTableEntry viEntry = new ViTableEntry();
+    private final MemoryRegionEntry regionEntry = new MemoryRegionEntry();
+    private final CqTableEntry cqEntry = new CqTableEntry();
+    private int nextPtag = 1;
+
+    /**
+     * Takes the tables over: every entry starts free, whatever files the driver started on.
+     *
+     * @param commandQueue the node's Driver Command Queue, for the connection commands.
+     * @param heartbeats   to stop waiting for a dead NIC.
+     */
+    ViaTables(final AtomicBuffer sdram, final NicSdramLayout layout, final NicCoordinates node,
+        final DriverCommandQueueWriter commandQueue, final NicHeartbeats heartbeats)
+    {
+        this.sdram = sdram;
+        this.via = layout.via();
+        this.node = node;
+        this.commandQueue = commandQueue;
+        this.heartbeats = heartbeats;
+        this.vis = new BitSet(via.viEntries());
+        this.regions = new BitSet(via.regionEntries());
+        this.translations = new BitSet(via.translationEntries());
+        this.cqs = new BitSet(via.cqEntries());
+        this.generations = new int[via.regionEntries()];
+        sdram.setMemory((int)via.viTableOffset(), (int)(via.endOffset() - via.viTableOffset()), (byte)0);
+    }
+
+    ViaTablesLayout layout()
+    {
+        return via;
+    }
+
+    /** @return a ptag no process of this node has had yet. */
+    synchronized int newPtag()
+    {
+        final int ptag = nextPtag;
+        nextPtag = nextPtag == Integer.MAX_VALUE ? 1 : nextPtag + 1;
+        return ptag;
+    }
+
+    /** @return the new VI's index, Idle, or -1 if the VI table is full. */
+    synchronized int createVi(final int owner, final int ptag, final int attributes, final int reliability,
+        final int maxTransfer, final int sendCq, final int receiveCq, final long sendCompletion,
+        final long receiveCompletion)
+    {
+        final int vi = vis.nextClearBit(0);
+        if (vi >= via.viEntries())
+        {
+            return -1;
+        }
+        vis.set(vi);
+        vi(vi).create(owner, ptag, attributes, reliability, maxTransfer, sendCq, receiveCq, sendCompletion,
+            receiveCompletion);
+        return vi;
+    }
+
+    synchronized int viState(final int vi)
+    {
+        return vi(vi).state();
+    }
+
+    /** @return false unless the VI was Idle: it is now Connect Pending. */
+    synchronized boolean pending(final int vi)
+    {
+        final ViTableEntry entry = vi(vi);
+        if (ViTableEntry.STATE_IDLE != entry.state())
+        {
+            return false;
+        }
+        entry.publishState(ViTableEntry.STATE_PENDING);
+        return true;
+    }
+
+    /** A Connect Pending VI goes back to Idle (rejected, timed out); another state is left alone. */
+    synchronized void unpending(final int vi)
+    {
+        final ViTableEntry entry = vi(vi);
+        if (ViTableEntry.STATE_PENDING == entry.state())
+        {
+            entry.publishState(ViTableEntry.STATE_IDLE);
+        }
+    }
+
+    /**
+     * The connection the connection manager matched, told to the NIC (Via_Connect), which writes the
+     * peer and the connection id, then Connected. @return false if the NIC refused it.
+     */
+    synchronized boolean connect(final int vi, final int connectionId, final int peerNic, final int peerVi,
+        final int peerNicPid) throws InterruptedException
+    {
+        final ViTableEntry entry = vi(vi);
+        final int done = command(DriverCommand.VIA_CONNECT, vi, entry.owner(), connectionId, peerNic, peerVi, peerNicPid);
+        if (NIC_GONE == done)
+        {
+            vi(vi).connect(connectionId, peerNic, peerVi, peerNicPid);
+            return true;
+        }
+        return Doorbell.DONE == done;
+    }
+
+    /** {@code VipDisconnect} of this VI, told to the NIC (Via_Disconnect): Idle. */
+    synchronized void disconnect(final int vi) throws InterruptedException
+    {
+        final ViTableEntry entry = vi(vi);
+        if (ViTableEntry.STATE_IDLE == entry.state() && 0 == entry.connectionId())
+        {
+            return;
+        }
+        if (NIC_GONE == command(DriverCommand.VIA_DISCONNECT, vi, entry.owner(), 0, 0, 0, 0))
+        {
+            vi(vi).disconnect();
+        }
+    }
+
+    /** The peer of the VI's connection {@code connectionId} went away (Via_Connection_Lost): Connected to Error. */
+    synchronized void connectionLost(final int vi, final int connectionId) throws InterruptedException
+    {
+        final ViTableEntry entry = vi(vi);
+        if (NIC_GONE == command(DriverCommand.VIA_CONNECTION_LOST, vi, entry.owner(), connectionId, 0, 0, 0) &&
+            vi(vi).connectionId() == connectionId)
+        {
+            vi(vi).breakConnection();
+        }
+    }
+
+    synchronized int connectionId(final int vi)
+    {
+        return vi(vi).connectionId();
+    }
+
+    /** A command's outcome when the NIC did not take it: dead, or not running its loop. */
+    private static final int NIC_GONE = -1;
+
+    /**
+     * Posts a VIA connection command (fields as {@link DriverCommand#VIA_CONNECT} reuses them) and waits
+     * for the NIC's Driver Doorbell. @return the doorbell, or {@link #NIC_GONE} if the NIC did not take
+     * it: a dead NIC does no work, so the driver writes the entry itself.
+     */
+    private int command(final int command, final int vi, final int owner, final int connectionId, final int peerNic,
+        final int peerVi, final int peerNicPid) throws InterruptedException
+    {
+        final DriverCommandQueueWriter.Ticket ticket = commandQueue.post(command, new ProcessName(peerNic, peerVi),
+            connectionId, vi, peerNicPid, owner, COMMAND_TIMEOUT_MS);
+        if (null == ticket)
+        {
+            System.err.println("driver " + node + ": could not post " + DriverCommand.name(command) + " for VI " + vi +
+                " (Driver Command Queue full): the driver writes the VI entry itself");
+            return NIC_GONE;
+        }
+        final long deadline = System.currentTimeMillis() + COMMAND_TIMEOUT_MS;
+        int doorbell;
+        while (!Doorbell.isComplete(doorbell = commandQueue.doorbell(ticket)))
+        {
+            final long now = System.currentTimeMillis();
+            if (now > deadline || null != heartbeats.deadNic(node, now))
+            {
+                commandQueue.abandon(ticket);
+                return NIC_GONE;
+            }
+            Thread.sleep(POLL_MS);
+        }
+        commandQueue.release(ticket);
+        return doorbell;
+    }
+
+    synchronized int viOwner(final int vi)
+    {
+        return vi(vi).owner();
+    }
+
+    /** The VI entry is free: the NIC no longer honours packets or posts for it. */
+    synchronized void destroyVi(final int vi)
+    {
+        vi(vi).publishState(ViTableEntry.STATE_FREE);
+        vis.clear(vi);
+    }
+
+    /**
+     * @param pages the physical address of each page from the one holding {@code base} to the one
+     *              holding its last byte.
+     * @return the new region's memory handle, 0 if the region table is full, -1 if the translations are.
+     */
+    synchronized int registerRegion(final int owner, final int ptag, final int attributes, final long base,
+        final long length, final long[] pages, final int allocation)
+    {
+        final int slot = regions.nextClearBit(0);
+        if (slot >= via.regionEntries())
+        {
+            return 0;
+        }
+        final int first = findRun(pages.length);
+        if (first < 0)
+        {
+            return -1;
+        }
+        translations.set(first, first + pages.length);
+        for (int i = 0; i < pages.length; i++)
+        {
+            sdram.putLong((int)via.translationOffset(first + i), pages[i]);
+        }
+        regions.set(slot);
+        generations[slot] = MemoryRegionEntry.nextGeneration(generations[slot]);
+        final int handle = MemoryRegionEntry.handle(generations[slot], slot);
+        region(slot).publish(handle, owner, ptag, attributes, base, length, first, pages.length, allocation);
+        return handle;
+    }
+
+    synchronized void setRegionAttributes(final int handle, final int ptag, final int attributes)
+    {
+        region(MemoryRegionEntry.slot(handle)).attributes(ptag, attributes);
+    }
+
+    /** The region's entry is cleared first (the NIC stops honouring its handle), then its translations go. */
+    synchronized void deregisterRegion(final int handle)
+    {
+        final int slot = MemoryRegionEntry.slot(handle);
+        final MemoryRegionEntry entry = region(slot);
+        entry.clear();
+        translations.clear(entry.firstTranslation(), entry.firstTranslation() + entry.pages());
+        regions.clear(slot);
+    }
+
+    /** @return the new CQ's index, or -1 if the CQ table is full. */
+    synchronized int createCq(final int owner, final int entries, final long ringAddress)
+    {
+        final int cq = cqs.nextClearBit(0);
+        if (cq >= via.cqEntries())
+        {
+            return -1;
+        }
+        cqs.set(cq);
+        cq(cq).publish(owner, entries, ringAddress);
+        return cq;
+    }
+
+    synchronized void destroyCq(final int cq)
+    {
+        cq(cq).clear();
+        cqs.clear(cq);
+    }
+
+    /** @return VI, region and CQ entries in use: for tests and `cluster status`. */
+    synchronized int[] inUse()
+    {
+        return new int[] {vis.cardinality(), regions.cardinality(), cqs.cardinality(), translations.cardinality()};
+    }
+
+    private int findRun(final int count)
+    {
+        int start = translations.nextClearBit(0);
+        while (start + count <= via.translationEntries())
+        {
+            final int nextUsed = translations.nextSetBit(start);
+            if (nextUsed < 0 || nextUsed >= start + count)
+            {
+                return start;
+            }
+            start = translations.nextClearBit(nextUsed);
+        }
+        return -1;
+    }
+
+    private ViTableEntry vi(final int vi)
+    {
+        return viEntry.wrap(sdram, (int)via.viOffset(vi));
+    }
+
+    private MemoryRegionEntry region(final int slot)
+    {
+        return regionEntry.wrap(sdram, (int)via.regionOffset(slot));
+    }
+
+    private CqTableEntry cq(final int cq)
+    {
+        return cqEntry.wrap(sdram, (int)via.cqOffset(cq));
+    }
+}

@@ -1,0 +1,304 @@
+package org.qnix.daemon;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.qnix.daemon.ProcessRegistrationTest.assertRefused;
+import static org.qnix.daemon.ProcessRegistrationTest.freePages;
+
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import org.agrona.concurrent.AtomicBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.qnix.abi.CqTableEntry;
+import org.qnix.abi.DriverProtocol;
+import org.qnix.abi.MemoryRegionEntry;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ProcessTableLayout;
+import org.qnix.abi.ProtectionTableLayout;
+import org.qnix.abi.PublishedTables;
+import org.qnix.abi.ViTableEntry;
+import org.qnix.abi.ViaAddressSpace;
+import org.qnix.abi.ViaProcessStructuresLayout;
+import org.qnix.abi.ViaTablesLayout;
+import org.qnix.abi.ViplResult;
+import org.qnix.firmware.NodeImage;
+
+/**
+ * VIA's kernel agent (issue 14) through {@link DriverRequests} with no socket, over real node images
+ * and running NICs: VIA registration without a broadcast, ptags, memory regions, CQs and VIs, each
+ * refusal with its VIPL code, and what the NIC tables hold after each request and after the process's
+ * connection ends.
+ */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class ViaRequestsTest
+{
+    private static final long TIMEOUT_MS = 20_000;
+
+    @TempDir
+    Path base;
+
+    private DriverTestCluster cluster;
+    private NodeImage image;
+    private AtomicBuffer sdram;
+    private NicSdramLayout layout;
+    private ViaTablesLayout via;
+    private SocketlessConnection process;
+    private SocketlessConnection.ViaRegistered registered;
+    private int freeBefore;
+    private int pageSize;
+
+    @BeforeEach
+    void setUp() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 2, true);
+        image = cluster.images.get(0);
+        sdram = image.sdram();
+        layout = image.sdramLayout();
+        via = layout.via();
+        pageSize = cluster.params.pageSize();
+        freeBefore = freePages(image);
+        process = cluster.connect(0);
+        registered = process.viaRegister(TIMEOUT_MS).viaRegistered();
+    }
+
+    @AfterEach
+    void tearDown()
+    {
+        cluster.close();
+    }
+
+    @Test
+    void aViaProcessIsRegisteredAtOnceWithNoNameOnAnyNic()
+    {
+        final int entry = (int)layout.processEntryOffset(registered.index());
+        assertEquals(ProcessTableLayout.nicPid(registered.index()), registered.nicPid());
+        assertEquals(ProcessTableLayout.STATE_REGISTERED, sdram.getIntVolatile(entry + ProcessTableLayout.STATE_OFFSET));
+        assertEquals(ProcessTableLayout.KIND_VIA, sdram.getInt(entry + ProcessTableLayout.KIND_OFFSET));
+        assertEquals(registered.structuresAddress(), sdram.getLong(entry + ProcessTableLayout.VIA_STRUCTURES_OFFSET));
+        assertEquals(ViaProcessStructuresLayout.pages(pageSize), registered.structuresPages());
+        assertEquals(1, protectionLockCount(registered.structuresAddress()), "VIA Process Structures locked for life");
+        for (final NodeImage nic : cluster.images)
+        {
+            assertTrue(PublishedTables.names(nic.sdram(), nic.sdramLayout()).isEmpty(), "no New_Process broadcast");
+        }
+
+        process.viaRegister(TIMEOUT_MS);
+        assertEquals(ViplResult.INVALID_STATE.code(), process.viaFailed("connection of its own"));
+        process.register(1, 0, 1, 1, TIMEOUT_MS);
+        assertRefused(process, "already registered a VIA process");
+
+        // The same JVM holds a QNIX registration beside it, on another connection.
+        final SocketlessConnection qnix = cluster.connect(0);
+        final SocketlessConnection.Registered named = qnix.register(1, 0, 1, 1, TIMEOUT_MS).registered();
+        assertNotEquals(registered.index(), named.index());
+        assertEquals(ProcessTableLayout.KIND_QNIX,
+            sdram.getInt((int)layout.processEntryOffset(named.index()) + ProcessTableLayout.KIND_OFFSET));
+        qnix.send(DriverProtocol.VIA_PTAG_CREATE);
+        assertEquals(ViplResult.INVALID_STATE.code(), qnix.viaFailed("needs a NIC opened for VIA"));
+    }
+
+    @Test
+    void registeringARangeLocksItOnceMoreAndWritesItsPageTranslations()
+    {
+        final SocketlessConnection.Buffer memory = allocate(3 * pageSize);
+        final int ptag = process.send(DriverProtocol.VIA_PTAG_CREATE).viaHandle();
+        final long offset = pageSize + 100;
+        final int handle = process.send(DriverProtocol.VIA_REGISTER_MEM, memory.id(), offset, (long)pageSize, ptag,
+            ViTableEntry.ATTRIBUTE_RDMA_WRITE).viaHandle();
+        final MemoryRegionEntry region = region(handle);
+        assertTrue(region.isHandle(handle));
+        assertEquals(registered.index(), region.owner());
+        assertEquals(ptag, region.ptag());
+        assertEquals(ViTableEntry.ATTRIBUTE_RDMA_WRITE, region.attributes());
+        assertEquals(ViaAddressSpace.address(memory.id(), offset), region.base());
+        assertEquals(2, region.pages(), "the range crosses into the third page");
+        assertEquals(memory.addresses()[1] + 100, region.physicalAddress(sdram, via, region.base(), pageSize));
+        assertEquals(memory.addresses()[2], region.physicalAddress(sdram, via, region.base() + pageSize - 100, pageSize));
+        assertEquals(1, protectionLockCount(memory.addresses()[0]), "the whole allocation is locked");
+
+        // The same range again, under the same ptag: another handle, another lock.
+        final int again = process.send(DriverProtocol.VIA_REGISTER_MEM, memory.id(), offset, (long)pageSize, ptag, 0)
+            .viaHandle();
+        assertNotEquals(handle, again);
+        assertEquals(2, protectionLockCount(memory.addresses()[2]));
+
+        process.send(DriverProtocol.BUFFER_FREE, memory.id());
+        assertRefused(process, "registered as 2 VIA memory region(s)");
+        process.send(DriverProtocol.BUFFER_UNLOCK, memory.id());
+        assertRefused(process, "deregister them instead");
+        process.send(DriverProtocol.VIA_SET_MEM_ATTRIBUTES, again, ptag, ViTableEntry.ATTRIBUTE_RDMA_READ).ok();
+        assertEquals(ViTableEntry.ATTRIBUTE_RDMA_READ, region(again).attributes());
+
+        process.send(DriverProtocol.VIA_DEREGISTER_MEM, handle).ok();
+        assertTrue(!region(handle).isHandle(handle) && region(again).isHandle(again));
+        process.send(DriverProtocol.VIA_DEREGISTER_MEM, handle);
+        assertEquals(ViplResult.INVALID_PARAMETER.code(), process.viaFailed("names no region"));
+        process.send(DriverProtocol.VIA_DEREGISTER_MEM, again).ok();
+        assertEquals(0, protectionLockCount(memory.addresses()[1]));
+        assertEquals(0, cluster.registrars.get(0).viaTables().inUse()[3], "every translation given back");
+        process.send(DriverProtocol.BUFFER_FREE, memory.id()).ok();
+        process.send(DriverProtocol.VIA_PTAG_DESTROY, ptag).ok();
+    }
+
+    @Test
+    void badRangesPtagsAndAttributesAreRefusedWithTheirCodes()
+    {
+        final SocketlessConnection.Buffer memory = allocate(2 * pageSize);
+        final int ptag = process.send(DriverProtocol.VIA_PTAG_CREATE).viaHandle();
+        final long bytes = 2L * pageSize;
+
+        process.send(DriverProtocol.VIA_REGISTER_MEM, memory.id(), 1L, bytes, ptag, 0);
+        assertEquals(ViplResult.INVALID_PARAMETER.code(), process.viaFailed("are not inside DMA memory"));
+        process.send(DriverProtocol.VIA_REGISTER_MEM, memory.id(), 0L, 0L, ptag, 0);
+        assertEquals(ViplResult.INVALID_PARAMETER.code(), process.viaFailed("at least a byte"));
+        process.send(DriverProtocol.VIA_REGISTER_MEM, memory.id(), -1L, 10L, ptag, 0);
+        assertEquals(ViplResult.INVALID_PARAMETER.code(), process.viaFailed("are not inside"));
+        process.send(DriverProtocol.VIA_REGISTER_MEM, memory.id() + 1000, 0L, 10L, ptag, 0);
+        assertEquals(ViplResult.INVALID_PARAMETER.code(), process.viaFailed("no DMA memory"));
+        process.send(DriverProtocol.VIA_REGISTER_MEM, memory.id(), 0L, 10L, ptag + 1000, 0);
+        assertEquals(ViplResult.INVALID_PTAG.code(), process.viaFailed("not one of this process's"));
+        process.send(DriverProtocol.VIA_REGISTER_MEM, memory.id(), 0L, 10L, ptag, 4);
+        assertEquals(ViplResult.INVALID_PARAMETER.code(), process.viaFailed("attributes 4"));
+
+        // Another VIA process's memory and ptag are not this one's.
+        final SocketlessConnection other = cluster.connect(0);
+        other.viaRegister(TIMEOUT_MS).viaRegistered();
+        final int otherPtag = other.send(DriverProtocol.VIA_PTAG_CREATE).viaHandle();
+        other.send(DriverProtocol.VIA_REGISTER_MEM, memory.id(), 0L, 10L, otherPtag, 0);
+        assertEquals(ViplResult.INVALID_PARAMETER.code(), other.viaFailed("no DMA memory"));
+        process.send(DriverProtocol.VIA_REGISTER_MEM, memory.id(), 0L, 10L, otherPtag, 0);
+        assertEquals(ViplResult.INVALID_PTAG.code(), process.viaFailed("not one of this process's"));
+
+        final int handle = process.send(DriverProtocol.VIA_REGISTER_MEM, memory.id(), 0L, bytes, ptag, 0).viaHandle();
+        other.send(DriverProtocol.VIA_DEREGISTER_MEM, handle);
+        assertEquals(ViplResult.INVALID_PARAMETER.code(), other.viaFailed("names no region"));
+        process.send(DriverProtocol.VIA_PTAG_DESTROY, ptag);
+        assertEquals(ViplResult.ERROR_RESOURCE.code(), process.viaFailed("in use"));
+        process.send(DriverProtocol.VIA_SET_MEM_ATTRIBUTES, handle, otherPtag, 0);
+        assertEquals(ViplResult.INVALID_PTAG.code(), process.viaFailed("not one of this process's"));
+        process.send(DriverProtocol.VIA_PTAG_DESTROY, otherPtag);
+        assertEquals(ViplResult.INVALID_PTAG.code(), process.viaFailed("not one of this process's"));
+        process.send(DriverProtocol.VIA_DEREGISTER_MEM, handle).ok();
+        process.send(DriverProtocol.VIA_PTAG_DESTROY, ptag).ok();
+        process.send(DriverProtocol.VIA_PTAG_DESTROY, ptag);
+        assertEquals(ViplResult.INVALID_PTAG.code(), process.viaFailed("not one of this process's"));
+    }
+
+    @Test
+    void visAreCreatedIdleWithTheirCqsAndDestroyedOnlyWhenIdle()
+    {
+        final int ptag = process.send(DriverProtocol.VIA_PTAG_CREATE).viaHandle();
+        final SocketlessConnection.ViaCq cq = process.send(DriverProtocol.VIA_CQ_CREATE, 100).viaCq();
+        final CqTableEntry cqEntry = new CqTableEntry().wrap(sdram, (int)via.cqOffset(cq.cq()));
+        assertTrue(cqEntry.isOwnedBy(registered.index()));
+        assertEquals(100, cqEntry.entries());
+        assertEquals(cq.pages()[0], cqEntry.ringAddress());
+        assertEquals(1, protectionLockCount(cq.pages()[0]), "the ring is locked for the CQ's life");
+
+        final SocketlessConnection.ViaVi vi = process.send(DriverProtocol.VIA_VI_CREATE, ptag,
+            ViTableEntry.ATTRIBUTE_RDMA_WRITE | ViTableEntry.ATTRIBUTE_RDMA_READ, ViTableEntry.RELIABLE_RECEPTION, 2048,
+            ViTableEntry.NO_CQ, cq.cq()).viaVi();
+        final ViTableEntry entry = vi(vi.vi());
+        assertEquals(ViTableEntry.STATE_IDLE, entry.state());
+        assertEquals(registered.index(), entry.owner());
+        assertEquals(ptag, entry.ptag());
+        assertEquals(ViTableEntry.RELIABLE_RECEPTION, entry.reliability());
+        assertEquals(2048, entry.maxTransfer());
+        assertEquals(ViTableEntry.NO_CQ, entry.sendCq());
+        assertEquals(cq.cq(), entry.receiveCq());
+        assertEquals(registered.structuresAddress() + ViaProcessStructuresLayout.sendCompletionOffset(vi.number()),
+            entry.sendCompletion());
+        assertEquals(registered.structuresAddress() + ViaProcessStructuresLayout.receiveCompletionOffset(vi.number()),
+            entry.receiveCompletion());
+
+        process.send(DriverProtocol.VIA_VI_CREATE, ptag, 0, 3, 4096, -1, -1);
+        assertEquals(ViplResult.INVALID_RELIABILITY_LEVEL.code(), process.viaFailed("reliability level 3"));
+        process.send(DriverProtocol.VIA_VI_CREATE, ptag, 0, ViTableEntry.UNRELIABLE, cluster.params.maxMessageBytes() + 1,
+            -1, -1);
+        assertEquals(ViplResult.INVALID_MTU.code(), process.viaFailed("max transfer size"));
+        process.send(DriverProtocol.VIA_VI_CREATE, ptag, ViTableEntry.ATTRIBUTE_RDMA_READ, ViTableEntry.UNRELIABLE, 0,
+            -1, -1);
+        assertEquals(ViplResult.INVALID_RDMAREAD.code(), process.viaFailed("reliable VI"));
+        process.send(DriverProtocol.VIA_VI_CREATE, ptag + 99, 0, ViTableEntry.UNRELIABLE, 0, -1, -1);
+        assertEquals(ViplResult.INVALID_PTAG.code(), process.viaFailed("protection tag"));
+        process.send(DriverProtocol.VIA_VI_CREATE, ptag, 0, ViTableEntry.UNRELIABLE, 0, cq.cq() + 1, -1);
+        assertEquals(ViplResult.INVALID_PARAMETER.code(), process.viaFailed("completion queue"));
+        process.send(DriverProtocol.VIA_CQ_CREATE, 0);
+        assertEquals(ViplResult.INVALID_PARAMETER.code(), process.viaFailed("0 entries"));
+
+        process.send(DriverProtocol.VIA_CQ_DESTROY, cq.cq());
+        assertEquals(ViplResult.ERROR_RESOURCE.code(), process.viaFailed("attached"));
+        process.send(DriverProtocol.VIA_PTAG_DESTROY, ptag);
+        assertEquals(ViplResult.ERROR_RESOURCE.code(), process.viaFailed("in use"));
+        process.send(DriverProtocol.BUFFER_FREE, 1);
+        assertRefused(process, "");
+
+        // Connected (as the connection manager will leave it): not destroyed.
+        entry.connect(7, 0, 0, 1);
+        process.send(DriverProtocol.VIA_VI_DESTROY, vi.vi());
+        assertEquals(ViplResult.INVALID_STATE.code(), process.viaFailed("connected"));
+        entry.publishState(ViTableEntry.STATE_IDLE);
+        process.send(DriverProtocol.VIA_VI_DESTROY, vi.vi()).ok();
+        assertEquals(ViTableEntry.STATE_FREE, entry.state());
+        process.send(DriverProtocol.VIA_VI_DESTROY, vi.vi());
+        assertEquals(ViplResult.INVALID_PARAMETER.code(), process.viaFailed("no VI"));
+        process.send(DriverProtocol.VIA_CQ_DESTROY, cq.cq()).ok();
+        assertTrue(cqEntry.isFree());
+        assertEquals(0, protectionLockCount(cq.pages()[0]), "the ring's pages went back");
+        process.send(DriverProtocol.VIA_PTAG_DESTROY, ptag).ok();
+    }
+
+    @Test
+    void theConnectionEndingTakesEveryViRegionAndCqOutOfTheNicTables() throws Exception
+    {
+        final int ptag = process.send(DriverProtocol.VIA_PTAG_CREATE).viaHandle();
+        final SocketlessConnection.Buffer memory = allocate(pageSize);
+        final int handle = process.send(DriverProtocol.VIA_REGISTER_MEM, memory.id(), 0L, (long)pageSize, ptag, 0)
+            .viaHandle();
+        final int cq = process.send(DriverProtocol.VIA_CQ_CREATE, 8).viaCq().cq();
+        final int vi = process.send(DriverProtocol.VIA_VI_CREATE, ptag, 0, ViTableEntry.RELIABLE_DELIVERY, 1024, cq, cq)
+            .viaVi().vi();
+        vi(vi).connect(3, 0, 0, 1);
+        final int index = registered.index();
+
+        process.close();
+
+        assertEquals(ViTableEntry.STATE_FREE, vi(vi).state());
+        assertTrue(!region(handle).isHandle(handle));
+        assertTrue(new CqTableEntry().wrap(sdram, (int)via.cqOffset(cq)).isFree());
+        final int[] inUse = cluster.registrars.get(0).viaTables().inUse();
+        assertEquals(0, inUse[0] + inUse[1] + inUse[2] + inUse[3], "VIs, regions, CQs, translations");
+        final int entry = (int)layout.processEntryOffset(index);
+        assertEquals(0, sdram.getIntVolatile(entry + ProcessTableLayout.PID_OFFSET));
+        assertEquals(ProcessTableLayout.STATE_FREE, sdram.getIntVolatile(entry + ProcessTableLayout.STATE_OFFSET),
+            "Delete_Via_Process reached the NIC");
+        assertEquals(0, image.hostMemory().getIntVolatile((int)image.hostLayout().processFlagOffset(index)));
+        assertEquals(freeBefore, freePages(image), "every page back");
+    }
+
+    private SocketlessConnection.Buffer allocate(final int bytes)
+    {
+        return process.send(DriverProtocol.BUFFER_ALLOCATE, bytes, 0, 0).buffer();
+    }
+
+    private MemoryRegionEntry region(final int handle)
+    {
+        return new MemoryRegionEntry().wrap(sdram, (int)via.regionOffset(MemoryRegionEntry.slot(handle)));
+    }
+
+    private ViTableEntry vi(final int vi)
+    {
+        return new ViTableEntry().wrap(sdram, (int)via.viOffset(vi));
+    }
+
+    private int protectionLockCount(final long address)
+    {
+        return ProtectionTableLayout.lockCount(sdram.getIntVolatile((int)layout.protectionEntryOffset(address)));
+    }
+}

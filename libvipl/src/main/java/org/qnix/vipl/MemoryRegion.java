@@ -1,0 +1,105 @@
+package org.qnix.vipl;
+
+/**
+ * A registered memory region ({@code VipRegisterMem}): a range of {@link ViplMemory} that the NIC may
+ * read and write for VIs of the same ptag, named by its {@link #handle() memory handle}. The memory is
+ * locked while registered and cannot be freed; the same range may be registered again (another handle,
+ * another lock). {@link #close()} is {@code VipDeregisterMem}.
+ *
+ * <pre>{@code
+ * try (MemoryRegion region = nic.registerMem(memory, 0, 8192, new MemoryAttributes(ptag, true, false)))
+ * {
+ *     int handle = region.handle();                           // what descriptors carry
+ *     region.setAttributes(new MemoryAttributes(ptag, false, false));
+ * }
+ * }</pre>
+ */
+public final class MemoryRegion implements AutoCloseable
+{
+    private final ViplNic nic;
+    private final ViplMemory memory;
+    private final long offset;
+    private final long length;
+    private final int handle;
+    private MemoryAttributes attributes;
+    private boolean closed;
+
+    MemoryRegion(final ViplNic nic, final ViplMemory memory, final long offset, final long length, final int handle,
+        final MemoryAttributes attributes)
+    {
+        this.nic = nic;
+        this.memory = memory;
+        this.offset = offset;
+        this.length = length;
+        this.handle = handle;
+        this.attributes = attributes;
+    }
+
+    /** @return the memory handle ({@code VIP_MEM_HANDLE}). */
+    public int handle()
+    {
+        return handle;
+    }
+
+    /** @return the VIA address of the region's first byte. */
+    public long address()
+    {
+        return memory.address(offset);
+    }
+
+    public long length()
+    {
+        return length;
+    }
+
+    public ViplMemory memory()
+    {
+        return memory;
+    }
+
+    /** {@code VipQueryMem}: the attributes it is registered with now. */
+    public MemoryAttributes query()
+    {
+        synchronized (nic)
+        {
+            return attributes;
+        }
+    }
+
+    /** {@code VipSetMemAttributes}: another ptag or RDMA enables. */
+    public void setAttributes(final MemoryAttributes attributes)
+    {
+        synchronized (nic)
+        {
+            nic.setMemAttributes(this, attributes);
+            this.attributes = attributes;
+        }
+    }
+
+    long offset()
+    {
+        return offset;
+    }
+
+    boolean isClosed()
+    {
+        return closed;
+    }
+
+    /** {@code VipDeregisterMem}. Idempotent once it succeeded. */
+    public void close()
+    {
+        synchronized (nic)
+        {
+            if (!closed)
+            {
+                if (!nic.isClosed())
+                {
+                    // After the NIC's close the driver released everything already.
+                    nic.deregisterMem(this);
+                }
+                closed = true;
+            }
+        }
+    }
+}

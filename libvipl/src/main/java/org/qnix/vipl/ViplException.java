@@ -1,0 +1,53 @@
+package org.qnix.vipl;
+
+import org.qnix.abi.DriverProtocol;
+import org.qnix.abi.ViplResult;
+import org.qnix.host.DriverException;
+import org.qnix.host.ViaDriverException;
+
+/**
+ * A VIPL call that could not be carried out, with the {@code VIP_RESULT} code VIPL 1.0 gives for it
+ * ({@link #result()}). The message says why, in the driver's words where the driver refused.
+ *
+ * <pre>{@code
+ * try { ptag.close(); }
+ * catch (ViplException ex) { if (ViplResult.ERROR_RESOURCE == ex.result()) { ... still in use ... } }
+ * }</pre>
+ */
+public class ViplException extends RuntimeException
+{
+    private static final long serialVersionUID = 1L;
+
+    private final ViplResult result;
+
+    public ViplException(final ViplResult result, final String message)
+    {
+        super(result + ": " + message);
+        this.result = result;
+    }
+
+    public ViplException(final ViplResult result, final String message, final Throwable cause)
+    {
+        super(result + ": " + message, cause);
+        this.result = result;
+    }
+
+    public ViplResult result()
+    {
+        return result;
+    }
+
+    /** @return the exception for a driver's refusal: its VIPL code, or ERROR_RESOURCE for the rest. */
+    static ViplException of(final DriverException ex)
+    {
+        if (ex instanceof ViaDriverException)
+        {
+            return new ViplException(((ViaDriverException)ex).result(), ex.getMessage());
+        }
+        if (DriverProtocol.REFUSED == ex.code())
+        {
+            return new ViplException(ViplResult.INVALID_PARAMETER, ex.getMessage());
+        }
+        return new ViplException(ViplResult.ERROR_RESOURCE, ex.getMessage(), ex);
+    }
+}

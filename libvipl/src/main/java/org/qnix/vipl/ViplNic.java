@@ -1,0 +1,608 @@
+package org.qnix.vipl;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+
+import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.ClusterProperties;
+import org.qnix.abi.CqRingLayout;
+import org.qnix.abi.FileDescriptorBlock;
+import org.qnix.abi.MappedFile;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ViTableEntry;
+import org.qnix.abi.ViaProcessStructuresLayout;
+import org.qnix.abi.ViaTablesLayout;
+import org.qnix.abi.ViplDescriptor;
+import org.qnix.abi.ViplResult;
+import org.qnix.host.BufferRegion;
+import org.qnix.host.DriverException;
+import org.qnix.host.DriverProxy;
+import org.qnix.host.HostMemoryException;
+import org.qnix.host.HostMemoryMapping;
+import org.qnix.host.MappedViews;
+import org.qnix.host.ViaDriverException;
+import org.qnix.host.ViaPeer;
+import org.qnix.host.ViaRegistration;
+
+/**
+ * An opened NIC ({@code VipOpenNic}): this process registered as a VIA process with the node's driver,
+ * VIA's kernel agent, on a driver connection of its own (so the same JVM may also hold a
+ * {@code Qnix}). Every resource call is a driver request that the driver checks (owner, ptag, ranges,
+ * limits) before it writes the NIC's tables; a refusal is a {@link ViplException} with VIPL's code.
+ * {@link #close()} ({@code VipCloseNic}) releases everything the NIC holds for the process, as the
+ * process's death would.
+ *
+ * <pre>{@code
+ * try (ViplNic nic = Vipl.openNic("0-0"))
+ * {
+ *     NicAttributes attributes = nic.query();
+ *     ProtectionTag ptag = nic.createPtag();
+ *     ViplMemory memory = nic.allocate(8192);
+ *     MemoryRegion region = nic.registerMem(memory, 0, 8192, new MemoryAttributes(ptag, true, false));
+ *     memory.close();     // ViplException INVALID_STATE: registered memory is not freed
+ * }
+ * }</pre>
+ *
+ * <p>Thread safe: the calls are serialised on this object, as the driver socket is one stream.
+ */
+public final class ViplNic implements AutoCloseable
+{
+    /** VIPL 1.0, as VIP_NIC_ATTRIBUTES' ProviderVersion. */
+    public static final int PROVIDER_VERSION = 0x0001_0000;
+    private static final long OPEN_TIMEOUT_MS = 30_000;
+
+    private final NicCoordinates node;
+    private final String clusterName;
+    private final ClusterParameters params;
+    private final Path hostMemory;
+    private final DriverProxy driver;
+    private final ViaRegistration registration;
+    private final MappedFile structures;
+    private final List<ViplMemory> memories = new ArrayList<>();
+    private final List<CompletionQueue> cqs = new ArrayList<>();
+    private boolean closed;
+
+    private ViplNic(final NicCoordinates node, final String clusterName, final ClusterParameters params,
+        final Path hostMemory, final DriverProxy driver, final ViaRegistration registration, final MappedFile structures)
+    {
+        this.node = node;
+        this.clusterName = clusterName;
+        this.params = params;
+        this.hostMemory = hostMemory;
+        this.driver = driver;
+        this.registration = registration;
+        this.structures = structures;
+    }
+
+    static ViplNic open(final NicCoordinates node, final String clusterName)
+    {
+        final ClusterDirectory dir = ClusterDirectory.of(clusterName);
+        final ClusterProperties props = ClusterProperties.read(dir.propertiesFile()).orElseThrow(() ->
+            new ViplException(ViplResult.INVALID_PARAMETER, "no QNIX cluster '" + clusterName + "' at " + dir.path()));
+        if (!ClusterProperties.STATE_UP.equals(props.state()))
+        {
+            throw new ViplException(ViplResult.ERROR_RESOURCE, "cluster '" + clusterName + "' is " + props.state() +
+                ", not up");
+        }
+        final ClusterParameters params = props.parameters();
+        if (node.x() >= params.torusWidth() || node.y() >= params.torusHeight())
+        {
+            throw new ViplException(ViplResult.INVALID_PARAMETER, "no NIC " + node + " in the " + params.torusWidth() +
+                "x" + params.torusHeight() + " torus of cluster '" + clusterName + "'");
+        }
+        final DriverProxy driver;
+        try
+        {
+            driver = DriverProxy.connect(dir.driverSocket(node), OPEN_TIMEOUT_MS, "the driver of node " + node);
+        }
+        catch (final DriverException ex)
+        {
+            throw new ViplException(ViplResult.ERROR_RESOURCE, "cannot reach the driver of node " + node +
+                ": is cluster '" + clusterName + "' up?", ex);
+        }
+        try
+        {
+            final ViaRegistration registration = driver.viaRegister(OPEN_TIMEOUT_MS);
+            final MappedFile structures = MappedFile.mapExisting(dir.hostMemory(node), registration.structuresAddress(),
+                (long)registration.structuresPages() * params.pageSize());
+            return new ViplNic(node, clusterName, params, dir.hostMemory(node), driver, registration, structures);
+        }
+        catch (final DriverException ex)
+        {
+            driver.close();
+            throw ViplException.of(ex);
+        }
+        catch (final RuntimeException ex)
+        {
+            driver.close();
+            throw ex;
+        }
+    }
+
+    /** @return the NIC's torus coordinates. */
+    public NicCoordinates node()
+    {
+        return node;
+    }
+
+    /** {@code VipQueryNic}. */
+    public NicAttributes query()
+    {
+        final ViaTablesLayout via = new NicSdramLayout(params).via();
+        final long hostPages = params.hostMemoryBytes() / params.pageSize();
+        return new NicAttributes(node.toString(), FileDescriptorBlock.LAYOUT_VERSION, PROVIDER_VERSION,
+            new byte[] {(byte)node.x(), (byte)node.y()}, true, ViaTablesLayout.MAX_DISCRIMINATOR_BYTES,
+            hostPages * params.pageSize(), via.regionEntries(), params.maxMessageBytes(),
+            Math.min(ViaTablesLayout.MAX_VIS_PER_PROCESS, via.viEntries()), ViaTablesLayout.MAX_DESCRIPTORS_PER_QUEUE,
+            ViplDescriptor.MAX_SEGMENTS, via.cqEntries(), ViaTablesLayout.MAX_CQ_ENTRIES, params.maxMessageBytes(),
+            params.pageSize(), ViaTablesLayout.MAX_PTAGS_PER_PROCESS, EnumSet.allOf(Reliability.class),
+            EnumSet.of(Reliability.RELIABLE_DELIVERY, Reliability.RELIABLE_RECEPTION));
+    }
+
+    /** @return true once {@link #close()} ran: every resource of it is released. */
+    public synchronized boolean isClosed()
+    {
+        return closed;
+    }
+
+    /** @return the cluster's parameters. */
+    public ClusterParameters parameters()
+    {
+        return params;
+    }
+
+    /** {@code VipCreatePtag}. */
+    public synchronized ProtectionTag createPtag()
+    {
+        ensureOpen();
+        try
+        {
+            return new ProtectionTag(this, driver.viaCreatePtag());
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
+    /** Memory for descriptors and data, {@code bytes} long (at most {@code maxRegisterBlockBytes}), page aligned. */
+    public synchronized ViplMemory allocate(final int bytes)
+    {
+        ensureOpen();
+        if (bytes < 1 || bytes > params.maxMessageBytes())
+        {
+            throw new ViplException(ViplResult.INVALID_PARAMETER, "memory of " + bytes + " bytes is outside [1, " +
+                params.maxMessageBytes() + "]");
+        }
+        final int pageSize = params.pageSize();
+        final int pages = (bytes + pageSize - 1) / pageSize;
+        final BufferRegion region;
+        try
+        {
+            region = driver.allocateBuffer(bytes, 0, true, pages);
+        }
+        catch (final DriverException ex)
+        {
+            throw new ViplException(ViplResult.ERROR_RESOURCE, ex.getMessage(), ex);
+        }
+        final HostMemoryMapping mapping;
+        try
+        {
+            mapping = HostMemoryMapping.map(hostMemory, region.pages(), pageSize);
+        }
+        catch (final HostMemoryException | IllegalArgumentException ex)
+        {
+            driver.freeBuffer(region.id());
+            throw new ViplException(ViplResult.ERROR_RESOURCE, ex.getMessage(), ex);
+        }
+        final ViplMemory memory = new ViplMemory(this, region.id(), bytes, region.pages(),
+            new MappedViews(mapping, 0, bytes));
+        memories.add(memory);
+        return memory;
+    }
+
+    /**
+     * {@code VipRegisterMem}: bytes {@code [offset, offset + length)} of {@code memory}, locked while
+     * registered.
+     */
+    public synchronized MemoryRegion registerMem(final ViplMemory memory, final long offset, final long length,
+        final MemoryAttributes attributes)
+    {
+        ensureOpen();
+        if (null == memory || memory.isClosed() || !memories.contains(memory))
+        {
+            throw new ViplException(ViplResult.INVALID_PARAMETER, "the memory is not this NIC's, or was freed");
+        }
+        checkOwn(attributes.ptag());
+        try
+        {
+            final int handle = driver.viaRegisterMem(memory.allocation(), offset, length, attributes.ptag().value(),
+                attributesOf(attributes.enableRdmaWrite(), attributes.enableRdmaRead()));
+            memory.registered(1);
+            return new MemoryRegion(this, memory, offset, length, handle, attributes);
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
+    /** {@code VipCreateCQ}. */
+    public synchronized CompletionQueue createCq(final int entries)
+    {
+        ensureOpen();
+        if (entries < 1 || entries > ViaTablesLayout.MAX_CQ_ENTRIES)
+        {
+            throw new ViplException(ViplResult.INVALID_PARAMETER, "a completion queue of " + entries +
+                " entries is outside [1, " + ViaTablesLayout.MAX_CQ_ENTRIES + "]");
+        }
+        final int pages = CqRingLayout.pages(entries, params.pageSize());
+        final BufferRegion ring;
+        try
+        {
+            ring = driver.viaCreateCq(entries, pages);
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+        final HostMemoryMapping mapping;
+        try
+        {
+            mapping = HostMemoryMapping.map(hostMemory, ring.pages(), params.pageSize());
+        }
+        catch (final HostMemoryException | IllegalArgumentException ex)
+        {
+            driver.viaDestroyCq(ring.id());
+            throw new ViplException(ViplResult.ERROR_RESOURCE, ex.getMessage(), ex);
+        }
+        final CompletionQueue cq = new CompletionQueue(this, ring.id(), entries,
+            new MappedViews(mapping, 0, CqRingLayout.length(entries)));
+        cqs.add(cq);
+        return cq;
+    }
+
+    /** {@code VipCreateVi}, Idle; either CQ may be null (that queue reports to no CQ). */
+    public synchronized Vi createVi(final ViAttributes attributes, final CompletionQueue sendCq,
+        final CompletionQueue receiveCq)
+    {
+        ensureOpen();
+        checkOwn(attributes.ptag());
+        final int send = cqIndex(sendCq);
+        final int receive = cqIndex(receiveCq);
+        try
+        {
+            final long created = driver.viaCreateVi(attributes.ptag().value(),
+                attributesOf(attributes.enableRdmaWrite(), attributes.enableRdmaRead()), attributes.reliability().code(),
+                attributes.maxTransferSize(), send, receive);
+            return new Vi(this, (int)(created >>> 32), (int)created, attributes, sendCq, receiveCq);
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
+    /**
+     * {@code VipConnectWait}: waits up to {@code timeoutMs} for a client's request to this NIC and
+     * {@code discriminator} ({@code TIMEOUT} if none comes). The wait holds this NIC's driver connection:
+     * other calls on this {@code ViplNic} wait for it.
+     */
+    public synchronized ConnectionRequest connectWait(final byte[] discriminator, final long timeoutMs)
+    {
+        ensureOpen();
+        try
+        {
+            final ViaPeer peer = driver.viaConnectWait(discriminator, timeoutMs);
+            return new ConnectionRequest(this, peer.handle(), RemoteVi.of(peer));
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
+    /**
+     * {@code VipConnectRequest}: asks the server at {@code remote} to connect {@code vi}, Idle, and waits
+     * up to {@code timeoutMs}: Connected, with the server's end, or {@code REJECT}, {@code TIMEOUT},
+     * {@code INVALID_RELIABILITY_LEVEL}, {@code INVALID_MTU}, {@code INVALID_STATE} (not Idle). The VI is
+     * Connect Pending while it waits. The wait holds this NIC's driver connection.
+     */
+    public synchronized RemoteVi connectRequest(final Vi vi, final ViplAddress remote, final long timeoutMs)
+    {
+        ensureOpen();
+        checkOwn(vi);
+        try
+        {
+            final RemoteVi server =
+                RemoteVi.of(driver.viaConnectRequest(vi.index(), remote.node().packed(), remote.discriminator(), timeoutMs));
+            vi.connected(server);
+            return server;
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
+    /**
+     * {@code VipConnectPeerRequest}: asks for a connection of {@code vi}, Idle, with the VI whose own
+     * request names this NIC and {@code localDiscriminator} as its remote address and {@code remote} as
+     * its local one. Returns at once, the VI Connect Pending; {@link Vi#connectPeerDone()} and
+     * {@link Vi#connectPeerWait()} take the outcome, which is TIMEOUT once {@code timeoutMs} passed
+     * unmatched.
+     */
+    public synchronized void connectPeerRequest(final Vi vi, final byte[] localDiscriminator, final ViplAddress remote,
+        final long timeoutMs)
+    {
+        ensureOpen();
+        checkOwn(vi);
+        try
+        {
+            driver.viaConnectPeerRequest(vi.index(), localDiscriminator, remote.node().packed(), remote.discriminator(),
+                timeoutMs);
+            vi.peerRequested(System.currentTimeMillis() + timeoutMs);
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
+    /** {@code VipCloseNic}: the driver takes every VI, region and CQ out of the NIC's tables and frees the memory. */
+    public synchronized void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        driver.deregister();
+        driver.close();
+        for (final ViplMemory memory : memories)
+        {
+            memory.unmap();
+        }
+        memories.clear();
+        for (final CompletionQueue cq : cqs)
+        {
+            cq.unmap();
+        }
+        cqs.clear();
+        structures.close();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // The resources' own calls, with this object's monitor held.
+    // ---------------------------------------------------------------------------------------------
+
+    void destroyPtag(final ProtectionTag ptag)
+    {
+        ensureOpen();
+        try
+        {
+            driver.viaDestroyPtag(ptag.value());
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
+    void free(final ViplMemory memory)
+    {
+        ensureOpen();
+        if (memory.registrations() > 0)
+        {
+            throw new ViplException(ViplResult.INVALID_STATE, "the memory is registered as " + memory.registrations() +
+                " memory region(s): deregister them before freeing it");
+        }
+        // Unmapped before the driver frees the pages: they may belong to another process right after.
+        memory.unmap();
+        memories.remove(memory);
+        try
+        {
+            driver.freeBuffer(memory.allocation());
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
+    void deregisterMem(final MemoryRegion region)
+    {
+        ensureOpen();
+        try
+        {
+            driver.viaDeregisterMem(region.handle());
+            region.memory().registered(-1);
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
+    void setMemAttributes(final MemoryRegion region, final MemoryAttributes attributes)
+    {
+        ensureOpen();
+        if (region.isClosed())
+        {
+            throw new ViplException(ViplResult.INVALID_PARAMETER, "the region was deregistered");
+        }
+        checkOwn(attributes.ptag());
+        try
+        {
+            driver.viaSetMemAttributes(region.handle(), attributes.ptag().value(),
+                attributesOf(attributes.enableRdmaWrite(), attributes.enableRdmaRead()));
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
+    void destroyCq(final CompletionQueue cq)
+    {
+        ensureOpen();
+        try
+        {
+            driver.viaDestroyCq(cq.index());
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+        cqs.remove(cq);
+        cq.unmap();
+    }
+
+    void destroyVi(final Vi vi)
+    {
+        ensureOpen();
+        try
+        {
+            driver.viaDestroyVi(vi.index());
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
+    synchronized void accept(final ConnectionRequest request, final Vi vi)
+    {
+        ensureOpen();
+        checkOwn(vi);
+        try
+        {
+            driver.viaConnectAccept(request.handle(), vi.index());
+            vi.connected(request.remote());
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
+    synchronized void reject(final ConnectionRequest request)
+    {
+        ensureOpen();
+        try
+        {
+            driver.viaConnectReject(request.handle());
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
+    /** @return the outcome of the VI's peer request: SUCCESS (connected), NOT_DONE, or why it failed. */
+    synchronized ViplResult connectPeerOutcome(final Vi vi, final boolean block, final long timeoutMs)
+    {
+        ensureOpen();
+        try
+        {
+            vi.connected(RemoteVi.of(driver.viaConnectPeerOutcome(vi.index(), block, timeoutMs)));
+            return ViplResult.SUCCESS;
+        }
+        catch (final ViaDriverException ex)
+        {
+            if (block && ViplResult.NOT_DONE != ex.result())
+            {
+                throw ViplException.of(ex);
+            }
+            return ex.result();
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
+    ViState queryVi(final Vi vi)
+    {
+        ensureOpen();
+        try
+        {
+            switch (driver.viaQueryVi(vi.index()))
+            {
+                case ViTableEntry.STATE_PENDING: return ViState.CONNECT_PENDING;
+                case ViTableEntry.STATE_CONNECTED: return ViState.CONNECTED;
+                case ViTableEntry.STATE_ERROR: return ViState.ERROR;
+                default: return ViState.IDLE;
+            }
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
+    void disconnect(final Vi vi)
+    {
+        ensureOpen();
+        try
+        {
+            driver.viaDisconnect(vi.index());
+        }
+        catch (final DriverException ex)
+        {
+            throw ViplException.of(ex);
+        }
+    }
+
+    private void checkOwn(final Vi vi)
+    {
+        if (null == vi || vi.nic() != this || vi.isClosed())
+        {
+            throw new ViplException(ViplResult.INVALID_PARAMETER, "the VI is not this NIC's, or was destroyed");
+        }
+    }
+
+    private static int attributesOf(final boolean rdmaWrite, final boolean rdmaRead)
+    {
+        return (rdmaWrite ? ViTableEntry.ATTRIBUTE_RDMA_WRITE : 0) | (rdmaRead ? ViTableEntry.ATTRIBUTE_RDMA_READ : 0);
+    }
+
+    private int cqIndex(final CompletionQueue cq)
+    {
+        if (null == cq)
+        {
+            return ViTableEntry.NO_CQ;
+        }
+        if (cq.nic() != this || cq.isClosed())
+        {
+            throw new ViplException(ViplResult.INVALID_PARAMETER, "the completion queue is not this NIC's, or was destroyed");
+        }
+        return cq.index();
+    }
+
+    private void checkOwn(final ProtectionTag ptag)
+    {
+        if (ptag.nic() != this)
+        {
+            throw new ViplException(ViplResult.INVALID_PTAG, ptag + " is another NIC's");
+        }
+    }
+
+    private void ensureOpen()
+    {
+        if (closed)
+        {
+            throw new ViplException(ViplResult.INVALID_STATE, "NIC " + node + " of cluster '" + clusterName +
+                "' was closed");
+        }
+    }
+
+    public String toString()
+    {
+        return "ViplNic " + node + " (cluster '" + clusterName + "', VIA process " + registration.nicPid() + ")";
+    }
+}
