@@ -30,7 +30,7 @@ public final class ClusterFootprint
     public long nodeBytes()
     {
         return params.sdramBytes() + params.hostMemoryBytes() + RxFifoLayout.fileLength(params) +
-            CountersLayout.FILE_LENGTH;
+            CountersLayout.FILE_LENGTH + NicWakeLayout.FILE_LENGTH;
     }
 
     /** @return the bytes of every node's files (the logs and properties are left out: a few KiB). */
@@ -40,14 +40,15 @@ public final class ClusterFootprint
         return nodeBytes() * params.nodeCount();
     }
 
-    /** @return e.g. "4 nodes x (64 MiB NIC SDRAM + 256 MiB host memory + 2 MiB input FIFO + 2.1 MiB counters and trace) = 1.3 GiB". */
+    /** @return e.g. "4 nodes x (64 MiB NIC SDRAM + 256 MiB host memory + 2 MiB input FIFO + 2.1 MiB counters, trace and wake-up line) = 1.3 GiB". */
     public String describe()
     {
         return params.nodeCount() + (1 == params.nodeCount() ? " node" : " nodes") + " x (" +
             Sizes.describe(params.sdramBytes()) + " NIC SDRAM (--sdram) + " +
             Sizes.describe(params.hostMemoryBytes()) + " host memory (--host-mem) + " +
             Sizes.describe(RxFifoLayout.fileLength(params)) + " input FIFO + " +
-            Sizes.describe(CountersLayout.FILE_LENGTH) + " counters and trace) = " + Sizes.describe(totalBytes());
+            Sizes.describe(CountersLayout.FILE_LENGTH + NicWakeLayout.FILE_LENGTH) + " counters, trace and wake-up line) = " +
+            Sizes.describe(totalBytes());
     }
 
     /**

@@ -79,19 +79,7 @@ public final class MappedFile implements AutoCloseable
      */
     public static MappedFile mapExisting(final Path file, final long offset, final long length)
     {
-        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
-        {
-            if (offset < 0 || length < 0 || offset + length > raf.length())
-            {
-                throw new IllegalArgumentException("region [" + offset + ", " + (offset + length) +
-                    ") is outside " + file + " (" + raf.length() + " bytes)");
-            }
-            return new MappedFile(file, raf.getChannel().map(FileChannel.MapMode.READ_WRITE, offset, length));
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot map " + file, ex);
-        }
+        return mapRegion(file, offset, length, false);
     }
 
     /**
@@ -100,14 +88,20 @@ public final class MappedFile implements AutoCloseable
      */
     public static MappedFile mapReadOnly(final Path file, final long offset, final long length)
     {
-        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r"))
+        return mapRegion(file, offset, length, true);
+    }
+
+    private static MappedFile mapRegion(final Path file, final long offset, final long length, final boolean readOnly)
+    {
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), readOnly ? "r" : "rw"))
         {
             if (offset < 0 || length < 0 || offset + length > raf.length())
             {
                 throw new IllegalArgumentException("region [" + offset + ", " + (offset + length) +
                     ") is outside " + file + " (" + raf.length() + " bytes)");
             }
-            return new MappedFile(file, raf.getChannel().map(FileChannel.MapMode.READ_ONLY, offset, length));
+            return new MappedFile(file, raf.getChannel().map(
+                readOnly ? FileChannel.MapMode.READ_ONLY : FileChannel.MapMode.READ_WRITE, offset, length));
         }
         catch (final IOException ex)
         {
