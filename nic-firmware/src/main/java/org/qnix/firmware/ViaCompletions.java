@@ -36,6 +36,7 @@ final class ViaCompletions
     private final NicCounters counters;
     private final ViplDescriptor descriptor = new ViplDescriptor();
     private final CqTableEntry cq = new CqTableEntry();
+    private final int processes;
 
     ViaCompletions(final FirmwareContext ctx, final ViaMemory memory, final ViaDescriptors descriptors)
     {
@@ -46,6 +47,7 @@ final class ViaCompletions
         this.memory = memory;
         this.descriptors = descriptors;
         this.counters = ctx.counters();
+        this.processes = ctx.parameters().maxProcessesPerNic();
     }
 
     /**
@@ -58,6 +60,12 @@ final class ViaCompletions
         final int offset, final int length, final int immediateData, final int status)
     {
         final int owner = vi.owner();
+        if (!alive(owner))
+        {
+            // The driver cleared the PID first: the process's pages are about to be taken back.
+            counters.viaCompletionsLost.increment();
+            return;
+        }
         final long address = descriptors.controlSegmentAddress(owner, handle, offset);
         final long physical = ViaMemory.REFUSED == address ? ViaMemory.REFUSED :
             memory.translate(owner, ViaMemory.ANY_PTAG, handle, address, ViplDescriptor.CONTROL_SEGMENT_LENGTH);
@@ -81,6 +89,18 @@ final class ViaCompletions
         {
             appendToCq(owner, viIndex, cqIndex, sendQueue ? CqRingLayout.QUEUE_SEND : CqRingLayout.QUEUE_RECEIVE);
         }
+    }
+
+    /**
+     * @return true while the Process Table entry holds a live process: the driver clears the PID
+     * before it takes anything of a dying process back, and frees its pages only after the NIC took
+     * Delete_Via_Process, so while the PID is set the VIA Process Structures and CQ rings are its.
+     */
+    private boolean alive(final int owner)
+    {
+        // Writer: the driver (registration, then death: the PID cleared first).
+        return owner >= 0 && owner < processes &&
+            0 != sdram.getIntVolatile((int)layout.processEntryOffset(owner) + ProcessTableLayout.PID_OFFSET);
     }
 
     /** The queue's completion counter, then a wake-up if the process sleeps on it. */
@@ -138,7 +158,7 @@ final class ViaCompletions
     {
         counters.viaAsyncEvents.increment();
         final int entry = (int)layout.processEntryOffset(owner);
-        if (ProcessTableLayout.KIND_VIA != sdram.getInt(entry + ProcessTableLayout.KIND_OFFSET))
+        if (!alive(owner) || ProcessTableLayout.KIND_VIA != sdram.getInt(entry + ProcessTableLayout.KIND_OFFSET))
         {
             return;
         }

@@ -16,6 +16,9 @@ final class ViaDescriptorCopy
     int segmentCount;
     int immediateData;
     int length;
+    /** RDMA: the address segment's remote address and memory handle. */
+    long remoteAddress;
+    int remoteHandle;
     /** Sum of the data segments' lengths: what a receive can hold, what a send carries. */
     long segmentBytes;
     final long[] segmentAddress = new long[ViplDescriptor.MAX_SEGMENTS];

@@ -9,7 +9,8 @@ import org.qnix.abi.ViplDescriptor;
  * Reads and checks VIA descriptors in the process's registered memory (issue 14, "Posting"): the
  * emulated DMA read of the descriptor page by page through {@link ViaMemory}, then every rule a post
  * must satisfy: 64-byte alignment, the descriptor inside its region with the VI's owner and ptag, only
- * the control bits VIA 1.0 defines, an op the queue may carry, at most
+ * the control bits VIA 1.0 defines, an op the queue may carry (Send and RDMA Write on the send queue,
+ * Send on the receive queue), at most
  * {@link ViplDescriptor#MAX_SEGMENTS} segments, each segment's handle, owner, ptag and range, a send's
  * length equal to its segments' and within the VI's maximum transfer size. A descriptor that fails is
  * completed with the status bit named here and moves nothing; one whose control segment cannot be
@@ -96,6 +97,12 @@ final class ViaDescriptors
             scratch.putBytes(at, host, (int)physical, chunk);
             at += chunk;
         }
+        if (ViplDescriptor.isRdma(into.control))
+        {
+            // Checked by the NIC that owns the target region, on every packet.
+            into.remoteAddress = d.remoteAddress();
+            into.remoteHandle = d.remoteHandle();
+        }
         for (int i = 0; i < into.segmentCount; i++)
         {
             final long segmentAddress = d.segmentAddress(i);
@@ -149,11 +156,11 @@ final class ViaDescriptors
         return address;
     }
 
-    /** Send queues carry sends (RDMA is not built yet); receive queues only receives. */
+    /** Send queues carry sends and RDMA writes (RDMA read is not built yet); receive queues only receives. */
     private static boolean legalOp(final int control, final boolean sendQueue)
     {
         final int op = control & ViplDescriptor.CONTROL_OP_MASK;
-        return ViplDescriptor.OP_SEND == op;
+        return ViplDescriptor.OP_SEND == op || sendQueue && ViplDescriptor.OP_RDMA_WRITE == op;
     }
 
     static boolean reliable(final ViTableEntry vi)

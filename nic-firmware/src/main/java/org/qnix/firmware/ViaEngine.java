@@ -152,7 +152,13 @@ final class ViaEngine
             return;
         }
         final ViaViState s = state(vi);
-        s.owner = slot.index;
+        if (s.owner != slot.index)
+        {
+            // The table entry holds another process's VI now (the driver destroys and creates VIs
+            // without the NIC): nothing of the previous one's queues survives.
+            forget(s);
+            s.owner = slot.index;
+        }
         final ViaWorkQueue queue = send ? s.sends : s.receives;
         final int op = send ? ViplDescriptor.STATUS_OP_SEND : ViplDescriptor.STATUS_OP_RECEIVE;
         final int check = descriptors.read(e, handle, offset, send, postCheck);
@@ -256,7 +262,8 @@ final class ViaEngine
             s.sent = 0;
             s.sendSequence = e.sendSequence();
             e.sendSequence(s.sendSequence + 1);
-            sends.transmitted(position, s.sendSequence, d.length);
+            sends.transmitted(position, s.sendSequence, d.length, ViplDescriptor.isRdma(d.control) ?
+                ViplDescriptor.STATUS_OP_RDMA_WRITE : ViplDescriptor.STATUS_OP_SEND);
         }
         final int length = d.length;
         final int payload = Math.min(pageSize, length - s.sent);
@@ -294,12 +301,16 @@ final class ViaEngine
         final AtomicBuffer fifo = wire.fifoBuffer(node);
         final boolean last = s.sent + payload == length;
         final boolean immediate = 0 != (d.control & ViplDescriptor.CONTROL_IMMEDIATE);
-        writeHeaders(fifo, claimed, e, slot.nicPid, ViaPacketHeader.OP_SEND, s.sendSequence, payload)
+        final boolean rdma = ViplDescriptor.isRdma(d.control);
+        writeHeaders(fifo, claimed, e, slot.nicPid, rdma ? ViaPacketHeader.OP_RDMA_WRITE : ViaPacketHeader.OP_SEND,
+            s.sendSequence, payload)
             .flags((0 == s.sent ? ViaPacketHeader.FLAG_FIRST : 0) | (last ? ViaPacketHeader.FLAG_LAST : 0) |
                 (immediate ? ViaPacketHeader.FLAG_IMMEDIATE : 0))
             .immediateData(immediate ? d.immediateData : 0)
             .messageLength(length)
-            .messageOffset(s.sent);
+            .messageOffset(s.sent)
+            .remoteHandle(rdma ? d.remoteHandle : 0)
+            .remoteAddress(rdma ? d.remoteAddress : 0);
         int at = claimed + CONTROL_PACKET_LENGTH;
         for (int c = 0; c < chunks; c++)
         {
@@ -321,7 +332,7 @@ final class ViaEngine
             {
                 // Unreliable and Reliable Delivery: done once the last packet is in the peer's FIFO.
                 completions.complete(e, vi, true, sends.handle(position), sends.offset(position), length, 0,
-                    ViplDescriptor.STATUS_OP_SEND);
+                    sends.op(position));
                 sends.removeHead();
             }
         }
@@ -395,7 +406,7 @@ final class ViaEngine
         }
         final long head = s.sends.head();
         completions.complete(e, vi, true, s.sends.handle(head), s.sends.offset(head), s.sends.length(head), 0,
-            ViplDescriptor.STATUS_OP_SEND);
+            s.sends.op(head));
         s.sends.removeHead();
     }
 
@@ -452,7 +463,12 @@ final class ViaEngine
     void connected(final int vi)
     {
         final ViaViState s = state(vi);
-        s.owner = entry(vi).owner();
+        final int owner = entry(vi).owner();
+        if (s.owner != owner)
+        {
+            forget(s);
+            s.owner = owner;
+        }
         s.reset();
         if (s.sends.hasUntransmitted())
         {
@@ -481,12 +497,18 @@ final class ViaEngine
         {
             if (null != s && s.owner == owner)
             {
-                s.sends.clear();
-                s.receives.clear();
-                s.reset();
-                s.scheduled = false;
+                forget(s);
+                s.owner = -1;
             }
         }
         ready[owner].clear();
+    }
+
+    private static void forget(final ViaViState s)
+    {
+        s.sends.clear();
+        s.receives.clear();
+        s.reset();
+        s.scheduled = false;
     }
 }

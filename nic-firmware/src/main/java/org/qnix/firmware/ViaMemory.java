@@ -75,6 +75,17 @@ final class ViaMemory
         return null != r && r.contains(address, bytes);
     }
 
+    /**
+     * @return true if {@code [address, address + bytes)} lies in the live region {@code handle} of owner
+     * and ptag and the region enables RDMA write (VipRegisterMem's EnableRdmaWrite).
+     */
+    boolean rdmaWritable(final int owner, final int ptag, final int handle, final long address, final long bytes)
+    {
+        final MemoryRegionEntry r = regionOf(owner, ptag, handle);
+        return null != r && r.contains(address, bytes) &&
+            0 != (r.attributes() & org.qnix.abi.ViTableEntry.ATTRIBUTE_RDMA_WRITE);
+    }
+
     /** @return the base VIA address of the live region {@code handle} of {@code owner}, or {@link #REFUSED}. */
     long base(final int owner, final int handle)
     {

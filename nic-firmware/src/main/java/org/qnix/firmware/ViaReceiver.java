@@ -14,8 +14,10 @@ import org.qnix.abi.ViplDescriptor;
  * for a VI only if the VI is Connected on the packet's connection, to the packet's source NIC, in the
  * process the packet names; anything else (a previous connection of a reused VI, a VI gone to Error)
  * is dropped and counted. A Send's first packet takes the head receive descriptor, read and checked
- * again; each packet is scattered page by page through {@link ViaMemory}; the last one completes the
- * receive ({@link ViaCompletions}) and, at Reliable Reception, sends the {@code OP_ACK} that completes
+ * again; each packet is scattered page by page through {@link ViaMemory}; an RDMA write's packets go to
+ * the target region its header names, checked whole at the first packet (handle, owner, ptag, range,
+ * write enable on region and VI) and page by page after, and with immediate data it consumes a receive
+ * descriptor too; the last packet completes the receive ({@link ViaCompletions}) and, at Reliable Reception, sends the {@code OP_ACK} that completes
  * the sender's descriptor. With no receive posted an Unreliable message is dropped and counted (the VI
  * entry's Dropped word); at the reliable levels it breaks the connection, as does a receive shorter
  * than the message (LENGTH) or a page the process may no longer write (PROTECTION).
@@ -72,7 +74,8 @@ final class ViaReceiver
         switch (packet.op())
         {
             case ViaPacketHeader.OP_SEND:
-                onSend(vi, e, packet, buffer, index + PAYLOAD_OFFSET, length - PAYLOAD_OFFSET);
+            case ViaPacketHeader.OP_RDMA_WRITE:
+                onData(vi, e, packet, buffer, index + PAYLOAD_OFFSET, length - PAYLOAD_OFFSET);
                 break;
 
             case ViaPacketHeader.OP_ACK:
@@ -89,18 +92,17 @@ final class ViaReceiver
         }
     }
 
-    private void onSend(final int vi, final ViTableEntry e, final ViaPacketHeader packet,
+    private void onData(final int vi, final ViTableEntry e, final ViaPacketHeader packet,
         final MutableDirectBuffer buffer, final int payloadIndex, final int payload)
     {
         final ViaViState s = engine.state(vi);
-        s.owner = e.owner();
         final int flags = packet.flags();
         if (0 != (flags & ViaPacketHeader.FLAG_FIRST))
         {
             if (s.receiveStarted)
             {
                 // The previous message never ended (its sender failed part-way, Unreliable).
-                finishReceive(vi, e, s, 0, ViplDescriptor.STATUS_TRANSPORT_ERROR);
+                finishMessage(vi, e, s, 0, ViplDescriptor.STATUS_TRANSPORT_ERROR);
             }
             if (!startMessage(vi, e, s, packet))
             {
@@ -126,13 +128,20 @@ final class ViaReceiver
         }
         if (0 == s.receiveError)
         {
-            scatter(e, s.receiving, buffer, payloadIndex, payload, s);
+            if (s.rdma)
+            {
+                writeRemote(e, s, buffer, payloadIndex, payload, packet.messageOffset());
+            }
+            else
+            {
+                scatter(e, s.receiving, buffer, payloadIndex, payload, s);
+            }
         }
         counters.dataBytesReceived.getAndAddRelease(payload);
         if (0 != (flags & ViaPacketHeader.FLAG_LAST))
         {
             final boolean immediate = 0 != (flags & ViaPacketHeader.FLAG_IMMEDIATE);
-            finishReceive(vi, e, s, immediate ? packet.immediateData() : 0,
+            finishMessage(vi, e, s, immediate ? packet.immediateData() : 0,
                 s.receiveError | (immediate ? ViplDescriptor.STATUS_IMMEDIATE : 0));
         }
     }
@@ -145,8 +154,11 @@ final class ViaReceiver
         s.received = 0;
         s.receiveError = 0;
         s.dropping = false;
+        s.rdma = ViaPacketHeader.OP_RDMA_WRITE == packet.op();
+        // Issue 14: an RDMA write with immediate data consumes a receive descriptor too.
+        s.usesReceive = !s.rdma || 0 != (packet.flags() & ViaPacketHeader.FLAG_IMMEDIATE);
         final ViaWorkQueue receives = s.receives;
-        if (receives.isEmpty())
+        if (s.usesReceive && receives.isEmpty())
         {
             if (ViaDescriptors.reliable(e))
             {
@@ -158,23 +170,62 @@ final class ViaReceiver
             counters.viaMessagesDropped.increment();
             return true;
         }
+        s.receiveStarted = true;
+        if (s.rdma)
+        {
+            s.remoteHandle = packet.remoteHandle();
+            s.remoteAddress = packet.remoteAddress();
+            // The whole target is checked here, so that a refused write writes nothing.
+            if (0 == (e.attributes() & ViTableEntry.ATTRIBUTE_RDMA_WRITE) ||
+                !memory.rdmaWritable(e.owner(), e.ptag(), s.remoteHandle, s.remoteAddress, s.messageLength))
+            {
+                s.receiveError = ViplDescriptor.STATUS_RDMA_PROT_ERROR;
+            }
+        }
+        if (!s.usesReceive)
+        {
+            return true;
+        }
         final long head = receives.head();
         final int check = descriptors.read(e, receives.handle(head), receives.offset(head), false, s.receiving);
-        s.receiveStarted = true;
         if (ViaDescriptors.UNREADABLE == check)
         {
-            s.receiveError = ViplDescriptor.STATUS_PROTECTION_ERROR;
+            s.receiveError |= ViplDescriptor.STATUS_PROTECTION_ERROR;
         }
         else if (0 != check)
         {
-            s.receiveError = check;
+            s.receiveError |= check;
         }
-        else if (s.messageLength > s.receiving.segmentBytes)
+        else if (!s.rdma && s.messageLength > s.receiving.segmentBytes)
         {
             // Issue 14: a receive shorter than the message moves nothing and completes LENGTH.
             s.receiveError = ViplDescriptor.STATUS_LENGTH_ERROR;
         }
         return true;
+    }
+
+    /** RDMA write: the payload at the target address, page by page, each page checked in this duty cycle. */
+    private void writeRemote(final ViTableEntry e, final ViaViState s, final MutableDirectBuffer buffer,
+        final int payloadIndex, final int payload, final int messageOffset)
+    {
+        final int owner = e.owner();
+        final int ptag = e.ptag();
+        long address = s.remoteAddress + messageOffset;
+        int at = payloadIndex;
+        for (int left = payload; left > 0; )
+        {
+            final int chunk = Math.min(left, memory.toPageEnd(address));
+            final long physical = memory.translate(owner, ptag, s.remoteHandle, address, chunk);
+            if (ViaMemory.REFUSED == physical)
+            {
+                s.receiveError = ViplDescriptor.STATUS_RDMA_PROT_ERROR;
+                return;
+            }
+            host.putBytes((int)physical, buffer, at, chunk);
+            address += chunk;
+            at += chunk;
+            left -= chunk;
+        }
     }
 
     /** The payload into the receive's segments, page by page, each page checked in this duty cycle. */
@@ -209,27 +260,39 @@ final class ViaReceiver
     }
 
     /**
-     * Length, immediate data, status; counter and wake; CQ entry ({@link ViaCompletions#complete}).
-     * Then Reliable Reception acknowledges it, or a reliable VI with an error breaks.
+     * The message's end. A consumed receive completes: length, immediate data, status; counter and
+     * wake; CQ entry ({@link ViaCompletions#complete}). An RDMA write without immediate data completes
+     * nothing here; a refused one is an asynchronous error. Then Reliable Reception acknowledges the
+     * message, or a reliable VI with an error breaks.
      */
-    private void finishReceive(final int vi, final ViTableEntry e, final ViaViState s, final int immediateData,
+    private void finishMessage(final int vi, final ViTableEntry e, final ViaViState s, final int immediateData,
         final int status)
     {
-        final ViaWorkQueue receives = s.receives;
-        final long head = receives.head();
         final int sequence = s.receiveSequence;
-        completions.complete(e, vi, false, receives.handle(head), receives.offset(head), s.messageLength,
-            immediateData, ViplDescriptor.STATUS_OP_RECEIVE | status);
-        receives.removeHead();
         s.receiveStarted = false;
+        if (s.usesReceive)
+        {
+            final ViaWorkQueue receives = s.receives;
+            final long head = receives.head();
+            completions.complete(e, vi, false, receives.handle(head), receives.offset(head), s.messageLength,
+                immediateData, (s.rdma ? ViplDescriptor.STATUS_OP_REMOTE_RDMA_WRITE : ViplDescriptor.STATUS_OP_RECEIVE) |
+                status);
+            receives.removeHead();
+            counters.receivesCompleted.increment();
+        }
+        else if (0 != (status & ViplDescriptor.STATUS_ERROR_MASK))
+        {
+            completions.asyncEvent(e.owner(), vi, ViaProcessStructuresLayout.RESOURCE_VI,
+                ViaProcessStructuresLayout.ERROR_RDMAW_PROT);
+        }
         final ViTableEntry entry = engine.entry(vi);
         entry.receiveSequence(sequence + 1);
-        counters.receivesCompleted.increment();
         if (0 != (status & ViplDescriptor.STATUS_ERROR_MASK))
         {
             if (ViaDescriptors.reliable(entry))
             {
-                engine.breakConnection(vi, ViaProcessStructuresLayout.ERROR_POST_DESC, true);
+                engine.breakConnection(vi, s.rdma ? ViaProcessStructuresLayout.ERROR_RDMAW_PROT :
+                    ViaProcessStructuresLayout.ERROR_POST_DESC, true);
             }
             return;
         }

@@ -33,6 +33,12 @@ final class ViaViState
     int receiveSequence;
     int messageLength;
     int received;
+    /** The message is an RDMA write into {@link #remoteHandle} at {@link #remoteAddress}. */
+    boolean rdma;
+    /** The message consumes the head receive descriptor (a Send, or an RDMA write with immediate data). */
+    boolean usesReceive;
+    int remoteHandle;
+    long remoteAddress;
     /** The error bits the receive completes with (LENGTH for a short receive, PROTECTION for a bad page). */
     int receiveError;
 

@@ -24,6 +24,7 @@ final class ViaWorkQueue
     private final int[] offsets = new int[CAPACITY];
     private final int[] sequences = new int[CAPACITY];
     private final int[] lengths = new int[CAPACITY];
+    private final int[] ops = new int[CAPACITY];
     private long head;
     private long tail;
     /** Send queues: the next descriptor to put on the wire. */
@@ -85,10 +86,17 @@ final class ViaWorkQueue
         return lengths[(int)(position & MASK)];
     }
 
-    void transmitted(final long position, final int sequence, final int length)
+    /** @return the status op bits a send's completion carries (Send or RDMA Write). */
+    int op(final long position)
+    {
+        return ops[(int)(position & MASK)];
+    }
+
+    void transmitted(final long position, final int sequence, final int length, final int op)
     {
         sequences[(int)(position & MASK)] = sequence;
         lengths[(int)(position & MASK)] = length;
+        ops[(int)(position & MASK)] = op;
     }
 
     void removeHead()

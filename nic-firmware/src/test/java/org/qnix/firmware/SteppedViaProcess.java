@@ -96,6 +96,12 @@ final class SteppedViaProcess
      */
     int registerRegion(final int slot, final int offset, final int length, final int ptag)
     {
+        return registerRegion(slot, offset, length, ptag, 0);
+    }
+
+    /** @param attributes {@code ViTableEntry.ATTRIBUTE_RDMA_WRITE} and _READ, as VipRegisterMem's enables. */
+    int registerRegion(final int slot, final int offset, final int length, final int ptag, final int attributes)
+    {
         final int firstPage = offset / pageSize;
         final int pages = (offset + length - 1) / pageSize - firstPage + 1;
         final int firstTranslation = slot * SteppedProcess.AREA_PAGES;
@@ -105,7 +111,7 @@ final class SteppedViaProcess
         }
         final int handle = MemoryRegionEntry.handle(1, slot);
         new MemoryRegionEntry().wrap(sdram, (int)via.regionOffset(slot))
-            .publish(handle, index, ptag, 0, address(offset), length, firstTranslation, pages, allocation);
+            .publish(handle, index, ptag, attributes, address(offset), length, firstTranslation, pages, allocation);
         return handle;
     }
 
@@ -121,8 +127,14 @@ final class SteppedViaProcess
     /** VI table entry {@code vi}, this process's VI number {@code number}, Idle. */
     ViTableEntry createVi(final int vi, final int number, final int ptag, final int reliability, final int receiveCq)
     {
+        return createVi(vi, number, ptag, reliability, receiveCq, 0);
+    }
+
+    ViTableEntry createVi(final int vi, final int number, final int ptag, final int reliability, final int receiveCq,
+        final int attributes)
+    {
         final ViTableEntry e = new ViTableEntry().wrap(sdram, (int)via.viOffset(vi));
-        e.create(index, ptag, 0, reliability, 64 * 1024, ViTableEntry.NO_CQ, receiveCq,
+        e.create(index, ptag, attributes, reliability, 64 * 1024, ViTableEntry.NO_CQ, receiveCq,
             structures + ViaProcessStructuresLayout.sendCompletionOffset(number),
             structures + ViaProcessStructuresLayout.receiveCompletionOffset(number));
         return e;

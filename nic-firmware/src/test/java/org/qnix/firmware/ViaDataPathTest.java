@@ -56,8 +56,14 @@ class ViaDataPathTest extends SteppedClusterTest
 
     private void connect(final int reliability)
     {
+        connect(reliability, 0);
+    }
+
+    /** @param attributes the receiving VI's RDMA enables. */
+    private void connect(final int reliability, final int attributes)
+    {
         a.createVi(SEND_VI, 0, PTAG_A, reliability, ViTableEntry.NO_CQ);
-        b.createVi(RECEIVE_VI, 3, PTAG_B, reliability, CQ);
+        b.createVi(RECEIVE_VI, 3, PTAG_B, reliability, CQ, attributes);
         a.connect(SEND_VI, b, RECEIVE_VI, 77);
         b.connect(RECEIVE_VI, a, SEND_VI, 77);
         cluster.settle();
@@ -380,7 +386,94 @@ class ViaDataPathTest extends SteppedClusterTest
         assertEquals(ViaProcessStructuresLayout.ERROR_CONN_LOST, b.asyncError(0));
     }
 
+    @Test
+    void anRdmaWriteLandsAtTheRemoteAddressAndConsumesNoReceive()
+    {
+        connect(ViTableEntry.RELIABLE_DELIVERY, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
+        final int target = b.registerRegion(2, DATA, 8192, PTAG_B, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
+        final ViplDescriptor recv = oneSegmentReceive(0, 100);
+        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
+        cluster.settle();
+        a.memory.fill(DATA, 4000, 13);
+        final ViplDescriptor write = rdmaWrite(b.address(DATA + 7), target, 0, 1000, 1500);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        cluster.settle();
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RDMA_WRITE, write.status());
+        assertRange(b, DATA + 7, bytesOf(a, DATA, 1000), 0, 1000);
+        assertRange(b, DATA + 1007, bytesOf(a, DATA + 2000, 1500), 0, 1500);
+        assertUntouched(b, DATA + 2507, 100);
+        assertUntouched(b, DATA, 7);
+        assertFalse(recv.isDone(), "no immediate data: no receive consumed");
+        assertEquals(0, b.receivesCompleted(3));
+    }
+
+    @Test
+    void anRdmaWriteWithImmediateDataCompletesAReceiveAndReliableReceptionAcknowledgesIt()
+    {
+        connect(ViTableEntry.RELIABLE_RECEPTION, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
+        final int target = b.registerRegion(2, DATA, 8192, PTAG_B, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
+        final ViplDescriptor recv = oneSegmentReceive(0, 0);
+        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
+        cluster.settle();
+        a.memory.fill(DATA, 4000, 17);
+        final ViplDescriptor write = rdmaWrite(b.address(DATA + 4096), target, 0, 2048, 0);
+        write.control(ViplDescriptor.OP_RDMA_WRITE | ViplDescriptor.CONTROL_IMMEDIATE).immediateData(0xBEEF);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        cluster.settle();
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RDMA_WRITE, write.status());
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_REMOTE_RDMA_WRITE |
+            ViplDescriptor.STATUS_IMMEDIATE, recv.status());
+        assertEquals(0xBEEF, recv.immediateData());
+        assertEquals(2048, recv.length());
+        assertRange(b, DATA + 4096, bytesOf(a, DATA, 2048), 0, 2048);
+        assertUntouched(b, DATA + 4096 + 2048, 100);
+    }
+
+    @Test
+    void anRdmaWriteWithoutWriteEnableWritesNothingAndBreaksAReliableConnection()
+    {
+        connect(ViTableEntry.RELIABLE_DELIVERY, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
+        final int noEnable = b.registerRegion(2, DATA, 8192, PTAG_B, 0);
+        a.memory.fill(DATA, 4000, 19);
+        rdmaWrite(b.address(DATA), noEnable, 0, 3000, 0);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        cluster.settle();
+        assertUntouched(b, DATA, AREA - DATA);
+        assertEquals(ViTableEntry.STATE_ERROR, b.vi(RECEIVE_VI).state());
+        assertEquals(ViTableEntry.STATE_ERROR, a.vi(SEND_VI).state());
+        assertEquals(ViaProcessStructuresLayout.ERROR_RDMAW_PROT, b.asyncError(0));
+    }
+
+    @Test
+    void anUnreliableRdmaWriteOutOfRangeWritesNothingAndTheConnectionStays()
+    {
+        connect(ViTableEntry.UNRELIABLE, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
+        final int target = b.registerRegion(2, DATA, 2048, PTAG_B, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
+        a.memory.fill(DATA, 4000, 23);
+        rdmaWrite(b.address(DATA + 1024), target, 0, 2000, 0);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        cluster.settle();
+        assertUntouched(b, DATA, AREA - DATA);
+        assertEquals(1, b.asyncEvents());
+        assertEquals(ViaProcessStructuresLayout.ERROR_RDMAW_PROT, b.asyncError(0));
+        assertEquals(ViTableEntry.STATE_CONNECTED, b.vi(RECEIVE_VI).state());
+    }
+
     // ---------------------------------------------------------------------------------------------
+
+    /** An RDMA write descriptor at a's DESCRIPTORS: two segments of a's data (at 0 and at 2000). */
+    private ViplDescriptor rdmaWrite(final long remote, final int remoteHandle, final int at, final int first,
+        final int second)
+    {
+        final ViplDescriptor d = a.descriptor(DESCRIPTORS).control(ViplDescriptor.OP_RDMA_WRITE)
+            .segmentCount(0 == second ? 1 : 2).length(first + second).addressSegment(remote, remoteHandle);
+        d.dataSegment(0, a.address(DATA + at), handleA, first);
+        if (0 != second)
+        {
+            d.dataSegment(1, a.address(DATA + 2000), handleA, second);
+        }
+        return d;
+    }
 
     private ViplDescriptor oneSegmentSend(final int at, final int length)
     {

@@ -37,7 +37,7 @@ import org.qnix.vipl.ViplNic;
  * Reliable Delivery and Unreliable; messages of 0 B, 1 B, a page, and several pages gathered from and
  * scattered into several segments at odd offsets, with and without immediate data. Every byte is
  * checked where it lands and the bytes after it are checked untouched; the receive queue reports to a
- * CQ.
+ * CQ. RDMA writes with and without immediate data land at the address the sender names.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ViplSendReceiveTest
@@ -72,6 +72,83 @@ class ViplSendReceiveTest
     void unreliableCarriesEveryByteOfEverySize() throws Exception
     {
         exchangeAll(Reliability.UNRELIABLE, "ur");
+    }
+
+    /**
+     * RDMA write into the server's memory: at Reliable Reception without immediate data (the send
+     * completes on the acknowledgement, after the bytes landed), at Reliable Delivery with immediate
+     * data (a receive of the server's completes with it).
+     */
+    @Test
+    void rdmaWritesLandAtTheRemoteAddressWithAndWithoutImmediateData() throws Exception
+    {
+        for (final Reliability reliability : new Reliability[] {Reliability.RELIABLE_RECEPTION,
+            Reliability.RELIABLE_DELIVERY})
+        {
+            try (ViplNic serverNic = Vipl.openNic("1-0", dir.name());
+                ViplNic clientNic = Vipl.openNic("0-0", dir.name()))
+            {
+                final Side server = new Side(serverNic, reliability, false, true);
+                final Side client = new Side(clientNic, reliability, false, false);
+                final byte[] key = ("rdma-" + reliability.ordinal()).getBytes(StandardCharsets.US_ASCII);
+                final CompletableFuture<RemoteVi> asked = CompletableFuture.supplyAsync(() ->
+                    clientNic.connectRequest(client.vi, new ViplAddress(new NicCoordinates(1, 0), key), 60_000));
+                serverNic.connectWait(key, 60_000).accept(server.vi);
+                asked.get(60, TimeUnit.SECONDS);
+
+                final boolean immediate = Reliability.RELIABLE_DELIVERY == reliability;
+                final int page = clientNic.parameters().pageSize();
+                final int length = 3 * page + 9;
+                final UnsafeBuffer src = client.memory.buffer();
+                final UnsafeBuffer dst = server.memory.buffer();
+                dst.setMemory(DATA, MEMORY - DATA, UNTOUCHED);
+                for (int i = 0; i < length + 500; i++)
+                {
+                    src.putByte(DATA + i, (byte)(i * 13 + 5 + (immediate ? 1 : 0)));
+                }
+                final Descriptor recv = server.memory.descriptor(0);
+                if (immediate)
+                {
+                    recv.fields().reset().control(ViplDescriptor.OP_SEND).segmentCount(0);
+                    final long before = commandsTaken(server);
+                    server.vi.postRecv(recv, server.region);
+                    TestClusters.await("the receive taken by the NIC", () -> commandsTaken(server) > before);
+                }
+                final int target = DATA + 1001;
+                final Descriptor write = client.memory.descriptor(0);
+                write.fields().reset()
+                    .control(ViplDescriptor.OP_RDMA_WRITE | (immediate ? ViplDescriptor.CONTROL_IMMEDIATE : 0))
+                    .segmentCount(2).length(length).immediateData(immediate ? 0x1234 : 0)
+                    .addressSegment(server.memory.address(target), server.region.handle())
+                    .dataSegment(0, client.memory.address(DATA), client.region.handle(), page)
+                    .dataSegment(1, client.memory.address(DATA + page + 300), client.region.handle(), length - page);
+                client.vi.postSend(write, client.region);
+                assertSame(write, client.vi.sendWait(30_000));
+                assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RDMA_WRITE, write.status());
+                if (immediate)
+                {
+                    assertSame(recv, server.vi.recvWait(30_000));
+                    assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_REMOTE_RDMA_WRITE |
+                        ViplDescriptor.STATUS_IMMEDIATE, recv.status());
+                    assertEquals(0x1234, recv.immediateData());
+                }
+                for (int i = 0; i < length; i++)
+                {
+                    final int from = i < page ? DATA + i : DATA + page + 300 + i - page;
+                    assertEquals(src.getByte(from), dst.getByte(target + i), "byte " + i);
+                }
+                for (int i = target + length; i < target + length + 1000; i++)
+                {
+                    assertEquals(UNTOUCHED, dst.getByte(i), "byte " + i + " after the write");
+                }
+                for (int i = DATA; i < target; i++)
+                {
+                    assertEquals(UNTOUCHED, dst.getByte(i), "byte " + i + " before the write");
+                }
+                client.vi.disconnect();
+                server.vi.disconnect();
+            }
+        }
     }
 
     private void exchangeAll(final Reliability reliability, final String discriminator) throws Exception
@@ -208,12 +285,18 @@ class ViplSendReceiveTest
 
         Side(final ViplNic nic, final Reliability reliability, final boolean withCq)
         {
+            this(nic, reliability, withCq, false);
+        }
+
+        /** @param rdmaWrite whether the region and the VI enable RDMA writes into them. */
+        Side(final ViplNic nic, final Reliability reliability, final boolean withCq, final boolean rdmaWrite)
+        {
             node = nic.node();
             final ProtectionTag ptag = nic.createPtag();
             memory = nic.allocate(MEMORY);
-            region = nic.registerMem(memory, 0, MEMORY, new MemoryAttributes(ptag, false, false));
+            region = nic.registerMem(memory, 0, MEMORY, new MemoryAttributes(ptag, rdmaWrite, false));
             cq = withCq ? nic.createCq(64) : null;
-            vi = nic.createVi(new ViAttributes(reliability, 64 * 1024, ptag, false, false), null, cq);
+            vi = nic.createVi(new ViAttributes(reliability, 64 * 1024, ptag, rdmaWrite, false), null, cq);
         }
     }
 }
