@@ -9,17 +9,15 @@ import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.DriverProtocol;
-import org.qnix.abi.FileDescriptorBlock;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
-import org.qnix.abi.NicWakeLayout;
-import org.qnix.abi.NicWakeUp;
 import org.qnix.abi.ProcessName;
 import org.qnix.host.DriverException;
 import org.qnix.host.DriverProxy;
 import org.qnix.host.MappingGuard;
+import org.qnix.host.NicWakeMapping;
 import org.qnix.host.Registration;
 import org.qnix.host.RegistrationTimeoutException;
 
@@ -44,12 +42,11 @@ final class NicRegistration
     final MappedFile vni;
     final MappedFile hps;
     final MappedFile control;
-    final MappedFile wake;
-    final MappedFile wakeSequence;
+    final NicWakeMapping wake;
 
     private NicRegistration(final ProcessName name, final NicCoordinates node, final String clusterName,
         final ClusterParameters params, final int nicPid, final DriverProxy driver, final MappedFile vni,
-        final MappedFile hps, final MappedFile control, final MappedFile wake, final MappedFile wakeSequence)
+        final MappedFile hps, final MappedFile control, final NicWakeMapping wake)
     {
         this.name = name;
         this.node = node;
@@ -61,7 +58,6 @@ final class NicRegistration
         this.hps = hps;
         this.control = control;
         this.wake = wake;
-        this.wakeSequence = wakeSequence;
     }
 
     /**
@@ -143,22 +139,18 @@ final class NicRegistration
                 new NicSdramLayout(params).controlProgramOffset(), ControlProgramLayout.LENGTH);
             // The NIC's Asleep flag read-only; its Wake Sequence read-write: a Command Queue entry wakes a
             // sleeping NIC by bumping it (NicWakeLayout).
-            MappedFile wake = null;
-            MappedFile wakeSequence = null;
+            final NicWakeMapping wake;
             try
             {
-                wake = MappedFile.mapReadOnly(dir.nicWake(where), 0, NicWakeLayout.FILE_LENGTH);
-                FileDescriptorBlock.verify(wake.buffer(), FileDescriptorBlock.TYPE_NIC_WAKE, dir.nicWake(where).toString());
-                wakeSequence = MappedFile.mapExisting(dir.nicWake(where), NicWakeLayout.WAKE_SEQUENCE_OFFSET,
-                    NicWakeLayout.PAGE);
+                wake = NicWakeMapping.map(dir, where);
             }
             catch (final RuntimeException ex)
             {
-                CloseHelper.closeAll(vni, hps, control, wake, wakeSequence);
+                CloseHelper.closeAll(vni, hps, control);
                 throw ex;
             }
             return new NicRegistration(name, where, clusterName, params, registration.nicPid(), driver, vni,
-                hps, control, wake, wakeSequence);
+                hps, control, wake);
         }
         finally
         {
@@ -167,12 +159,6 @@ final class NicRegistration
                 driver.close();
             }
         }
-    }
-
-    /** @return the waker of this node's NIC, over the two mappings of its {@code nic.wake}. */
-    NicWakeUp wakeUp()
-    {
-        return new NicWakeUp(wake.buffer(), NicWakeLayout.ASLEEP_OFFSET, wakeSequence.buffer(), 0);
     }
 
     /** Delete_Process through the driver (thesis 3.5.3): the NIC forgets the process, the driver frees its pages. */
@@ -194,7 +180,6 @@ final class NicRegistration
             hps.close();
             control.close();
             wake.close();
-            wakeSequence.close();
         }
         else
         {

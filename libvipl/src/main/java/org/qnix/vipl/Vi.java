@@ -1,11 +1,31 @@
 package org.qnix.vipl;
 
+import java.util.concurrent.TimeUnit;
+
+import org.qnix.abi.ViaProcessStructuresLayout;
+import org.qnix.abi.ViplDescriptor;
 import org.qnix.abi.ViplResult;
+import org.qnix.host.DoorbellWait;
 
 /**
  * A Virtual Interface ({@code VipCreateVi}): a send queue and a receive queue, each reporting to its
  * completion queue if it has one, to be connected to exactly one remote VI. Created Idle.
  * {@link #close()} is {@code VipDestroyVi}: {@code INVALID_STATE} unless the VI is Idle.
+ *
+ * <p>Data ({@code VipPostSend}, {@code VipPostRecv}, {@code VipSendDone}/{@code Wait},
+ * {@code VipRecvDone}/{@code Wait}): a {@link Descriptor} in registered memory is posted on a queue
+ * and comes back, the same object with the NIC's status, from that queue's done or wait, in posting
+ * order. Receives may be posted before the VI is connected. These calls do not take the
+ * {@link ViplNic}'s monitor, so they run while another thread waits for a connection.
+ *
+ * <pre>{@code
+ * Descriptor recv = memory.descriptor(0);
+ * recv.fields().reset().control(ViplDescriptor.OP_SEND).segmentCount(1)
+ *     .dataSegment(0, memory.address(4096), region.handle(), 4096);
+ * vi.postRecv(recv, region);
+ * Descriptor got = vi.recvWait(5_000);            // got == recv; got.length() bytes arrived
+ * if (got.hasError()) { ... ViplDescriptor.STATUS_LENGTH_ERROR ... }
+ * }</pre>
  *
  * <pre>{@code
  * Vi vi = nic.createVi(new ViAttributes(Reliability.RELIABLE_DELIVERY, 4096, ptag, false, false), cq, cq);
@@ -26,6 +46,8 @@ public final class Vi implements AutoCloseable
     private boolean closed;
     private RemoteVi remote;
     private long peerDeadline;
+    private final ViWorkQueue sends;
+    private final ViWorkQueue receives;
 
     /**
      * What {@code VipQueryVi} reports.
@@ -46,6 +68,81 @@ public final class Vi implements AutoCloseable
         this.attributes = attributes;
         this.sendCq = sendCq;
         this.receiveCq = receiveCq;
+        this.sends = new ViWorkQueue(nic, nic.structures(), ViaProcessStructuresLayout.sendCompletionOffset(number),
+            "the send queue of VI " + vi);
+        this.receives = new ViWorkQueue(nic, nic.structures(),
+            ViaProcessStructuresLayout.receiveCompletionOffset(number), "the receive queue of VI " + vi);
+    }
+
+    /**
+     * {@code VipPostSend}: the NIC sends what {@code descriptor} describes, in posting order, once the
+     * VI is connected. {@code region} is the registered region the descriptor itself lies in; its data
+     * segments name their own regions. A descriptor the NIC finds bad completes with an error status
+     * and moves nothing.
+     */
+    public void postSend(final Descriptor descriptor, final MemoryRegion region)
+    {
+        post(true, descriptor, region);
+    }
+
+    /** {@code VipPostRecv}: the next message arriving on the VI goes into {@code descriptor}'s segments. */
+    public void postRecv(final Descriptor descriptor, final MemoryRegion region)
+    {
+        post(false, descriptor, region);
+    }
+
+    private void post(final boolean send, final Descriptor descriptor, final MemoryRegion region)
+    {
+        final long offset = descriptor.address() - region.address();
+        if (descriptor.memory() != region.memory() || offset < 0 ||
+            offset > region.length() - ViplDescriptor.CONTROL_SEGMENT_LENGTH)
+        {
+            throw new ViplException(ViplResult.INVALID_PARAMETER, "the descriptor at offset " + descriptor.offset() +
+                " is not inside the registered region " + region.handle());
+        }
+        descriptor.clearStatus();
+        // Queued before the post: the NIC may complete it before this thread returns.
+        (send ? sends : receives).posted(descriptor);
+        nic.post(send, vi, region.handle(), (int)offset);
+    }
+
+    /** {@code VipSendDone}: the oldest posted send if it completed (taken off the queue), else null ({@code NOT_DONE}). */
+    public Descriptor sendDone()
+    {
+        return sends.done();
+    }
+
+    /** {@code VipRecvDone}: the oldest posted receive if it completed, else null ({@code NOT_DONE}). */
+    public Descriptor recvDone()
+    {
+        return receives.done();
+    }
+
+    /**
+     * {@code VipSendWait}: the oldest posted send once it completes, sleeping on the queue's completion
+     * counter until the NIC wakes this thread. {@code TIMEOUT} after {@code timeoutMs};
+     * {@code ERROR_RESOURCE} if the NIC stopped; {@code INVALID_STATE} if the NIC was closed.
+     */
+    public Descriptor sendWait(final long timeoutMs)
+    {
+        return sends.await(TimeUnit.MILLISECONDS.toNanos(timeoutMs), DoorbellWait.SLEEP);
+    }
+
+    /** {@code VipSendWait} with a chosen way to wait (busy, yield, backoff, sleep), as libqnix's waits. */
+    public Descriptor sendWait(final long timeoutMs, final DoorbellWait wait)
+    {
+        return sends.await(TimeUnit.MILLISECONDS.toNanos(timeoutMs), wait);
+    }
+
+    /** {@code VipRecvWait}: the oldest posted receive once it completes; as {@link #sendWait(long)}. */
+    public Descriptor recvWait(final long timeoutMs)
+    {
+        return receives.await(TimeUnit.MILLISECONDS.toNanos(timeoutMs), DoorbellWait.SLEEP);
+    }
+
+    public Descriptor recvWait(final long timeoutMs, final DoorbellWait wait)
+    {
+        return receives.await(TimeUnit.MILLISECONDS.toNanos(timeoutMs), wait);
     }
 
     /**
@@ -57,7 +154,8 @@ public final class Vi implements AutoCloseable
         synchronized (nic)
         {
             final ViState state = nic.queryVi(this);
-            return new Query(state, attributes, ViState.IDLE == state ? null : remote, true, true);
+            return new Query(state, attributes, ViState.IDLE == state ? null : remote, sends.isEmpty(),
+                receives.isEmpty());
         }
     }
 

@@ -59,6 +59,22 @@ public final class ViplMemory implements AutoCloseable
         return views.buffer();
     }
 
+    /**
+     * @return a {@link Descriptor} at {@code offset}, which must be a multiple of
+     * {@link org.qnix.abi.ViplDescriptor#ALIGNMENT} inside the memory (else {@code INVALID_PARAMETER}; the
+     * NIC would complete a misaligned one with a format error).
+     */
+    public Descriptor descriptor(final int offset)
+    {
+        if (offset < 0 || 0 != offset % org.qnix.abi.ViplDescriptor.ALIGNMENT ||
+            offset > length - org.qnix.abi.ViplDescriptor.CONTROL_SEGMENT_LENGTH)
+        {
+            throw new ViplException(org.qnix.abi.ViplResult.INVALID_PARAMETER, "no descriptor can start at offset " +
+                offset + " of " + length + " bytes: 64-byte aligned, inside the memory");
+        }
+        return new Descriptor(this, offset, buffer());
+    }
+
     int allocation()
     {
         return allocation;

@@ -8,6 +8,9 @@ import java.util.List;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ClusterProperties;
+import org.qnix.abi.ControlProgramLayout;
+import org.qnix.abi.HostProcessStructuresLayout;
+import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.CqRingLayout;
 import org.qnix.abi.FileDescriptorBlock;
 import org.qnix.abi.MappedFile;
@@ -18,7 +21,17 @@ import org.qnix.abi.ViaProcessStructuresLayout;
 import org.qnix.abi.ViaTablesLayout;
 import org.qnix.abi.ViplDescriptor;
 import org.qnix.abi.ViplResult;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
+
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.qnix.host.BufferRegion;
+import org.qnix.host.DoorbellWait;
+import org.qnix.host.DoorbellWaiter;
+import org.qnix.host.MappingGuard;
+import org.qnix.host.NicHeartbeat;
+import org.qnix.host.NicWakeMapping;
 import org.qnix.host.DriverException;
 import org.qnix.host.DriverProxy;
 import org.qnix.host.HostMemoryException;
@@ -62,13 +75,31 @@ public final class ViplNic implements AutoCloseable
     private final DriverProxy driver;
     private final ViaRegistration registration;
     private final MappedFile structures;
+    /** The VNI (its Command Queue), the Host Process Structures (its Tail and Head) and the control program's page. */
+    private final MappedFile vni;
+    private final MappedFile hps;
+    private final MappedFile control;
+    /** The NIC's wake-up line: a post wakes a NIC that sleeps because it was idle. */
+    private final NicWakeMapping wake;
+    private final ViaCommandQueue commands;
+    private final NicHeartbeat heartbeat;
+    /** Every wait runs inside it, so that a close ends the waits before it unmaps. */
+    private final MappingGuard guard = new MappingGuard();
+    private final Int2ObjectHashMap<Vi> vis = new Int2ObjectHashMap<>();
     private final List<ViplMemory> memories = new ArrayList<>();
     private final List<CompletionQueue> cqs = new ArrayList<>();
     private boolean closed;
 
     private ViplNic(final NicCoordinates node, final String clusterName, final ClusterParameters params,
-        final Path hostMemory, final DriverProxy driver, final ViaRegistration registration, final MappedFile structures)
+        final Path hostMemory, final DriverProxy driver, final ViaRegistration registration, final MappedFile structures,
+        final MappedFile vni, final MappedFile hps, final MappedFile control, final NicWakeMapping wake)
     {
+        this.vni = vni;
+        this.hps = hps;
+        this.control = control;
+        this.wake = wake;
+        this.commands = new ViaCommandQueue(params, vni.buffer(), hps.buffer(), wake.wakeUp());
+        this.heartbeat = new NicHeartbeat(control.buffer(), 0, node);
         this.node = node;
         this.clusterName = clusterName;
         this.params = params;
@@ -109,7 +140,18 @@ public final class ViplNic implements AutoCloseable
             final ViaRegistration registration = driver.viaRegister(OPEN_TIMEOUT_MS);
             final MappedFile structures = MappedFile.mapExisting(dir.hostMemory(node), registration.structuresAddress(),
                 (long)registration.structuresPages() * params.pageSize());
-            return new ViplNic(node, clusterName, params, dir.hostMemory(node), driver, registration, structures);
+            // Posts go through the VNI's Command Queue, as QNIX commands do (issue 14).
+            final MappedFile vni = MappedFile.mapExisting(dir.nicSdram(node), registration.vniAddress(),
+                registration.vniLength());
+            final MappedFile hps = MappedFile.mapExisting(dir.hostMemory(node), registration.hpsAddress(),
+                (long)HostProcessStructuresLayout.pages(params.contextsPerProcess(), params.pageSize()) *
+                params.pageSize());
+            // The control program's identity and heartbeat, read-only: no wait outlives the firmware.
+            final MappedFile control = MappedFile.mapReadOnly(dir.nicSdram(node),
+                new NicSdramLayout(params).controlProgramOffset(), ControlProgramLayout.LENGTH);
+            final NicWakeMapping wake = NicWakeMapping.map(dir, node);
+            return new ViplNic(node, clusterName, params, dir.hostMemory(node), driver, registration, structures,
+                vni, hps, control, wake);
         }
         catch (final DriverException ex)
         {
@@ -279,7 +321,12 @@ public final class ViplNic implements AutoCloseable
             final long created = driver.viaCreateVi(attributes.ptag().value(),
                 attributesOf(attributes.enableRdmaWrite(), attributes.enableRdmaRead()), attributes.reliability().code(),
                 attributes.maxTransferSize(), send, receive);
-            return new Vi(this, (int)(created >>> 32), (int)created, attributes, sendCq, receiveCq);
+            final Vi vi = new Vi(this, (int)(created >>> 32), (int)created, attributes, sendCq, receiveCq);
+            synchronized (vis)
+            {
+                vis.put(vi.index(), vi);
+            }
+            return vi;
         }
         catch (final DriverException ex)
         {
@@ -361,6 +408,9 @@ public final class ViplNic implements AutoCloseable
             return;
         }
         closed = true;
+        // Waits end (CLOSED) before anything they read is unmapped.
+        guard.beginClose();
+        guard.awaitQuiescence(TimeUnit.SECONDS.toNanos(1));
         driver.deregister();
         driver.close();
         for (final ViplMemory memory : memories)
@@ -373,7 +423,82 @@ public final class ViplNic implements AutoCloseable
             cq.unmap();
         }
         cqs.clear();
-        structures.close();
+        synchronized (vis)
+        {
+            vis.clear();
+        }
+        if (0 == guard.callsInside())
+        {
+            structures.close();
+            vni.close();
+            hps.close();
+            control.close();
+            wake.close();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // The data path: posts and waits, without this object's monitor (a connection wait holds it).
+    // ---------------------------------------------------------------------------------------------
+
+    /** A VIA_POST_SEND or VIA_POST_RECV on the Command Queue. */
+    void post(final boolean send, final int vi, final int handle, final int offset)
+    {
+        if (!guard.enter())
+        {
+            throw new ViplException(ViplResult.INVALID_STATE, "the NIC is closed");
+        }
+        try
+        {
+            commands.post(send ? ProcessCommand.VIA_POST_SEND : ProcessCommand.VIA_POST_RECV, vi, handle, offset);
+        }
+        finally
+        {
+            guard.exit();
+        }
+    }
+
+    UnsafeBuffer structures()
+    {
+        return structures.buffer();
+    }
+
+    /** @return a waiter on words of {@code words} (the VIA Process Structures, a CQ ring), ended by this NIC's close. */
+    DoorbellWaiter waiter(final UnsafeBuffer words)
+    {
+        return new DoorbellWaiter(words, heartbeat, guard, TimeUnit.MICROSECONDS.toNanos(params.hotUs()));
+    }
+
+    /** One wait of {@code waiter}, inside the guard. @return a {@link DoorbellWaiter} code. */
+    int await(final DoorbellWaiter waiter, final int value, final int waiters, final IntPredicate complete,
+        final long timeoutNs, final DoorbellWait wait)
+    {
+        if (!guard.enter())
+        {
+            return DoorbellWaiter.CLOSED;
+        }
+        try
+        {
+            return waiter.await(value, waiters, complete, timeoutNs, wait);
+        }
+        finally
+        {
+            guard.exit();
+        }
+    }
+
+    String describeStopped()
+    {
+        return heartbeat.describeStopped();
+    }
+
+    /** @return the VI of this NIC with table index {@code index}, or null (a CQ entry names VIs so). */
+    Vi viOfIndex(final int index)
+    {
+        synchronized (vis)
+        {
+            return vis.get(index);
+        }
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -468,6 +593,10 @@ public final class ViplNic implements AutoCloseable
         try
         {
             driver.viaDestroyVi(vi.index());
+            synchronized (vis)
+            {
+                vis.remove(vi.index());
+            }
         }
         catch (final DriverException ex)
         {

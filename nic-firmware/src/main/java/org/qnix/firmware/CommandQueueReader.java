@@ -16,7 +16,7 @@ import org.qnix.abi.VniLayout;
  * the Command Queue Head every eighth command (or when the queue is found empty), and hands the
  * command to the role that carries it out: Send and Send_Short to the {@link SendScheduler}, Receive to
  * the {@link ReceiveTable}, Broadcast and Multicast to the {@link CastSender}, Join_Group and Barrier to
- * the {@link GroupOperations}. A command that throws is the {@link DutyCycleErrorHandler}'s; the next
+ * the {@link GroupOperations}, a VIA process's VIA_POST_SEND and VIA_POST_RECV to the {@link ViaEngine}. A command that throws is the {@link DutyCycleErrorHandler}'s; the next
  * one is read as usual.
  *
  * <pre>{@code
@@ -44,10 +44,11 @@ final class CommandQueueReader
     private final CastSender casts;
     private final ReceiveTable receives;
     private final GroupOperations groupOperations;
+    private final ViaEngine via;
     private int commandCursor;
 
     CommandQueueReader(final FirmwareContext ctx, final SendScheduler scheduler, final CastSender casts,
-        final ReceiveTable receives, final GroupOperations groupOperations)
+        final ReceiveTable receives, final GroupOperations groupOperations, final ViaEngine via)
     {
         this.nodeName = ctx.nodeName();
         final ClusterParameters params = ctx.parameters();
@@ -65,6 +66,7 @@ final class CommandQueueReader
         this.casts = casts;
         this.receives = receives;
         this.groupOperations = groupOperations;
+        this.via = via;
     }
 
     /** A process now lives in {@code slot}: its Command Queue starts empty, at entry 0. */
@@ -184,9 +186,10 @@ final class CommandQueueReader
     {
         if (slot.via)
         {
-            // A VIA process's posts (issue 14) belong to the VIA role, which is not built yet; a QNIX
-            // command from it is refused, since it has no QNIX name to send or receive under.
-            counters.commandsRejected.increment();
+            // A VIA process's posts (issue 14) belong to the VIA role: Context = VI, Group = the
+            // descriptor's memory handle, Size = its offset. A QNIX command from it is refused, since
+            // it has no QNIX name to send or receive under.
+            via.post(slot, command, context, group, size);
             return;
         }
         if (context < 0 || context >= contextCount)

@@ -39,7 +39,7 @@ final class DriverCommandReader
     private int driverHeadPublished = -1;
     private int commandsSinceHeadUpdate;
 
-    DriverCommandReader(final FirmwareContext ctx, final ProcessRegistrations registrations)
+    DriverCommandReader(final FirmwareContext ctx, final ProcessRegistrations registrations, final ViaEngine via)
     {
         this.params = ctx.parameters();
         this.layout = ctx.sdramLayout();
@@ -49,7 +49,7 @@ final class DriverCommandReader
         this.counters = ctx.counters();
         this.errors = ctx.errorHandler();
         this.registrations = registrations;
-        this.viaConnections = new ViaConnectionCommands(ctx);
+        this.viaConnections = new ViaConnectionCommands(ctx, via);
     }
 
     /** @return 1 if a command was taken, else 0. */

@@ -60,6 +60,7 @@ public final class NicControlProgram implements Agent
     private final DriverCommandReader driverCommands;
     private final CommandQueueReader commands;
     private final SystemMessageDispatcher rx;
+    private final ViaEngine via;
     private int mode = ControlProgramLayout.MODE_THREAD;
     private int debugPort;
     private long lastHeartbeatMs;
@@ -95,10 +96,14 @@ public final class NicControlProgram implements Agent
         this.transfers = new TransferTable(ctx);
         this.receives = new ReceiveTable(ctx, transfers);
         this.groupOperations = new GroupOperations(ctx, this::acknowledgeGroup);
+        this.via = new ViaEngine(ctx);
+        scheduler.viaEngine(via);
         this.registrations = new ProcessRegistrations(ctx, scheduler, casts, receives, groupOperations);
-        this.driverCommands = new DriverCommandReader(ctx, registrations);
-        this.commands = new CommandQueueReader(ctx, scheduler, casts, receives, groupOperations);
-        this.rx = new SystemMessageDispatcher(ctx, scheduler, receives, registrations, groupOperations);
+        registrations.viaEngine(via);
+        this.driverCommands = new DriverCommandReader(ctx, registrations, via);
+        this.commands = new CommandQueueReader(ctx, scheduler, casts, receives, groupOperations, via);
+        this.rx = new SystemMessageDispatcher(ctx, scheduler, receives, registrations, groupOperations,
+            new ViaReceiver(ctx, via));
     }
 
     private void acknowledgeGroup(final GroupTable.Group group)

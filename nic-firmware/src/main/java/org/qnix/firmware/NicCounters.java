@@ -67,6 +67,13 @@ public final class NicCounters
     public static final String SLEEPS = "sleeps (idle: the control program waited to be woken)";
     /** Trace records the NIC could not put into its trace ring (the tracer fell behind); appended last. */
     public static final String TRACE_RECORDS_DROPPED = "trace records dropped (trace ring full)";
+    public static final String VIA_DESCRIPTORS_COMPLETED = "VIA descriptors completed";
+    public static final String VIA_PACKETS_STALE =
+        "VIA packets dropped (not for a connected VI on their connection)";
+    public static final String VIA_MESSAGES_DROPPED = "VIA messages dropped (Unreliable, no receive posted)";
+    public static final String VIA_COMPLETIONS_LOST =
+        "VIA completions lost (the descriptor's memory no longer registered and locked)";
+    public static final String VIA_ASYNC_EVENTS = "VIA asynchronous events";
     /**
      * Prefix of the counters made on demand, one per cause of duty-cycle errors, e.g.
      * {@code "duty cycle errors caused by: system message Permission_Request"}.
@@ -120,6 +127,11 @@ public final class NicCounters
     final AtomicCounter traceRecordsDropped;
     final AtomicCounter idleParks;
     final AtomicCounter sleeps;
+    final AtomicCounter viaDescriptorsCompleted;
+    final AtomicCounter viaPacketsStale;
+    final AtomicCounter viaMessagesDropped;
+    final AtomicCounter viaCompletionsLost;
+    final AtomicCounter viaAsyncEvents;
     private final CountersManager manager;
     private final Map<String, AtomicCounter> errorsByCause = new HashMap<>();
 
@@ -172,6 +184,11 @@ public final class NicCounters
         traceRecordsDropped = counter(manager, TRACE_RECORDS_DROPPED);
         idleParks = counter(manager, IDLE_PARKS);
         sleeps = counter(manager, SLEEPS);
+        viaDescriptorsCompleted = counter(manager, VIA_DESCRIPTORS_COMPLETED);
+        viaPacketsStale = counter(manager, VIA_PACKETS_STALE);
+        viaMessagesDropped = counter(manager, VIA_MESSAGES_DROPPED);
+        viaCompletionsLost = counter(manager, VIA_COMPLETIONS_LOST);
+        viaAsyncEvents = counter(manager, VIA_ASYNC_EVENTS);
         this.manager = manager;
     }
 

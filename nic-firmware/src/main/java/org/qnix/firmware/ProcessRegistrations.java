@@ -52,6 +52,7 @@ final class ProcessRegistrations
     private final ProcessName[] residents;
     /** The Process Table entries a VIA process lives in (issue 14): active, but nameless. */
     private final boolean[] viaResidents;
+    private ViaEngine via;
     /** Scratch: groups an application's registration put other processes out of. */
     private final List<GroupTable.Group> evictedGroups = new ArrayList<>();
     private boolean logEvents;
@@ -165,6 +166,12 @@ final class ProcessRegistrations
         return Doorbell.DONE;
     }
 
+    /** Wired after construction: a VIA process's VIs are the VIA role's to forget when it leaves. */
+    void viaEngine(final ViaEngine via)
+    {
+        this.via = via;
+    }
+
     /**
      * New_Via_Process (issue 14): a VIA process lives in entry {@code index}. Its Command Queue is
      * scanned from now on and its Registration State is registered at once: it has no name for any
@@ -210,6 +217,10 @@ final class ProcessRegistrations
         log("Delete_Via_Process index " + index);
         viaResidents[index] = false;
         deactivate(index);
+        if (null != via)
+        {
+            via.processDeleted(index);
+        }
         setProcessState(index, ProcessTableLayout.STATE_FREE);
         counters.deletions.increment();
         return Doorbell.DONE;

@@ -75,6 +75,7 @@ final class SendScheduler
     private final UnsafeBuffer eagerScratch;
     private final PermissionRequestFlyweight eagerFields = new PermissionRequestFlyweight();
     private CastSender casts;
+    private ViaEngine via;
     private long operationSequence;
     private int txCursor;
 
@@ -116,6 +117,12 @@ final class SendScheduler
     void castSender(final CastSender casts)
     {
         this.casts = casts;
+    }
+
+    /** Wired after construction: VIA processes take their turn in the first level of the round robin. */
+    void viaEngine(final ViaEngine via)
+    {
+        this.via = via;
     }
 
     /** A Process Table entry used for the first time: its Send Contexts' entries become reachable by id. */
@@ -242,7 +249,27 @@ final class SendScheduler
         {
             final int index = (txCursor + n) % processes;
             final ProcessSlot slot = slots[index];
-            if (null == slot || !slot.active || !slot.hasSends())
+            if (null == slot || !slot.active)
+            {
+                continue;
+            }
+            if (slot.via)
+            {
+                // Issue 14: a VIA process is a peer of the QNIX processes here; its connected VIs
+                // with sends are its second level.
+                final int sent = via.sendStep(slot);
+                if (ViaEngine.NOTHING == sent)
+                {
+                    continue;
+                }
+                if (ViaEngine.FIFO_FULL == sent)
+                {
+                    return work;
+                }
+                txCursor = (index + 1) % processes;
+                return work + 1;
+            }
+            if (!slot.hasSends())
             {
                 continue;
             }

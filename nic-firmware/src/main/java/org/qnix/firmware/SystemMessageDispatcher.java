@@ -20,7 +20,7 @@ import org.qnix.abi.WireMessageType;
  * Transfer_Abort and Eager_Short to the {@link ReceiveTable}, Permission_Reply and Eager_Short_Reply to
  * the {@link SendScheduler}, the
  * process and group messages to the {@link ProcessRegistrations}, Barrier to the
- * {@link GroupOperations}. A message too short for its layout, or from outside the torus, is counted
+ * {@link GroupOperations}; VIA packets (issue 14) to the {@link ViaReceiver}. A message too short for its layout, or from outside the torus, is counted
  * as rejected; one that throws is the {@link DutyCycleErrorHandler}'s, counted with its kind, and the
  * next packet is read as usual.
  *
@@ -41,6 +41,7 @@ final class SystemMessageDispatcher
     private final ReceiveTable receives;
     private final ProcessRegistrations registrations;
     private final GroupOperations groupOperations;
+    private final ViaReceiver via;
     private final PacketHeader inHeader = new PacketHeader();
     private final PermissionRequestFlyweight permissionRequest = new PermissionRequestFlyweight();
     private final PermissionReplyFlyweight permissionReply = new PermissionReplyFlyweight();
@@ -50,7 +51,7 @@ final class SystemMessageDispatcher
     private final MessageHandler rxHandler = this::onPacket;
 
     SystemMessageDispatcher(final FirmwareContext ctx, final SendScheduler scheduler, final ReceiveTable receives,
-        final ProcessRegistrations registrations, final GroupOperations groupOperations)
+        final ProcessRegistrations registrations, final GroupOperations groupOperations, final ViaReceiver via)
     {
         this.params = ctx.parameters();
         this.selfPacked = ctx.self().packed();
@@ -61,6 +62,7 @@ final class SystemMessageDispatcher
         this.receives = receives;
         this.registrations = registrations;
         this.groupOperations = groupOperations;
+        this.via = via;
     }
 
     /** @return the packets taken from the input FIFO. */
@@ -114,6 +116,17 @@ final class SystemMessageDispatcher
             catch (final RuntimeException ex)
             {
                 errors.onDataPacketError(ex);
+            }
+        }
+        else if (WireMessageType.VIA_PACKET == messageType && !inHeader.isSystemMessage())
+        {
+            try
+            {
+                via.onPacket(inHeader, buffer, index, length);
+            }
+            catch (final RuntimeException ex)
+            {
+                errors.onError(ex, "VIA packet");
             }
         }
         else

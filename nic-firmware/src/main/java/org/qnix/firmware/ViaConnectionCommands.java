@@ -9,8 +9,8 @@ import org.qnix.abi.ViaTablesLayout;
  * The driver commands that tell this NIC of VIA connections (issue 14: "NICs learn of them through
  * driver commands"): Via_Connect, Via_Disconnect and Via_Connection_Lost, applied to the VI table the
  * driver otherwise writes alone. Going through the NIC gives the driver an ordered point at which the
- * NIC has taken the change (the Driver Doorbell): the VIA data path, when it exists, resets or flushes
- * its per-VI work here, and the NIC's own words of the entry (sequence numbers) are written by the NIC.
+ * NIC has taken the change (the Driver Doorbell): the VIA data path ({@link ViaEngine}) resets or
+ * flushes its per-VI work here, and the NIC's own words of the entry (sequence numbers) are written by the NIC.
  * Each command is checked against the entry's owner and state; a mismatch is a Bad Command.
  *
  * <pre>{@code
@@ -20,14 +20,16 @@ import org.qnix.abi.ViaTablesLayout;
 final class ViaConnectionCommands
 {
     private final AtomicBuffer sdram;
-    private final ViaTablesLayout via;
+    private final ViaTablesLayout tables;
     private final ProcessSlot[] slots;
     private final ViTableEntry entry = new ViTableEntry();
+    private final ViaEngine via;
 
-    ViaConnectionCommands(final FirmwareContext ctx)
+    ViaConnectionCommands(final FirmwareContext ctx, final ViaEngine via)
     {
+        this.via = via;
         this.sdram = ctx.sdram();
-        this.via = ctx.sdramLayout().via();
+        this.tables = ctx.sdramLayout().via();
         this.slots = ctx.processSlots();
     }
 
@@ -47,6 +49,7 @@ final class ViaConnectionCommands
             return Doorbell.BAD_COMMAND;
         }
         e.connect(connectionId, peerNic, peerVi, peerNicPid);
+        via.connected(vi);
         return Doorbell.DONE;
     }
 
@@ -58,6 +61,7 @@ final class ViaConnectionCommands
         {
             return Doorbell.BAD_COMMAND;
         }
+        via.disconnecting(vi);
         e.disconnect();
         return Doorbell.DONE;
     }
@@ -70,9 +74,9 @@ final class ViaConnectionCommands
         {
             return Doorbell.BAD_COMMAND;
         }
-        if (e.connectionId() == connectionId)
+        if (e.connectionId() == connectionId && e.breakConnection())
         {
-            e.breakConnection();
+            via.connectionLost(vi);
         }
         return Doorbell.DONE;
     }
@@ -80,11 +84,11 @@ final class ViaConnectionCommands
     /** @return the entry of {@code vi} if it exists and belongs to Process Table entry {@code owner}, else null. */
     private ViTableEntry owned(final int vi, final int owner)
     {
-        if (vi < 0 || vi >= via.viEntries())
+        if (vi < 0 || vi >= tables.viEntries())
         {
             return null;
         }
-        final ViTableEntry e = entry.wrap(sdram, (int)via.viOffset(vi));
+        final ViTableEntry e = entry.wrap(sdram, (int)tables.viOffset(vi));
         return ViTableEntry.STATE_FREE != e.state() && e.owner() == owner ? e : null;
     }
 }

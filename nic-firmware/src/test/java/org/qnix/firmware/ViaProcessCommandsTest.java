@@ -20,8 +20,8 @@ import org.qnix.abi.ViTableEntry;
 /**
  * New_Via_Process and Delete_Via_Process (issue 14), stepped by hand on a 2x1 torus: the entry is
  * active and registered at once with nothing broadcast, the NIC checks the command against the
- * entry's PID and Kind, and a VIA process's posts are taken from its Command Queue (and, until the
- * VIA role exists, rejected) without any QNIX command running on its behalf; the connection commands
+ * entry's PID and Kind, and a VIA process's posts are taken from its Command Queue (a post naming no
+ * VI of the process is rejected) without any QNIX command running on its behalf; the connection commands
  * (Via_Connect, Via_Connection_Lost, Via_Disconnect) move a VI entry only when its owner and state allow.
  */
 class ViaProcessCommandsTest extends SteppedClusterTest
@@ -49,7 +49,8 @@ class ViaProcessCommandsTest extends SteppedClusterTest
         assertEquals(0, cluster.nics.get(1).nameTable().size());
         assertEquals(0, cluster.nics.get(0).nameTable().size());
 
-        // A QNIX command and a VIA post from it are taken and rejected; no doorbell of its rings.
+        // A QNIX command, and a VIA post naming a VI that is not its own, are taken and rejected; no
+        // doorbell of its rings.
         final AtomicBuffer sdram = cluster.images.get(0).sdram();
         final NicSdramLayout layout = cluster.images.get(0).sdramLayout();
         final CommandQueueEntry entry = new CommandQueueEntry();

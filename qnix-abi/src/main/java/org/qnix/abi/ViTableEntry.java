@@ -252,9 +252,28 @@ public final class ViTableEntry
         return buffer.getInt(offset + RECEIVE_SEQUENCE_OFFSET);
     }
 
+    /** NIC side: the sequence number the next message sent on the connection goes out under. */
+    public void sendSequence(final int sequence)
+    {
+        buffer.putInt(offset + SEND_SEQUENCE_OFFSET, sequence);
+    }
+
+    /** NIC side: the sequence number of the next message expected on the connection. */
+    public void receiveSequence(final int sequence)
+    {
+        buffer.putInt(offset + RECEIVE_SEQUENCE_OFFSET, sequence);
+    }
+
+    /** @return the messages dropped (acquire). Writer: the NIC, with release; readers: tools. */
     public int dropped()
     {
-        return buffer.getInt(offset + DROPPED_OFFSET);
+        return buffer.getIntVolatile(offset + DROPPED_OFFSET);
+    }
+
+    /** NIC side: one more message dropped (Unreliable, no receive posted). */
+    public void countDropped()
+    {
+        buffer.putIntRelease(offset + DROPPED_OFFSET, buffer.getInt(offset + DROPPED_OFFSET) + 1);
     }
 
     public static String stateName(final int state)

@@ -1,0 +1,195 @@
+package org.qnix.firmware;
+
+import org.agrona.concurrent.AtomicBuffer;
+import org.qnix.abi.CqRingLayout;
+import org.qnix.abi.CqTableEntry;
+import org.qnix.abi.Futex;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ProcessTableLayout;
+import org.qnix.abi.ViTableEntry;
+import org.qnix.abi.ViaProcessStructuresLayout;
+import org.qnix.abi.ViaTablesLayout;
+import org.qnix.abi.ViplDescriptor;
+
+/**
+ * How a VIA descriptor completes (issue 14, "Completion"), in this order, each hand-off with its own
+ * release: the descriptor's length, immediate data and status (the process polls the status); the
+ * queue's completion counter in the VIA Process Structures, and a futex wake if its waiters word says
+ * the process sleeps on it (as {@link Doorbells#ring} does for QNIX); then, if the queue is attached
+ * to a CQ, the CQ ring entry (queue word last) and the ring's Tail, with a wake of its sleepers. Also
+ * the asynchronous events of a VIA process ({@code VipErrorCallback}): an entry of the ring in its VIA
+ * Process Structures, Valid last.
+ *
+ * <pre>{@code
+ * completions.complete(vi, true, handle, offset, length, 0, ViplDescriptor.STATUS_OP_SEND);
+ * completions.asyncEvent(vi.owner(), viIndex, ViaProcessStructuresLayout.RESOURCE_VI, ViaProcessStructuresLayout.ERROR_CONN_LOST);
+ * }</pre>
+ */
+final class ViaCompletions
+{
+    private final AtomicBuffer sdram;
+    private final AtomicBuffer host;
+    private final NicSdramLayout layout;
+    private final ViaTablesLayout via;
+    private final ViaDescriptors descriptors;
+    private final ViaMemory memory;
+    private final NicCounters counters;
+    private final ViplDescriptor descriptor = new ViplDescriptor();
+    private final CqTableEntry cq = new CqTableEntry();
+    private final int processes;
+
+    ViaCompletions(final FirmwareContext ctx, final ViaMemory memory, final ViaDescriptors descriptors)
+    {
+        this.sdram = ctx.sdram();
+        this.host = ctx.hostMemory();
+        this.layout = ctx.sdramLayout();
+        this.via = layout.via();
+        this.memory = memory;
+        this.descriptors = descriptors;
+        this.counters = ctx.counters();
+        this.processes = ctx.parameters().maxProcessesPerNic();
+    }
+
+    /**
+     * Completes the descriptor at {@code offset} of region {@code handle}, found again through the
+     * tables (the region may have gone since the post: then only an asynchronous event tells).
+     *
+     * @param status the op bits and any error bits; DONE is added.
+     */
+    void complete(final ViTableEntry vi, final int viIndex, final boolean sendQueue, final int handle,
+        final int offset, final int length, final int immediateData, final int status)
+    {
+        final int owner = vi.owner();
+        if (!alive(owner))
+        {
+            // The driver cleared the PID first: the process's pages are about to be taken back.
+            counters.viaCompletionsLost.increment();
+            return;
+        }
+        final long address = descriptors.controlSegmentAddress(owner, handle, offset);
+        final long physical = ViaMemory.REFUSED == address ? ViaMemory.REFUSED :
+            memory.translate(owner, ViaMemory.ANY_PTAG, handle, address, ViplDescriptor.CONTROL_SEGMENT_LENGTH);
+        if (ViaMemory.REFUSED == physical)
+        {
+            counters.viaCompletionsLost.increment();
+            asyncEvent(owner, viIndex, ViaProcessStructuresLayout.RESOURCE_DESCRIPTOR,
+                ViaProcessStructuresLayout.ERROR_POST_DESC);
+            return;
+        }
+        // Readers: the process polling the status (VipSendDone/VipRecvDone), then the counter's waiters.
+        descriptor.wrap(host, (int)physical).complete(length, immediateData, status);
+        if (0 != (status & ViplDescriptor.STATUS_ERROR_MASK))
+        {
+            counters.errorCompletions.increment();
+        }
+        counters.viaDescriptorsCompleted.increment();
+        count(sendQueue ? vi.sendCompletion() : vi.receiveCompletion());
+        final int cqIndex = sendQueue ? vi.sendCq() : vi.receiveCq();
+        if (ViTableEntry.NO_CQ != cqIndex && cqIndex >= 0 && cqIndex < via.cqEntries())
+        {
+            appendToCq(owner, viIndex, cqIndex, sendQueue ? CqRingLayout.QUEUE_SEND : CqRingLayout.QUEUE_RECEIVE);
+        }
+    }
+
+    /**
+     * @return true while the Process Table entry holds a live process: the driver clears the PID
+     * before it takes anything of a dying process back, and frees its pages only after the NIC took
+     * Delete_Via_Process, so while the PID is set the VIA Process Structures and CQ rings are its.
+     */
+    private boolean alive(final int owner)
+    {
+        // Writer: the driver (registration, then death: the PID cleared first).
+        return owner >= 0 && owner < processes &&
+            0 != sdram.getIntVolatile((int)layout.processEntryOffset(owner) + ProcessTableLayout.PID_OFFSET);
+    }
+
+    /** The queue's completion counter, then a wake-up if the process sleeps on it. */
+    private void count(final long line)
+    {
+        final int counter = (int)line + ViaProcessStructuresLayout.COMPLETION_COUNTER_OFFSET;
+        // Reader: the process waiting on the counter (VipSendWait/VipRecvWait). A volatile write, as a
+        // doorbell's: with the process's volatile write of Waiters before its last look, one of the
+        // two always sees the other (no lost wake-up).
+        host.putIntVolatile(counter, host.getInt(counter) + 1);
+        if (0 != host.getIntVolatile((int)line + ViaProcessStructuresLayout.COMPLETION_WAITERS_OFFSET))
+        {
+            Futex.wakeAll(host.addressOffset() + counter);
+            counters.doorbellWakeups.increment();
+        }
+    }
+
+    private void appendToCq(final int owner, final int viIndex, final int cqIndex, final int queue)
+    {
+        final CqTableEntry e = cq.wrap(sdram, (int)via.cqOffset(cqIndex));
+        if (!e.isOwnedBy(owner))
+        {
+            return;
+        }
+        final int ring = (int)e.ringAddress();
+        final int entries = e.entries();
+        final int tail = host.getInt(ring + CqRingLayout.TAIL_OFFSET);
+        // Writer: the process, taking entries (VipCQDone).
+        final int head = host.getIntVolatile(ring + CqRingLayout.HEAD_OFFSET);
+        if (tail - head >= entries)
+        {
+            // VIA 1.0: an overflowed CQ is broken; the process learns it from the async event.
+            host.putIntRelease(ring + CqRingLayout.OVERFLOWED_OFFSET, 1);
+            asyncEvent(owner, viIndex, ViaProcessStructuresLayout.RESOURCE_CQ, ViaProcessStructuresLayout.ERROR_CATASTROPHIC);
+            return;
+        }
+        final int entry = ring + CqRingLayout.entryOffset(entries, tail & 0xFFFFFFFFL);
+        host.putInt(entry + CqRingLayout.ENTRY_VI_OFFSET, viIndex);
+        // Reader: the process taking the entry; the Queue word says it is there.
+        host.putIntRelease(entry + CqRingLayout.ENTRY_QUEUE_OFFSET, queue);
+        host.putIntVolatile(ring + CqRingLayout.TAIL_OFFSET, tail + 1);
+        if (0 != host.getIntVolatile(ring + CqRingLayout.WAITERS_OFFSET))
+        {
+            Futex.wakeAll(host.addressOffset() + ring + CqRingLayout.TAIL_OFFSET);
+            counters.doorbellWakeups.increment();
+        }
+    }
+
+    /**
+     * An asynchronous event for the VIA process of Process Table entry {@code owner} ({@code
+     * VipErrorCallback}): the ring entry, Valid last with release, then the Tail; an event that finds
+     * the ring full sets Overflowed instead.
+     */
+    void asyncEvent(final int owner, final int viIndex, final int resource, final int error)
+    {
+        counters.viaAsyncEvents.increment();
+        final int entry = (int)layout.processEntryOffset(owner);
+        if (!alive(owner) || ProcessTableLayout.KIND_VIA != sdram.getInt(entry + ProcessTableLayout.KIND_OFFSET))
+        {
+            return;
+        }
+        final long structures = sdram.getLong(entry + ProcessTableLayout.VIA_STRUCTURES_OFFSET);
+        if (structures <= 0)
+        {
+            return;
+        }
+        final int base = (int)structures;
+        final int tail = host.getInt(base + ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET);
+        // Writer: the process, taking events.
+        final int head = host.getIntVolatile(base + ViaProcessStructuresLayout.ASYNC_HEAD_OFFSET);
+        if (tail - head >= ViaProcessStructuresLayout.ASYNC_EVENTS)
+        {
+            host.putIntRelease(base + ViaProcessStructuresLayout.ASYNC_OVERFLOWED_OFFSET, 1);
+            return;
+        }
+        final int event = base + ViaProcessStructuresLayout.asyncEventOffset(tail & Integer.MAX_VALUE);
+        host.putInt(event + ViaProcessStructuresLayout.EVENT_VI_OFFSET, viIndex);
+        host.putInt(event + ViaProcessStructuresLayout.EVENT_CQ_OFFSET, -1);
+        host.putInt(event + ViaProcessStructuresLayout.EVENT_DESCRIPTOR_HANDLE_OFFSET, 0);
+        host.putInt(event + ViaProcessStructuresLayout.EVENT_DESCRIPTOR_OFFSET_OFFSET, 0);
+        host.putInt(event + ViaProcessStructuresLayout.EVENT_OP_OFFSET, 0);
+        host.putInt(event + ViaProcessStructuresLayout.EVENT_RESOURCE_OFFSET, resource);
+        host.putInt(event + ViaProcessStructuresLayout.EVENT_ERROR_OFFSET, error);
+        // Reader: the process's error handler thread; Valid says the entry is whole.
+        host.putIntRelease(event + ViaProcessStructuresLayout.EVENT_VALID_OFFSET, 1);
+        host.putIntVolatile(base + ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET, tail + 1);
+        if (0 != host.getIntVolatile(base + ViaProcessStructuresLayout.ASYNC_WAITERS_OFFSET))
+        {
+            Futex.wakeAll(host.addressOffset() + base + ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET);
+        }
+    }
+}

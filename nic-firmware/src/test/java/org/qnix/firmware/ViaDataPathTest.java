@@ -1,0 +1,521 @@
+package org.qnix.firmware;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.agrona.concurrent.AtomicBuffer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.qnix.abi.CqRingLayout;
+import org.qnix.abi.DriverCommand;
+import org.qnix.abi.ProcessName;
+import org.qnix.abi.ViTableEntry;
+import org.qnix.abi.ViaProcessStructuresLayout;
+import org.qnix.abi.ViplDescriptor;
+
+/**
+ * The VIA data path (issue 14), stepped by hand on a 2x1 torus with 1 KiB pages: a VIA process on each
+ * node, one region over its area, a VI pair connected through Via_Connect. Sends and receives are
+ * descriptors in the area posted on the Command Queue; every byte is checked where it lands, and where
+ * nothing may move the destination is checked untouched.
+ */
+class ViaDataPathTest extends SteppedClusterTest
+{
+    private static final int PTAG_A = 11;
+    private static final int PTAG_B = 22;
+    private static final int SEND_VI = 2;
+    private static final int RECEIVE_VI = 5;
+    private static final int CQ = 1;
+    /** Area layout: descriptors in the first 4 KiB, data after. */
+    private static final int DESCRIPTORS = 0;
+    private static final int DATA = 4096;
+    private static final int AREA = SteppedProcess.AREA_PAGES * 1024;
+    private static final byte UNTOUCHED = (byte)0x5A;
+
+    private SteppedViaProcess a;
+    private SteppedViaProcess b;
+    private int handleA;
+    private int handleB;
+    private long ringB;
+
+    @BeforeEach
+    void setUp()
+    {
+        cluster = new SteppedCluster(base, SteppedCluster.smallParameters(2, 1).hostMemoryBytes(4 << 20).build());
+        a = new SteppedViaProcess(cluster, 0, 0);
+        b = new SteppedViaProcess(cluster, 1, 0);
+        a.register();
+        b.register();
+        cluster.settle();
+        handleA = a.registerRegion(0, 0, AREA, PTAG_A);
+        handleB = b.registerRegion(0, 0, AREA, PTAG_B);
+        ringB = b.createCq(CQ, 16);
+        fill(b, DATA, AREA - DATA, UNTOUCHED);
+    }
+
+    private void connect(final int reliability)
+    {
+        connect(reliability, 0);
+    }
+
+    /** @param attributes the receiving VI's RDMA enables. */
+    private void connect(final int reliability, final int attributes)
+    {
+        a.createVi(SEND_VI, 0, PTAG_A, reliability, ViTableEntry.NO_CQ);
+        b.createVi(RECEIVE_VI, 3, PTAG_B, reliability, CQ, attributes);
+        a.connect(SEND_VI, b, RECEIVE_VI, 77);
+        b.connect(RECEIVE_VI, a, SEND_VI, 77);
+        cluster.settle();
+        assertEquals(ViTableEntry.STATE_CONNECTED, a.vi(SEND_VI).state());
+        assertEquals(ViTableEntry.STATE_CONNECTED, b.vi(RECEIVE_VI).state());
+    }
+
+    @Test
+    void aMessageOfSeveralPagesAndSegmentsLandsInThePostedReceiveByteForByte()
+    {
+        connect(ViTableEntry.RELIABLE_DELIVERY);
+        // Receive: three segments (700 + 1500 + 1000 = 3200 bytes) at odd places of b's area.
+        final ViplDescriptor recv = b.descriptor(DESCRIPTORS).control(ViplDescriptor.OP_SEND).segmentCount(3);
+        recv.dataSegment(0, b.address(DATA + 3), handleB, 700)
+            .dataSegment(1, b.address(DATA + 5000), handleB, 1500)
+            .dataSegment(2, b.address(DATA + 9000), handleB, 1000);
+        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
+        // Send: 2900 bytes from two segments (1000 + 1900), with immediate data.
+        a.memory.fill(DATA, 4000, 7);
+        final ViplDescriptor send = a.descriptor(DESCRIPTORS)
+            .control(ViplDescriptor.OP_SEND | ViplDescriptor.CONTROL_IMMEDIATE).segmentCount(2).length(2900)
+            .immediateData(0xCAFE);
+        send.dataSegment(0, a.address(DATA + 1), handleA, 1000).dataSegment(1, a.address(DATA + 2001), handleA, 1900);
+        cluster.settle();
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        cluster.settle();
+
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_SEND, send.status());
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE | ViplDescriptor.STATUS_IMMEDIATE,
+            recv.status());
+        assertEquals(2900, recv.length());
+        assertEquals(0xCAFE, recv.immediateData());
+        assertEquals(1, a.sendsCompleted(0));
+        assertEquals(1, b.receivesCompleted(3));
+        // The message, in order: a's bytes 1..1000 then 2001..3900, into b's 700, 1500, then 700 of 1000.
+        final byte[] message = new byte[2900];
+        for (int i = 0; i < 2900; i++)
+        {
+            message[i] = a.memory.areaByte(DATA + (i < 1000 ? 1 + i : 2001 + i - 1000));
+        }
+        assertRange(b, DATA + 3, message, 0, 700);
+        assertRange(b, DATA + 5000, message, 700, 1500);
+        assertRange(b, DATA + 9000, message, 2200, 700);
+        assertUntouched(b, DATA + 9700, 300);
+        assertUntouched(b, DATA, 3);
+        assertUntouched(b, DATA + 703, 5000 - 703);
+        // The receive queue's CQ has the entry.
+        final AtomicBuffer host = cluster.images.get(1).hostMemory();
+        assertEquals(1, host.getIntVolatile((int)ringB + CqRingLayout.TAIL_OFFSET));
+        assertEquals(RECEIVE_VI, host.getInt((int)ringB + CqRingLayout.entryOffset(16, 0)));
+        assertEquals(CqRingLayout.QUEUE_RECEIVE,
+            host.getInt((int)ringB + CqRingLayout.entryOffset(16, 0) + CqRingLayout.ENTRY_QUEUE_OFFSET));
+        assertEquals(3, counter(0, NicCounters.DATA_PACKETS_SENT));
+    }
+
+    @Test
+    void sendsAndReceivesCompleteInPostingOrder()
+    {
+        connect(ViTableEntry.RELIABLE_RECEPTION);
+        final int[] lengths = {0, 1, 1024, 1500};
+        final ViplDescriptor[] sends = new ViplDescriptor[lengths.length];
+        final ViplDescriptor[] recvs = new ViplDescriptor[lengths.length];
+        a.memory.fill(DATA, 8000, 3);
+        for (int m = 0; m < lengths.length; m++)
+        {
+            recvs[m] = b.descriptor(DESCRIPTORS + 128 * m).control(ViplDescriptor.OP_SEND).segmentCount(1);
+            recvs[m].dataSegment(0, b.address(DATA + 2048 * m), handleB, 2048);
+            b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS + 128 * m);
+            sends[m] = a.descriptor(DESCRIPTORS + 128 * m).control(ViplDescriptor.OP_SEND).segmentCount(1)
+                .length(lengths[m]);
+            sends[m].dataSegment(0, a.address(DATA + 2048 * m), handleA, lengths[m]);
+        }
+        cluster.settle();
+        for (int m = 0; m < lengths.length; m++)
+        {
+            a.postSend(SEND_VI, handleA, DESCRIPTORS + 128 * m);
+        }
+        // Step by step: a completion never appears before the one posted before it.
+        for (int i = 0; i < 200; i++)
+        {
+            cluster.step();
+            for (int m = 1; m < lengths.length; m++)
+            {
+                assertTrue(!sends[m].isDone() || sends[m - 1].isDone(), "send " + m + " before " + (m - 1));
+                assertTrue(!recvs[m].isDone() || recvs[m - 1].isDone(), "receive " + m + " before " + (m - 1));
+            }
+        }
+        for (int m = 0; m < lengths.length; m++)
+        {
+            assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_SEND, sends[m].status(), "send " + m);
+            assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE, recvs[m].status(), "recv " + m);
+            assertEquals(lengths[m], recvs[m].length());
+            for (int i = 0; i < lengths[m]; i++)
+            {
+                assertEquals(a.memory.areaByte(DATA + 2048 * m + i), b.memory.areaByte(DATA + 2048 * m + i));
+            }
+            assertUntouched(b, DATA + 2048 * m + lengths[m], 2048 - lengths[m]);
+        }
+        assertEquals(lengths.length, a.sendsCompleted(0));
+        assertEquals(lengths.length, b.receivesCompleted(3));
+        assertEquals(lengths.length, a.vi(SEND_VI).sendSequence());
+        assertEquals(lengths.length, b.vi(RECEIVE_VI).receiveSequence());
+    }
+
+    @Test
+    void anUnreliableMessageWithNoReceivePostedIsDroppedAndCounted()
+    {
+        connect(ViTableEntry.UNRELIABLE);
+        a.memory.fill(DATA, 100, 9);
+        final ViplDescriptor send = oneSegmentSend(0, 100);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        cluster.settle();
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_SEND, send.status());
+        assertEquals(0, b.receivesCompleted(3));
+        assertEquals(1, b.vi(RECEIVE_VI).dropped());
+        assertEquals(1, counter(1, NicCounters.VIA_MESSAGES_DROPPED));
+        assertEquals(ViTableEntry.STATE_CONNECTED, b.vi(RECEIVE_VI).state());
+        assertUntouched(b, DATA, AREA - DATA);
+
+        // The connection goes on: the next message finds its receive.
+        final ViplDescriptor recv = oneSegmentReceive(0, 200);
+        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
+        cluster.settle();
+        a.descriptor(DESCRIPTORS).control(ViplDescriptor.OP_SEND).segmentCount(1).length(100)
+            .dataSegment(0, a.address(DATA), handleA, 100);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        cluster.settle();
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE, recv.status());
+        assertRange(b, DATA, bytesOf(a, DATA, 100), 0, 100);
+    }
+
+    @Test
+    void reliableDeliveryCompletesBeforeThePeersRxRuns()
+    {
+        connect(ViTableEntry.RELIABLE_DELIVERY);
+        final ViplDescriptor recv = oneSegmentReceive(0, 2048);
+        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
+        cluster.settle();
+        final ViplDescriptor send = oneSegmentSend(0, 1500);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        final NicControlProgram nicA = cluster.nics.get(0);
+        for (int i = 0; i < 10; i++)
+        {
+            nicA.doWork();
+        }
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_SEND, send.status());
+        assertFalse(recv.isDone(), "the peer's NIC has not run");
+        cluster.settle();
+        assertTrue(recv.isDone());
+    }
+
+    @Test
+    void reliableReceptionCompletesOnlyAfterThePeerReceived()
+    {
+        connect(ViTableEntry.RELIABLE_RECEPTION);
+        final ViplDescriptor recv = oneSegmentReceive(0, 2048);
+        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
+        cluster.settle();
+        final ViplDescriptor send = oneSegmentSend(0, 1500);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        final NicControlProgram nicA = cluster.nics.get(0);
+        final NicControlProgram nicB = cluster.nics.get(1);
+        for (int i = 0; i < 10; i++)
+        {
+            nicA.doWork();
+        }
+        assertFalse(send.isDone(), "every packet is in the peer's FIFO, but nothing is received yet");
+        nicB.doWork();
+        assertTrue(recv.isDone());
+        assertFalse(send.isDone(), "the acknowledgement is in a's FIFO, not yet taken");
+        nicA.doWork();
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_SEND, send.status());
+        assertEquals(1500, send.length());
+    }
+
+    @Test
+    void aReceiveShorterThanTheMessageIsLengthAndBreaksAReliableConnection()
+    {
+        connect(ViTableEntry.RELIABLE_DELIVERY);
+        final ViplDescriptor recv = oneSegmentReceive(0, 100);
+        final ViplDescriptor second = b.descriptor(DESCRIPTORS + 128).control(ViplDescriptor.OP_SEND).segmentCount(1)
+            .dataSegment(0, b.address(DATA + 4096), handleB, 4096);
+        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
+        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS + 128);
+        cluster.settle();
+        oneSegmentSend(0, 500);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        cluster.settle();
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE | ViplDescriptor.STATUS_LENGTH_ERROR,
+            recv.status());
+        assertUntouched(b, DATA, AREA - DATA);
+        assertEquals(ViTableEntry.STATE_ERROR, b.vi(RECEIVE_VI).state());
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE |
+            ViplDescriptor.STATUS_DESC_FLUSHED_ERROR, second.status(), "the rest is flushed");
+        assertEquals(ViTableEntry.STATE_ERROR, a.vi(SEND_VI).state(), "OP_ERROR told the sender");
+        assertEquals(1, a.asyncEvents());
+        assertEquals(ViaProcessStructuresLayout.ERROR_CONN_LOST, a.asyncError(0));
+        assertEquals(1, b.asyncEvents());
+    }
+
+    @Test
+    void anUnreliableShortReceiveIsLengthAndTheConnectionStays()
+    {
+        connect(ViTableEntry.UNRELIABLE);
+        final ViplDescriptor recv = oneSegmentReceive(0, 100);
+        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
+        cluster.settle();
+        oneSegmentSend(0, 500);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        cluster.settle();
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE | ViplDescriptor.STATUS_LENGTH_ERROR,
+            recv.status());
+        assertEquals(500, recv.length());
+        assertUntouched(b, DATA, AREA - DATA);
+        assertEquals(ViTableEntry.STATE_CONNECTED, b.vi(RECEIVE_VI).state());
+    }
+
+    @Test
+    void badDescriptorsCompleteWithTheirErrorAndMoveNothing()
+    {
+        connect(ViTableEntry.UNRELIABLE);
+        final ViplDescriptor recv = oneSegmentReceive(0, 4096);
+        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
+        cluster.settle();
+        // A region of a's under another ptag: a segment naming it is foreign to the VI.
+        final int otherPtag = a.registerRegion(1, 8192, 4096, PTAG_A + 1);
+        a.memory.fill(DATA, 8000, 5);
+
+        // Misaligned: 8 bytes past a 64-byte boundary.
+        final ViplDescriptor misaligned = a.descriptor(DESCRIPTORS + 200).control(ViplDescriptor.OP_SEND)
+            .segmentCount(1).length(10).dataSegment(0, a.address(DATA), handleA, 10);
+        final ViplDescriptor foreign = a.descriptor(DESCRIPTORS + 256).control(ViplDescriptor.OP_SEND)
+            .segmentCount(1).length(10).dataSegment(0, a.address(8192), otherPtag, 10);
+        final ViplDescriptor outside = a.descriptor(DESCRIPTORS + 512).control(ViplDescriptor.OP_SEND)
+            .segmentCount(1).length(100).dataSegment(0, a.address(AREA - 50), handleA, 100);
+        final ViplDescriptor tooMany = a.descriptor(DESCRIPTORS + 768).control(ViplDescriptor.OP_SEND)
+            .segmentCount(ViplDescriptor.MAX_SEGMENTS + 1).length(0);
+        final ViplDescriptor badLength = a.descriptor(DESCRIPTORS + 832).control(ViplDescriptor.OP_SEND)
+            .segmentCount(1).length(11).dataSegment(0, a.address(DATA), handleA, 10);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS + 200);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS + 256);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS + 512);
+        cluster.settle();
+        a.postSend(SEND_VI, handleA, DESCRIPTORS + 768);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS + 832);
+        cluster.settle();
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_FORMAT_ERROR, misaligned.status());
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_PROTECTION_ERROR, foreign.status());
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_PROTECTION_ERROR, outside.status());
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_FORMAT_ERROR, tooMany.status());
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_FORMAT_ERROR, badLength.status());
+        assertEquals(0, counter(0, NicCounters.DATA_PACKETS_SENT), "nothing moved");
+        assertFalse(recv.isDone());
+        assertUntouched(b, DATA, AREA - DATA);
+        assertEquals(ViTableEntry.STATE_CONNECTED, a.vi(SEND_VI).state(), "an Unreliable VI stays connected");
+
+        // A good one after them goes through.
+        oneSegmentSend(0, 10);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        cluster.settle();
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE, recv.status());
+        assertRange(b, DATA, bytesOf(a, DATA, 10), 0, 10);
+    }
+
+    @Test
+    void aBadDescriptorBreaksAReliableViWhichFlushesEverythingPostedNowAndLater()
+    {
+        connect(ViTableEntry.RELIABLE_RECEPTION);
+        final ViplDescriptor recvA = a.descriptor(DESCRIPTORS + 1024).control(ViplDescriptor.OP_SEND)
+            .segmentCount(1).dataSegment(0, a.address(DATA), handleA, 100);
+        a.postRecv(SEND_VI, handleA, DESCRIPTORS + 1024);
+        final ViplDescriptor recvB = oneSegmentReceive(0, 100);
+        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
+        cluster.settle();
+        final ViplDescriptor misaligned = a.descriptor(DESCRIPTORS + 72).control(ViplDescriptor.OP_SEND)
+            .segmentCount(1).length(10).dataSegment(0, a.address(DATA), handleA, 10);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS + 72);
+        cluster.settle();
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_FORMAT_ERROR, misaligned.status());
+        assertEquals(ViTableEntry.STATE_ERROR, a.vi(SEND_VI).state());
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE |
+            ViplDescriptor.STATUS_DESC_FLUSHED_ERROR, recvA.status());
+        assertEquals(ViTableEntry.STATE_ERROR, b.vi(RECEIVE_VI).state(), "the peer was told (OP_ERROR)");
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE |
+            ViplDescriptor.STATUS_DESC_FLUSHED_ERROR, recvB.status());
+        assertEquals(1, a.asyncEvents());
+        assertEquals(ViaProcessStructuresLayout.ERROR_POST_DESC, a.asyncError(0));
+
+        // Later posts are flushed at once; only disconnect leaves Error.
+        final ViplDescriptor later = oneSegmentSend(0, 10);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        cluster.settle();
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_SEND |
+            ViplDescriptor.STATUS_DESC_FLUSHED_ERROR, later.status());
+        assertEquals(0, counter(0, NicCounters.DATA_PACKETS_SENT));
+        cluster.post(0, DriverCommand.VIA_DISCONNECT, new ProcessName(0, 0), 0, SEND_VI, 0, 0);
+        cluster.settle();
+        assertEquals(ViTableEntry.STATE_IDLE, a.vi(SEND_VI).state());
+    }
+
+    @Test
+    void aLostConnectionFlushesWhatIsPosted()
+    {
+        connect(ViTableEntry.RELIABLE_DELIVERY);
+        final ViplDescriptor first = oneSegmentReceive(0, 100);
+        final ViplDescriptor second = b.descriptor(DESCRIPTORS + 128).control(ViplDescriptor.OP_SEND).segmentCount(1)
+            .dataSegment(0, b.address(DATA + 100), handleB, 100);
+        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
+        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS + 128);
+        cluster.settle();
+        cluster.post(1, DriverCommand.VIA_CONNECTION_LOST, new ProcessName(0, 0), 77, RECEIVE_VI, 0, 0);
+        cluster.settle();
+        assertEquals(ViTableEntry.STATE_ERROR, b.vi(RECEIVE_VI).state());
+        final int flushed = ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE |
+            ViplDescriptor.STATUS_DESC_FLUSHED_ERROR;
+        assertEquals(flushed, first.status());
+        assertEquals(flushed, second.status());
+        assertEquals(2, b.receivesCompleted(3));
+        assertEquals(1, b.asyncEvents());
+        assertEquals(ViaProcessStructuresLayout.ERROR_CONN_LOST, b.asyncError(0));
+    }
+
+    @Test
+    void anRdmaWriteLandsAtTheRemoteAddressAndConsumesNoReceive()
+    {
+        connect(ViTableEntry.RELIABLE_DELIVERY, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
+        final int target = b.registerRegion(2, DATA, 8192, PTAG_B, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
+        final ViplDescriptor recv = oneSegmentReceive(0, 100);
+        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
+        cluster.settle();
+        a.memory.fill(DATA, 4000, 13);
+        final ViplDescriptor write = rdmaWrite(b.address(DATA + 7), target, 0, 1000, 1500);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        cluster.settle();
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RDMA_WRITE, write.status());
+        assertRange(b, DATA + 7, bytesOf(a, DATA, 1000), 0, 1000);
+        assertRange(b, DATA + 1007, bytesOf(a, DATA + 2000, 1500), 0, 1500);
+        assertUntouched(b, DATA + 2507, 100);
+        assertUntouched(b, DATA, 7);
+        assertFalse(recv.isDone(), "no immediate data: no receive consumed");
+        assertEquals(0, b.receivesCompleted(3));
+    }
+
+    @Test
+    void anRdmaWriteWithImmediateDataCompletesAReceiveAndReliableReceptionAcknowledgesIt()
+    {
+        connect(ViTableEntry.RELIABLE_RECEPTION, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
+        final int target = b.registerRegion(2, DATA, 8192, PTAG_B, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
+        final ViplDescriptor recv = oneSegmentReceive(0, 0);
+        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
+        cluster.settle();
+        a.memory.fill(DATA, 4000, 17);
+        final ViplDescriptor write = rdmaWrite(b.address(DATA + 4096), target, 0, 2048, 0);
+        write.control(ViplDescriptor.OP_RDMA_WRITE | ViplDescriptor.CONTROL_IMMEDIATE).immediateData(0xBEEF);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        cluster.settle();
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RDMA_WRITE, write.status());
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_REMOTE_RDMA_WRITE |
+            ViplDescriptor.STATUS_IMMEDIATE, recv.status());
+        assertEquals(0xBEEF, recv.immediateData());
+        assertEquals(2048, recv.length());
+        assertRange(b, DATA + 4096, bytesOf(a, DATA, 2048), 0, 2048);
+        assertUntouched(b, DATA + 4096 + 2048, 100);
+    }
+
+    @Test
+    void anRdmaWriteWithoutWriteEnableWritesNothingAndBreaksAReliableConnection()
+    {
+        connect(ViTableEntry.RELIABLE_DELIVERY, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
+        final int noEnable = b.registerRegion(2, DATA, 8192, PTAG_B, 0);
+        a.memory.fill(DATA, 4000, 19);
+        rdmaWrite(b.address(DATA), noEnable, 0, 3000, 0);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        cluster.settle();
+        assertUntouched(b, DATA, AREA - DATA);
+        assertEquals(ViTableEntry.STATE_ERROR, b.vi(RECEIVE_VI).state());
+        assertEquals(ViTableEntry.STATE_ERROR, a.vi(SEND_VI).state());
+        assertEquals(ViaProcessStructuresLayout.ERROR_RDMAW_PROT, b.asyncError(0));
+    }
+
+    @Test
+    void anUnreliableRdmaWriteOutOfRangeWritesNothingAndTheConnectionStays()
+    {
+        connect(ViTableEntry.UNRELIABLE, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
+        final int target = b.registerRegion(2, DATA, 2048, PTAG_B, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
+        a.memory.fill(DATA, 4000, 23);
+        rdmaWrite(b.address(DATA + 1024), target, 0, 2000, 0);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        cluster.settle();
+        assertUntouched(b, DATA, AREA - DATA);
+        assertEquals(1, b.asyncEvents());
+        assertEquals(ViaProcessStructuresLayout.ERROR_RDMAW_PROT, b.asyncError(0));
+        assertEquals(ViTableEntry.STATE_CONNECTED, b.vi(RECEIVE_VI).state());
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    /** An RDMA write descriptor at a's DESCRIPTORS: two segments of a's data (at 0 and at 2000). */
+    private ViplDescriptor rdmaWrite(final long remote, final int remoteHandle, final int at, final int first,
+        final int second)
+    {
+        final ViplDescriptor d = a.descriptor(DESCRIPTORS).control(ViplDescriptor.OP_RDMA_WRITE)
+            .segmentCount(0 == second ? 1 : 2).length(first + second).addressSegment(remote, remoteHandle);
+        d.dataSegment(0, a.address(DATA + at), handleA, first);
+        if (0 != second)
+        {
+            d.dataSegment(1, a.address(DATA + 2000), handleA, second);
+        }
+        return d;
+    }
+
+    private ViplDescriptor oneSegmentSend(final int at, final int length)
+    {
+        return a.descriptor(DESCRIPTORS).control(ViplDescriptor.OP_SEND).segmentCount(1).length(length)
+            .dataSegment(0, a.address(DATA + at), handleA, length);
+    }
+
+    private ViplDescriptor oneSegmentReceive(final int at, final int capacity)
+    {
+        return b.descriptor(DESCRIPTORS).control(ViplDescriptor.OP_SEND).segmentCount(1)
+            .dataSegment(0, b.address(DATA + at), handleB, capacity);
+    }
+
+    private static byte[] bytesOf(final SteppedViaProcess p, final int offset, final int length)
+    {
+        final byte[] bytes = new byte[length];
+        for (int i = 0; i < length; i++)
+        {
+            bytes[i] = p.memory.areaByte(offset + i);
+        }
+        return bytes;
+    }
+
+    private void fill(final SteppedViaProcess p, final int offset, final int length, final byte value)
+    {
+        cluster.images.get(p.node).hostMemory().setMemory((int)p.memory.areaAddress(offset), length, value);
+    }
+
+    private static void assertRange(final SteppedViaProcess p, final int offset, final byte[] expected,
+        final int from, final int length)
+    {
+        for (int i = 0; i < length; i++)
+        {
+            assertEquals(expected[from + i], p.memory.areaByte(offset + i), "byte " + (offset + i));
+        }
+    }
+
+    private static void assertUntouched(final SteppedViaProcess p, final int offset, final int length)
+    {
+        for (int i = 0; i < length; i++)
+        {
+            assertEquals(UNTOUCHED, p.memory.areaByte(offset + i), "byte " + (offset + i) + " was written");
+        }
+    }
+}
