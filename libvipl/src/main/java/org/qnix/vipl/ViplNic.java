@@ -24,6 +24,7 @@ import org.qnix.abi.ViplResult;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
 
+import org.agrona.CloseHelper;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.qnix.host.BufferRegion;
@@ -138,20 +139,32 @@ public final class ViplNic implements AutoCloseable
         try
         {
             final ViaRegistration registration = driver.viaRegister(OPEN_TIMEOUT_MS);
-            final MappedFile structures = MappedFile.mapExisting(dir.hostMemory(node), registration.structuresAddress(),
-                (long)registration.structuresPages() * params.pageSize());
-            // Posts go through the VNI's Command Queue, as QNIX commands do (issue 14).
-            final MappedFile vni = MappedFile.mapExisting(dir.nicSdram(node), registration.vniAddress(),
-                registration.vniLength());
-            final MappedFile hps = MappedFile.mapExisting(dir.hostMemory(node), registration.hpsAddress(),
-                (long)HostProcessStructuresLayout.pages(params.contextsPerProcess(), params.pageSize()) *
-                params.pageSize());
-            // The control program's identity and heartbeat, read-only: no wait outlives the firmware.
-            final MappedFile control = MappedFile.mapReadOnly(dir.nicSdram(node),
-                new NicSdramLayout(params).controlProgramOffset(), ControlProgramLayout.LENGTH);
-            final NicWakeMapping wake = NicWakeMapping.map(dir, node);
-            return new ViplNic(node, clusterName, params, dir.hostMemory(node), driver, registration, structures,
-                vni, hps, control, wake);
+            MappedFile structures = null;
+            MappedFile vni = null;
+            MappedFile hps = null;
+            MappedFile control = null;
+            try
+            {
+                structures = MappedFile.mapExisting(dir.hostMemory(node), registration.structuresAddress(),
+                    (long)registration.structuresPages() * params.pageSize());
+                // Posts go through the VNI's Command Queue, as QNIX commands do (issue 14).
+                vni = MappedFile.mapExisting(dir.nicSdram(node), registration.vniAddress(), registration.vniLength());
+                hps = MappedFile.mapExisting(dir.hostMemory(node), registration.hpsAddress(),
+                    (long)HostProcessStructuresLayout.pages(params.contextsPerProcess(), params.pageSize()) *
+                    params.pageSize());
+                // The control program's identity and heartbeat, read-only: no wait outlives the firmware.
+                control = MappedFile.mapReadOnly(dir.nicSdram(node),
+                    new NicSdramLayout(params).controlProgramOffset(), ControlProgramLayout.LENGTH);
+                final NicWakeMapping wake = NicWakeMapping.map(dir, node);
+                return new ViplNic(node, clusterName, params, dir.hostMemory(node), driver, registration, structures,
+                    vni, hps, control, wake);
+            }
+            catch (final RuntimeException ex)
+            {
+                // Nothing mapped so far outlives a failed open.
+                CloseHelper.closeAll(structures, vni, hps, control);
+                throw ex;
+            }
         }
         catch (final DriverException ex)
         {
