@@ -44,7 +44,11 @@ final class ViaEngine
     static final int FIFO_FULL = -1;
 
     private static final int CONTROL_PACKET_LENGTH = PacketHeader.LENGTH + ViaPacketHeader.LENGTH;
-    private static final int MAX_CHUNKS = ViplDescriptor.MAX_SEGMENTS + 2;
+    /**
+     * Pieces one packet is gathered from: a packet carries at most a page, so each segment's part of it
+     * lies on at most two pages, two pieces per segment.
+     */
+    private static final int MAX_CHUNKS = 2 * ViplDescriptor.MAX_SEGMENTS;
 
     private final AtomicBuffer sdram;
     private final AtomicBuffer host;

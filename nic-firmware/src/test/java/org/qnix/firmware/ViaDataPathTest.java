@@ -120,6 +120,39 @@ class ViaDataPathTest extends SteppedClusterTest
     }
 
     @Test
+    void aPacketGatheredFromTheMostSegmentsEachAcrossAPageBoundaryArrivesWhole()
+    {
+        connect(ViTableEntry.RELIABLE_DELIVERY);
+        // One packet (a page of payload) from 64 segments of 16 bytes, each across a page boundary of
+        // a's memory: 128 pieces to gather (it overflowed the firmware's piece list once).
+        final int segments = ViplDescriptor.MAX_SEGMENTS;
+        final int pageSize = cluster.params.pageSize();
+        final ViplDescriptor recv = b.descriptor(DESCRIPTORS).control(ViplDescriptor.OP_SEND).segmentCount(1);
+        recv.dataSegment(0, b.address(DATA), handleB, segments * 16);
+        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
+        a.memory.fill(DATA, 2 * pageSize, 11);
+        final ViplDescriptor send = a.descriptor(DESCRIPTORS).control(ViplDescriptor.OP_SEND).segmentCount(segments)
+            .length(segments * 16);
+        for (int i = 0; i < segments; i++)
+        {
+            send.dataSegment(i, a.address(DATA + pageSize - 8), handleA, 16);
+        }
+        cluster.settle();
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        cluster.settle();
+
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_SEND, send.status());
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE, recv.status());
+        final byte[] message = new byte[segments * 16];
+        for (int i = 0; i < message.length; i++)
+        {
+            message[i] = a.memory.areaByte(DATA + pageSize - 8 + i % 16);
+        }
+        assertRange(b, DATA, message, 0, message.length);
+        assertEquals(0, counter(0, NicCounters.DUTY_CYCLE_ERRORS));
+    }
+
+    @Test
     void sendsAndReceivesCompleteInPostingOrder()
     {
         connect(ViTableEntry.RELIABLE_RECEPTION);
