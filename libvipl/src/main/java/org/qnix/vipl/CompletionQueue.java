@@ -24,15 +24,13 @@ import org.qnix.host.MappedViews;
  * <p>An entry says only that a queue of a VI completed a descriptor; the descriptor itself is taken
  * from that queue ({@link Vi#sendDone()}, {@link Vi#recvDone()}), as in VIPL 1.0.
  */
-public final class CompletionQueue implements AutoCloseable
+public final class CompletionQueue extends DriverResource
 {
-    private final ViplNic nic;
     private final int cq;
     private final int entries;
     private final MappedViews ring;
     private final DoorbellWaiter waiter;
     private final CountReached reached = new CountReached();
-    private boolean closed;
 
     /** A CQ entry ({@code VipCQDone}): {@code vi}'s send queue or its receive queue completed a descriptor. */
     public record Completion(Vi vi, boolean sendQueue)
@@ -41,7 +39,7 @@ public final class CompletionQueue implements AutoCloseable
 
     CompletionQueue(final ViplNic nic, final int cq, final int entries, final MappedViews ring)
     {
-        this.nic = nic;
+        super(nic);
         this.cq = cq;
         this.entries = entries;
         this.ring = ring;
@@ -124,25 +122,9 @@ public final class CompletionQueue implements AutoCloseable
         ring.close();
     }
 
-    boolean isClosed()
-    {
-        return closed;
-    }
 
-    /** {@code VipDestroyCQ}. Idempotent once it succeeded. */
-    public void close()
+    void destroy()
     {
-        synchronized (nic)
-        {
-            if (!closed)
-            {
-                if (!nic.isClosed())
-                {
-                    // After the NIC's close the driver released everything already.
-                    nic.destroyCq(this);
-                }
-                closed = true;
-            }
-        }
+        nic.destroyCq(this);
     }
 }

@@ -14,20 +14,18 @@ package org.qnix.vipl;
  * }
  * }</pre>
  */
-public final class MemoryRegion implements AutoCloseable
+public final class MemoryRegion extends DriverResource
 {
-    private final ViplNic nic;
     private final ViplMemory memory;
     private final long offset;
     private final long length;
     private final int handle;
     private MemoryAttributes attributes;
-    private boolean closed;
 
     MemoryRegion(final ViplNic nic, final ViplMemory memory, final long offset, final long length, final int handle,
         final MemoryAttributes attributes)
     {
-        this.nic = nic;
+        super(nic);
         this.memory = memory;
         this.offset = offset;
         this.length = length;
@@ -81,25 +79,9 @@ public final class MemoryRegion implements AutoCloseable
         return offset;
     }
 
-    boolean isClosed()
-    {
-        return closed;
-    }
 
-    /** {@code VipDeregisterMem}. Idempotent once it succeeded. */
-    public void close()
+    void destroy()
     {
-        synchronized (nic)
-        {
-            if (!closed)
-            {
-                if (!nic.isClosed())
-                {
-                    // After the NIC's close the driver released everything already.
-                    nic.deregisterMem(this);
-                }
-                closed = true;
-            }
-        }
+        nic.deregisterMem(this);
     }
 }

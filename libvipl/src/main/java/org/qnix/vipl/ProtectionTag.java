@@ -9,15 +9,13 @@ package org.qnix.vipl;
  * try (ProtectionTag ptag = nic.createPtag()) { ... }
  * }</pre>
  */
-public final class ProtectionTag implements AutoCloseable
+public final class ProtectionTag extends DriverResource
 {
-    private final ViplNic nic;
     private final int value;
-    private boolean closed;
 
     ProtectionTag(final ViplNic nic, final int value)
     {
-        this.nic = nic;
+        super(nic);
         this.value = value;
     }
 
@@ -32,21 +30,9 @@ public final class ProtectionTag implements AutoCloseable
         return nic;
     }
 
-    /** {@code VipDestroyPtag}. Idempotent once it succeeded. */
-    public void close()
+    void destroy()
     {
-        synchronized (nic)
-        {
-            if (!closed)
-            {
-                if (!nic.isClosed())
-                {
-                    // After the NIC's close the driver released everything already.
-                    nic.destroyPtag(this);
-                }
-                closed = true;
-            }
-        }
+        nic.destroyPtag(this);
     }
 
     public String toString()

@@ -35,15 +35,13 @@ import org.qnix.host.DoorbellWait;
  * vi.close();
  * }</pre>
  */
-public final class Vi implements AutoCloseable
+public final class Vi extends DriverResource
 {
-    private final ViplNic nic;
     private final int vi;
     private final int number;
     private final ViAttributes attributes;
     private final CompletionQueue sendCq;
     private final CompletionQueue receiveCq;
-    private boolean closed;
     private RemoteVi remote;
     private long peerDeadline;
     private final ViWorkQueue sends;
@@ -62,7 +60,7 @@ public final class Vi implements AutoCloseable
     Vi(final ViplNic nic, final int vi, final int number, final ViAttributes attributes, final CompletionQueue sendCq,
         final CompletionQueue receiveCq)
     {
-        this.nic = nic;
+        super(nic);
         this.vi = vi;
         this.number = number;
         this.attributes = attributes;
@@ -241,25 +239,9 @@ public final class Vi implements AutoCloseable
         return nic;
     }
 
-    boolean isClosed()
-    {
-        return closed;
-    }
 
-    /** {@code VipDestroyVi}. Idempotent once it succeeded. */
-    public void close()
+    void destroy()
     {
-        synchronized (nic)
-        {
-            if (!closed)
-            {
-                if (!nic.isClosed())
-                {
-                    // After the NIC's close the driver released everything already.
-                    nic.destroyVi(this);
-                }
-                closed = true;
-            }
-        }
+        nic.destroyVi(this);
     }
 }
