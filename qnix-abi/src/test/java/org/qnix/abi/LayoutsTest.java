@@ -4,16 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 
@@ -166,29 +158,12 @@ class LayoutsTest
     @Test
     void diagramOffsetsAreTheClassesConstants() throws IOException, IllegalAccessException
     {
-        final Pattern marker = Pattern.compile("^\\s*\\*\\s+\\+-+\\+ ([0-9]+)\\s*$");
         int checked = 0;
         for (final Class<?> layout : List.of(HostProcessStructuresLayout.class, HostMemoryLayout.class,
             CountersLayout.class, NicSdramLayout.class, RxFifoLayout.class, VniLayout.class))
         {
-            final Set<Long> constants = new HashSet<>(List.of(0L));
-            for (final Field field : layout.getFields())
-            {
-                if (Modifier.isStatic(field.getModifiers()) && int.class == field.getType())
-                {
-                    constants.add((long)field.getInt(null));
-                }
-            }
-            final Path source = Path.of("src/main/java", layout.getName().replace('.', '/') + ".java");
-            final List<Long> markers = new ArrayList<>();
-            for (final String text : Files.readAllLines(source))
-            {
-                final Matcher m = marker.matcher(text);
-                if (m.matches())
-                {
-                    markers.add(Long.parseLong(m.group(1)));
-                }
-            }
+            final Set<Long> constants = LayoutDiagrams.constants(layout);
+            final List<Long> markers = LayoutDiagrams.markers(layout);
             for (final long offset : markers)
             {
                 assertTrue(constants.contains(offset), layout.getSimpleName() + "'s diagram marks byte " + offset +

@@ -12,11 +12,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.MappedFile;
@@ -43,25 +40,9 @@ import org.qnix.vipl.ViplNic;
  * disconnect (the peer goes to Error) and reconnect, and a connected client killed with -9.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
-class ViplConnectionsTest
+class ViplConnectionsTest extends ViplClusterTest
 {
     private static final byte[] ECHO = "echo".getBytes(StandardCharsets.US_ASCII);
-    private static ClusterDirectory dir;
-
-    @BeforeAll
-    static void up() throws Exception
-    {
-        dir = TestClusters.up(TestClusters.uniqueName("w"), 2, 1, "threads");
-    }
-
-    @AfterAll
-    static void down() throws Exception
-    {
-        if (null != dir)
-        {
-            TestClusters.down(dir);
-        }
-    }
 
     @Test
     void aClientAndAServerOnTwoNodesConnectDisconnectAndConnectAgain() throws Exception

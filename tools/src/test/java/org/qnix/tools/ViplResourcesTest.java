@@ -12,8 +12,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.UnsafeBuffer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
@@ -51,24 +49,8 @@ import org.qnix.vipl.ViplNic;
  * QNIX and VIPL in one JVM, and a VIA process killed with -9 leaving nothing in the NIC's VIA tables.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
-class ViplResourcesTest
+class ViplResourcesTest extends ViplClusterTest
 {
-    private static ClusterDirectory dir;
-
-    @BeforeAll
-    static void up() throws Exception
-    {
-        dir = TestClusters.up(TestClusters.uniqueName("v"), 2, 1, "threads");
-    }
-
-    @AfterAll
-    static void down() throws Exception
-    {
-        if (null != dir)
-        {
-            TestClusters.down(dir);
-        }
-    }
 
     @Test
     void memoryIsRegisteredTwiceDeregisteredAndOnlyThenFreed() throws Exception

@@ -10,11 +10,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.UnsafeBuffer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ViplDescriptor;
 import org.qnix.firmware.NicCounters;
@@ -40,27 +37,11 @@ import org.qnix.vipl.ViplNic;
  * CQ. RDMA writes with and without immediate data land at the address the sender names.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
-class ViplSendReceiveTest
+class ViplSendReceiveTest extends ViplClusterTest
 {
     private static final int MEMORY = 256 * 1024;
     private static final int DATA = 64 * 1024;
     private static final byte UNTOUCHED = (byte)0xA5;
-    private static ClusterDirectory dir;
-
-    @BeforeAll
-    static void up() throws Exception
-    {
-        dir = TestClusters.up(TestClusters.uniqueName("v"), 2, 1, "threads");
-    }
-
-    @AfterAll
-    static void down() throws Exception
-    {
-        if (null != dir)
-        {
-            TestClusters.down(dir);
-        }
-    }
 
     @Test
     void reliableDeliveryCarriesEveryByteOfEverySize() throws Exception
