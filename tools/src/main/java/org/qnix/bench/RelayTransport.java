@@ -69,7 +69,7 @@ public final class RelayTransport implements LatencyTransport
     public void roundTrip(final int size)
     {
         final long next = ++sequence;
-        send(shared, RelayLayout.A_TO_RELAY, message, size, next, maxSize);
+        send(shared, RelayLayout.A_TO_RELAY, message, 0, size, next, maxSize);
         long looks = 0;
         // Writer: the relay, after it copied B's answer into its area.
         while (shared.getLongVolatile(RelayLayout.sequenceOffset(RelayLayout.RELAY_TO_A)) != next)
@@ -90,10 +90,10 @@ public final class RelayTransport implements LatencyTransport
         BenchFiles.delete(file);
     }
 
-    private static void send(final UnsafeBuffer shared, final int hop, final UnsafeBuffer from, final int size,
-        final long sequence, final int maxSize)
+    private static void send(final UnsafeBuffer shared, final int hop, final UnsafeBuffer from, final int fromOffset,
+        final int size, final long sequence, final int maxSize)
     {
-        shared.putBytes(RelayLayout.areaOffset(hop, maxSize), from, 0, size);
+        shared.putBytes(RelayLayout.areaOffset(hop, maxSize), from, fromOffset, size);
         shared.putInt(RelayLayout.lengthOffset(hop), size);
         // Reader: the next party on the path, watching this sequence; the bytes above are published with it.
         shared.putLongRelease(RelayLayout.sequenceOffset(hop), sequence);
@@ -146,10 +146,7 @@ public final class RelayTransport implements LatencyTransport
         {
             throw new IllegalStateException("message length " + size + " outside [0, " + maxSize + "]");
         }
-        shared.putBytes(RelayLayout.areaOffset(out, maxSize), shared, RelayLayout.areaOffset(in, maxSize), size);
-        shared.putInt(RelayLayout.lengthOffset(out), size);
-        // Reader: the next party on the path.
-        shared.putLongRelease(RelayLayout.sequenceOffset(out), sequence);
+        send(shared, out, shared, RelayLayout.areaOffset(in, maxSize), size, sequence, maxSize);
     }
 
     /** B, in a peer JVM: yields until the relay brings a message, answers it with the same bytes. */
