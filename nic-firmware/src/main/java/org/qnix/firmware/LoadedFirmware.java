@@ -113,6 +113,13 @@ public final class LoadedFirmware implements AutoCloseable
     {
         final List<NicControlProgram> programs = new ArrayList<>();
         firmware.forEach(f -> programs.add(f.program));
+        for (final LoadedFirmware sender : firmware)
+        {
+            for (final LoadedFirmware receiver : firmware)
+            {
+                sender.program.sharesThreadWith(receiver.image.node().index(receiver.image.parameters().torusWidth()));
+            }
+        }
         final AgentRunner runner =
             new AgentRunner(idleStrategy, programs.get(0).context().errorHandler(), null, new CompositeAgent(programs));
         AgentRunner.startOnThread(runner);

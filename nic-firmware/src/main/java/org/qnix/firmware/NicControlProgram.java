@@ -175,6 +175,12 @@ public final class NicControlProgram implements Agent
         return work;
     }
 
+    /** The NIC of node {@code nodeIndex} runs on this program's thread (shared placement). */
+    void sharesThreadWith(final int nodeIndex)
+    {
+        wire.sharesThreadWith(nodeIndex);
+    }
+
     /** @return the counter the idle strategy running this program counts its sleeps in. */
     public AtomicCounter sleeps()
     {
