@@ -8,6 +8,7 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -33,9 +34,12 @@ import org.qnix.abi.FileModes;
  * never takes a half-built cluster for a stale one. The lock goes with its process, {@code kill -9}
  * included.
  *
- * <p>The lock file is never deleted: a process may have it open, waiting to lock it, and would then
- * hold a lock on a file no one else sees while another locks a new one of the same name. It holds the
- * holder's pid while it is held, and is empty otherwise.
+ * <p>The lock file holds the holder's pid while it is held, and is empty otherwise. Its holder deletes it
+ * on release when the cluster directory is gone ({@code down}, or an {@code up} that failed and removed
+ * what it built), so that taking clusters down leaves nothing in {@code $QNIX_DIR}. Another process may
+ * have opened the file just before it was deleted and lock it just after: it would then hold a lock on a
+ * file no one else sees. So a lock counts only once the path is seen to name the locked file ({@link
+ * #acquire}); otherwise the holder lets go and opens the path again.
  *
  * <pre>{@code
  * try (ClusterLock lock = ClusterLock.acquire(dir, ClusterLock.Purpose.UP))
@@ -83,17 +87,28 @@ public final class ClusterLock implements AutoCloseable
      */
     private static final Map<Path, Holder> HELD_HERE = new HashMap<>();
 
+    private final ClusterDirectory dir;
     private final Path file;
     private final FileChannel channel;
     private final FileLock lock;
     private boolean closed;
 
-    private ClusterLock(final Path file, final FileChannel channel, final FileLock lock)
+    private ClusterLock(final ClusterDirectory dir, final FileChannel channel, final FileLock lock)
     {
-        this.file = file;
+        this.dir = dir;
+        this.file = dir.lockFile();
         this.channel = channel;
         this.lock = lock;
     }
+
+    /**
+     * How many times a lock taken on a file that was deleted meanwhile is given up and taken again on the
+     * path's new file before {@link #acquire} refuses: each retry needs another process to have deleted
+     * the file in between, which only a holder's release does.
+     */
+    private static final int UNLINKED_RETRIES = 100;
+
+    private static final Path OPEN_FILES = Path.of("/proc/self/fd");
 
     private static final int HOLDER_LOOKS = 50;
     private static final long HOLDER_LOOK_MS = 10;
@@ -125,42 +140,103 @@ public final class ClusterLock implements AutoCloseable
             {
                 throw busy(dir, Optional.of(heldHere));
             }
-            FileChannel channel = null;
+            for (int attempt = 0; attempt <= UNLINKED_RETRIES; attempt++)
+            {
+                final ClusterLock lock = tryAcquire(dir, purpose);
+                if (null != lock)
+                {
+                    return lock;
+                }
+            }
+            throw busy(dir, Optional.empty());
+        }
+    }
+
+    /**
+     * One attempt of {@link #acquire}.
+     *
+     * @return null when the lock was taken on a file its holder had deleted meanwhile: try again.
+     */
+    private static ClusterLock tryAcquire(final ClusterDirectory dir, final Purpose purpose)
+    {
+        final Path file = dir.lockFile();
+        FileChannel channel = null;
+        try
+        {
+            FileModes.createDirectories(file.getParent(), FileModes.BASE_DIRECTORY);
+            // Not through a symbolic link: the file is truncated, and must be this one. The owner's
+            // only, whatever the umask: anyone who could write it could lock it or forge its holder.
+            channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ,
+                StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+                PosixFilePermissions.asFileAttribute(FileModes.OWNER_FILE));
             try
             {
-                FileModes.createDirectories(file.getParent(), FileModes.BASE_DIRECTORY);
-                // Not through a symbolic link: the file is truncated, and must be this one. The owner's
-                // only, whatever the umask: anyone who could write it could lock it or forge its holder.
-                channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
-                    PosixFilePermissions.asFileAttribute(FileModes.OWNER_FILE));
                 Files.setPosixFilePermissions(file, FileModes.OWNER_FILE);
-                final FileLock lock = tryLock(channel);
-                if (null == lock)
-                {
-                    // Read through this channel: its content is the other process's, written just after
-                    // it locked; a holder caught between the two gets a moment to write its name.
-                    Optional<Holder> other = parse(read(channel));
-                    for (int look = 0; other.isEmpty() && look < HOLDER_LOOKS; look++)
-                    {
-                        pause(HOLDER_LOOK_MS);
-                        other = parse(read(channel));
-                    }
-                    channel.close();
-                    throw busy(dir, other);
-                }
-                final Holder self = new Holder(ProcessHandle.current().pid(), startMs(ProcessHandle.current()), purpose);
-                channel.truncate(0);
-                channel.write(ByteBuffer.wrap(format(self).getBytes(StandardCharsets.UTF_8)), 0);
-                HELD_HERE.put(file, self);
-                return new ClusterLock(file, channel, lock);
             }
-            catch (final IOException ex)
+            catch (final NoSuchFileException ex)
             {
-                CloseHelper.quietClose(channel);
-                throw new UncheckedIOException("cannot lock " + file, ex);
+                // Deleted by its last holder since the open: open the path again.
+                channel.close();
+                return null;
+            }
+            final FileLock lock = tryLock(channel);
+            if (null == lock)
+            {
+                // Read through this channel: its content is the other process's, written just after
+                // it locked; a holder caught between the two gets a moment to write its name.
+                Optional<Holder> other = parse(read(channel));
+                for (int look = 0; other.isEmpty() && look < HOLDER_LOOKS; look++)
+                {
+                    pause(HOLDER_LOOK_MS);
+                    other = parse(read(channel));
+                }
+                channel.close();
+                throw busy(dir, other);
+            }
+            if (!pathNamesOpenFile(file))
+            {
+                channel.close();
+                return null;
+            }
+            final Holder self = new Holder(ProcessHandle.current().pid(), startMs(ProcessHandle.current()), purpose);
+            channel.truncate(0);
+            channel.write(ByteBuffer.wrap(format(self).getBytes(StandardCharsets.UTF_8)), 0);
+            HELD_HERE.put(file, self);
+            return new ClusterLock(dir, channel, lock);
+        }
+        catch (final IOException ex)
+        {
+            CloseHelper.quietClose(channel);
+            throw new UncheckedIOException("cannot lock " + file, ex);
+        }
+    }
+
+    /**
+     * Whether the file {@code file} names now is one this JVM has open: the lock's channel, the only
+     * one it has on that file while the class's monitor is held. The path is compared with each of
+     * {@code /proc/self/fd} by device and inode (a stat, never an open: opening and closing the lock
+     * file here would drop the POSIX lock just taken, see {@link #HELD_HERE}).
+     */
+    static boolean pathNamesOpenFile(final Path file) throws IOException
+    {
+        try (DirectoryStream<Path> descriptors = Files.newDirectoryStream(OPEN_FILES))
+        {
+            for (final Path descriptor : descriptors)
+            {
+                try
+                {
+                    if (Files.isSameFile(descriptor, file))
+                    {
+                        return true;
+                    }
+                }
+                catch (final IOException ex)
+                {
+                    // The path is gone (deleted by the last holder), or a descriptor closed meanwhile.
+                }
             }
         }
+        return false;
     }
 
     /**
@@ -219,7 +295,10 @@ public final class ClusterLock implements AutoCloseable
         }
     }
 
-    /** Empties the lock file and releases the lock; the file stays (see the class comment). */
+    /**
+     * Empties the lock file and releases the lock. The file is deleted first when the cluster directory
+     * is gone: no process can delete or replace it while this one holds the lock (see the class comment).
+     */
     public void close()
     {
         synchronized (ClusterLock.class)
@@ -232,6 +311,10 @@ public final class ClusterLock implements AutoCloseable
             try
             {
                 channel.truncate(0);
+                if (!Files.exists(dir.path(), LinkOption.NOFOLLOW_LINKS))
+                {
+                    Files.deleteIfExists(file);
+                }
                 lock.release();
             }
             catch (final IOException ex)

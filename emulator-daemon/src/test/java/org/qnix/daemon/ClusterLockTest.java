@@ -7,15 +7,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.ClusterDirectory;
 
 /**
- * One holder at a time, named to the others; the lock file outlives the lock. Between processes the
- * same is shown by the tools module's ClusterOwnershipTest, with two real {@code cluster up}.
+ * One holder at a time, named to the others; the lock file outlives the lock only while the cluster's
+ * directory exists. Between processes the same is shown by ClusterLockRaceTest and by the tools
+ * module's ClusterOwnershipTest, with two real {@code cluster up}.
  */
 class ClusterLockTest
 {
@@ -39,12 +42,45 @@ class ClusterLockTest
             assertFalse(Files.exists(dir.path()));
         }
         assertTrue(ClusterLock.holder(dir).isEmpty());
-        assertTrue(Files.exists(dir.lockFile()), "the lock file stays");
-        assertEquals(0, Files.size(dir.lockFile()));
+        assertFalse(Files.exists(dir.lockFile()), "no cluster directory: the lock file goes with the lock");
 
         try (ClusterLock again = ClusterLock.acquire(dir, ClusterLock.Purpose.DOWN))
         {
             assertEquals(ClusterLock.Purpose.DOWN, ClusterLock.holder(dir).orElseThrow().purpose());
+        }
+    }
+
+    @Test
+    void theLockFileStaysEmptyWhileTheClusterDirectoryExists() throws IOException
+    {
+        final ClusterDirectory dir = new ClusterDirectory(base, "t");
+        try (ClusterLock lock = ClusterLock.acquire(dir, ClusterLock.Purpose.UP))
+        {
+            Files.createDirectories(dir.path());
+        }
+        assertTrue(Files.exists(dir.lockFile()), "the cluster is up: its lock file stays");
+        assertEquals(0, Files.size(dir.lockFile()));
+
+        try (ClusterLock lock = ClusterLock.acquire(dir, ClusterLock.Purpose.DOWN))
+        {
+            Files.delete(dir.path());
+        }
+        assertFalse(Files.exists(dir.lockFile()), "the cluster is down: nothing of it is left");
+    }
+
+    @Test
+    void aLockTakenOnADeletedFileIsToldFromOneOnThePathsFile() throws IOException
+    {
+        // What a process sees that opened the lock file just before its holder deleted it on release.
+        final Path file = new ClusterDirectory(base, "t").lockFile();
+        Files.createFile(file);
+        try (FileChannel opened = FileChannel.open(file, StandardOpenOption.WRITE))
+        {
+            assertTrue(ClusterLock.pathNamesOpenFile(file));
+            Files.delete(file);
+            assertFalse(ClusterLock.pathNamesOpenFile(file), "deleted");
+            Files.createFile(file);
+            assertFalse(ClusterLock.pathNamesOpenFile(file), "deleted, and another file of the same name made");
         }
     }
 

@@ -183,8 +183,10 @@ class ClusterEndToEndTest
         final QnixException afterClose = assertThrows(QnixException.class, () -> closed.pollForSend(context));
         assertTrue(afterClose.getMessage().contains("is closed"), afterClose.getMessage());
         assertThrows(QnixException.class, () -> closed.pollForReceive(context, new ReceiveStatus()));
+        assertTrue(Files.exists(dir.lockFile()), "the cluster is up: its lock file is kept");
         TestClusters.down(dir);
         assertFalse(Files.exists(dir.path()), dir.path() + " still exists");
+        assertFalse(Files.exists(dir.lockFile()), dir.lockFile() + " still exists");
         assertFalse(ProcessHandle.of(daemon).map(ProcessHandle::isAlive).orElse(false), "daemon still alive");
         assertEquals(List.of(), TestClusters.processesOf(dir));
     }
@@ -220,6 +222,7 @@ class ClusterEndToEndTest
             assertEquals(QnixCommand.OK, down.exit);
             assertTrue(down.out.contains("stale"), down.out);
             assertFalse(Files.exists(dir.path()));
+            assertFalse(Files.exists(dir.lockFile()), "a stale cluster's lock file goes with it");
         }
         finally
         {

@@ -75,16 +75,6 @@ final class TestClusters
         keepLogs(dir);
         ClusterControl.down(dir, quiet());
         LIVE.remove(dir);
-        // qnix keeps a cluster's lock file for good (ClusterLock says why); a name from uniqueName is this
-        // JVM's alone, so no other process can be waiting on it, and it need not litter $QNIX_DIR.
-        try
-        {
-            java.nio.file.Files.deleteIfExists(dir.lockFile());
-        }
-        catch (final java.io.IOException ex)
-        {
-            System.err.println("could not remove " + dir.lockFile() + ": " + ex);
-        }
     }
 
     /**
