@@ -13,14 +13,22 @@ import org.qnix.abi.ViplDescriptor;
  * The VIA role's RX side (issue 14): every VIA packet this NIC takes from its input FIFO. A packet is
  * for a VI only if the VI is Connected on the packet's connection, to the packet's source NIC, in the
  * process the packet names; anything else (a previous connection of a reused VI, a VI gone to Error)
- * is dropped and counted. A Send's first packet takes the head receive descriptor, read and checked
- * again; each packet is scattered page by page through {@link ViaMemory}; an RDMA write's packets go to
- * the target region its header names, checked whole at the first packet (handle, owner, ptag, range,
- * write enable on region and VI) and page by page after, and with immediate data it consumes a receive
- * descriptor too; the last packet completes the receive ({@link ViaCompletions}) and, at Reliable Reception, sends the {@code OP_ACK} that completes
- * the sender's descriptor. With no receive posted an Unreliable message is dropped and counted (the VI
- * entry's Dropped word); at the reliable levels it breaks the connection, as does a receive shorter
- * than the message (LENGTH) or a page the process may no longer write (PROTECTION).
+ * is dropped and counted. A message's packets must follow each other exactly: the first at offset 0,
+ * each next one where the last ended, of the first's message length, none past it, the last ending on
+ * it; a packet that does not is dropped and counted, and at the reliable levels breaks the connection,
+ * so no forged or inconsistent packet writes beyond what its message declared or at another offset.
+ *
+ * <p>A Send's first packet takes the head receive descriptor, read and checked again (a receive
+ * shorter than the message moves nothing and completes LENGTH); an RDMA write's packets go to the
+ * target region its header names, checked whole at the first packet and again, whole, at every packet
+ * (handle, owner, ptag, range, write enable on region and VI) before anything of it is written, and
+ * with immediate data it consumes a receive descriptor too; an RDMA read's response is scattered into
+ * the read descriptor's local segments. Each page goes through {@link ViaMemory}. The last packet
+ * completes the receive ({@link ViaCompletions}) and, at Reliable Reception, sends the {@code OP_ACK}
+ * that completes the sender's descriptor; a read's last response packet completes the read. With no
+ * receive posted an Unreliable message is dropped and counted (the VI entry's Dropped word); at the
+ * reliable levels it breaks the connection, as does any error. Read requests go to {@link
+ * ViaReadResponder}.
  *
  * <pre>{@code
  * receiver.onPacket(header, buffer, index, length);   // from SystemMessageDispatcher
@@ -28,7 +36,8 @@ import org.qnix.abi.ViplDescriptor;
  */
 final class ViaReceiver
 {
-    private static final int PAYLOAD_OFFSET = PacketHeader.LENGTH + ViaPacketHeader.LENGTH;
+    private static final int PAYLOAD_OFFSET = ViaPacketWriter.PAYLOAD_OFFSET;
+    private static final int MAX_CHUNKS = 2;
 
     private final AtomicBuffer host;
     private final NicCounters counters;
@@ -36,7 +45,10 @@ final class ViaReceiver
     private final ViaMemory memory;
     private final ViaDescriptors descriptors;
     private final ViaCompletions completions;
+    private final ViaReadResponder responder;
     private final ViaPacketHeader viaHeader = new ViaPacketHeader();
+    private final long[] chunkAddress = new long[MAX_CHUNKS];
+    private final int[] chunkLength = new int[MAX_CHUNKS];
 
     ViaReceiver(final FirmwareContext ctx, final ViaEngine engine)
     {
@@ -46,6 +58,7 @@ final class ViaReceiver
         this.memory = engine.memory();
         this.descriptors = engine.descriptors();
         this.completions = engine.completions();
+        this.responder = engine.responder();
     }
 
     /** @param header the packet's {@link PacketHeader}, already checked for this NIC and its length. */
@@ -75,7 +88,12 @@ final class ViaReceiver
         {
             case ViaPacketHeader.OP_SEND:
             case ViaPacketHeader.OP_RDMA_WRITE:
+            case ViaPacketHeader.OP_RDMA_READ_RESPONSE:
                 onData(vi, e, packet, buffer, index + PAYLOAD_OFFSET, length - PAYLOAD_OFFSET);
+                break;
+
+            case ViaPacketHeader.OP_RDMA_READ_REQUEST:
+                responder.onRequest(vi, e, engine.state(vi), packet);
                 break;
 
             case ViaPacketHeader.OP_ACK:
@@ -84,7 +102,7 @@ final class ViaReceiver
 
             case ViaPacketHeader.OP_ERROR:
                 // The peer broke the connection: this side goes to Error too, without answering.
-                engine.breakConnection(vi, ViaProcessStructuresLayout.ERROR_CONN_LOST, false);
+                engine.onPeerError(vi, packet.sequence(), packet.immediateData());
                 break;
 
             default:
@@ -97,8 +115,15 @@ final class ViaReceiver
     {
         final ViaViState s = engine.state(vi);
         final int flags = packet.flags();
+        final boolean last = 0 != (flags & ViaPacketHeader.FLAG_LAST);
+        final int messageLength = packet.messageLength();
         if (0 != (flags & ViaPacketHeader.FLAG_FIRST))
         {
+            if (0 != packet.messageOffset() || !fits(messageLength, 0, payload, last))
+            {
+                malformed(vi, e, s);
+                return;
+            }
             if (s.receiveStarted)
             {
                 // The previous message never ended (its sender failed part-way, Unreliable).
@@ -109,17 +134,22 @@ final class ViaReceiver
                 return;
             }
         }
-        else if (!s.receiveStarted && !s.dropping || packet.sequence() != s.receiveSequence ||
-            packet.messageOffset() != s.received)
+        else if (!s.receiveStarted && !s.dropping || packet.sequence() != s.receiveSequence)
         {
             counters.viaPacketsStale.increment();
+            return;
+        }
+        else if (packet.messageOffset() != s.received || messageLength != s.messageLength ||
+            !fits(messageLength, s.received, payload, last))
+        {
+            malformed(vi, e, s);
             return;
         }
         s.received += payload;
         counters.dataPacketsReceived.increment();
         if (s.dropping)
         {
-            if (0 != (flags & ViaPacketHeader.FLAG_LAST))
+            if (last)
             {
                 s.dropping = false;
                 e.receiveSequence(s.receiveSequence + 1);
@@ -134,16 +164,52 @@ final class ViaReceiver
             }
             else
             {
-                scatter(e, s.receiving, buffer, payloadIndex, payload, s);
+                scatter(e, s.readResponse ? s.reading : s.receiving, buffer, payloadIndex, payload, s);
             }
         }
         counters.dataBytesReceived.getAndAddRelease(payload);
-        if (0 != (flags & ViaPacketHeader.FLAG_LAST))
+        if (last)
         {
             final boolean immediate = 0 != (flags & ViaPacketHeader.FLAG_IMMEDIATE);
             finishMessage(vi, e, s, immediate ? packet.immediateData() : 0,
                 s.receiveError | (immediate ? ViplDescriptor.STATUS_IMMEDIATE : 0));
         }
+    }
+
+    /**
+     * @return true if {@code payload} bytes at {@code offset} of a message of {@code messageLength} lie
+     * within it, within a page, and end on it if the packet is the last.
+     */
+    private boolean fits(final int messageLength, final int offset, final int payload, final boolean last)
+    {
+        final long end = (long)offset + payload;
+        return messageLength >= 0 && payload <= memory.pageSize() && end <= messageLength &&
+            (!last || end == messageLength);
+    }
+
+    /**
+     * A packet that does not continue its message as the sender would have: dropped and counted. At
+     * the reliable levels the message in progress ends with a transport error and the connection breaks.
+     */
+    private void malformed(final int vi, final ViTableEntry e, final ViaViState s)
+    {
+        counters.packetsDropped.increment();
+        if (!ViaDescriptors.reliable(e))
+        {
+            return;
+        }
+        if (s.receiveStarted && s.usesReceive)
+        {
+            s.receives.finish(s.receives.head(), (s.rdma ? ViplDescriptor.STATUS_OP_REMOTE_RDMA_WRITE :
+                ViplDescriptor.STATUS_OP_RECEIVE) | ViplDescriptor.STATUS_TRANSPORT_ERROR, s.received);
+        }
+        else if (s.receiveStarted && s.readResponse)
+        {
+            engine.readEnded(s, s.readPosition, ViplDescriptor.STATUS_OP_RDMA_READ |
+                ViplDescriptor.STATUS_TRANSPORT_ERROR, 0);
+        }
+        s.receiveStarted = false;
+        engine.breakConnection(vi, ViaProcessStructuresLayout.ERROR_RDMA_TRANSPORT, true);
     }
 
     /** @return false if the message is not received (the connection broke). */
@@ -155,6 +221,11 @@ final class ViaReceiver
         s.receiveError = 0;
         s.dropping = false;
         s.rdma = ViaPacketHeader.OP_RDMA_WRITE == packet.op();
+        s.readResponse = ViaPacketHeader.OP_RDMA_READ_RESPONSE == packet.op();
+        if (s.readResponse)
+        {
+            return startResponse(vi, e, s, packet);
+        }
         // Issue 14: an RDMA write with immediate data consumes a receive descriptor too.
         s.usesReceive = !s.rdma || 0 != (packet.flags() & ViaPacketHeader.FLAG_IMMEDIATE);
         final ViaWorkQueue receives = s.receives;
@@ -175,9 +246,8 @@ final class ViaReceiver
         {
             s.remoteHandle = packet.remoteHandle();
             s.remoteAddress = packet.remoteAddress();
-            // The whole target is checked here, so that a refused write writes nothing.
-            if (0 == (e.attributes() & ViTableEntry.ATTRIBUTE_RDMA_WRITE) ||
-                !memory.rdmaWritable(e.owner(), e.ptag(), s.remoteHandle, s.remoteAddress, s.messageLength))
+            // The whole target is checked here too, so that a refused write writes nothing at all.
+            if (!writable(e, s.remoteHandle, s.remoteAddress, s.messageLength))
             {
                 s.receiveError = ViplDescriptor.STATUS_RDMA_PROT_ERROR;
             }
@@ -204,31 +274,92 @@ final class ViaReceiver
         return true;
     }
 
-    /** RDMA write: the payload at the target address, page by page, each page checked in this duty cycle. */
+    /**
+     * An RDMA read's response begins: it is for the oldest read of the send queue still in flight,
+     * whose request's sequence number and length it must carry; the read descriptor is read and
+     * checked again, and its local segments take the data.
+     *
+     * @return false if no read of this VI asked for it (dropped; a reliable connection breaks).
+     */
+    private boolean startResponse(final int vi, final ViTableEntry e, final ViaViState s, final ViaPacketHeader packet)
+    {
+        s.usesReceive = false;
+        final ViaWorkQueue sends = s.sends;
+        final long p = ViaEngine.oldestReadInFlight(s);
+        if (p < 0 || sends.sequence(p) != packet.immediateData() || sends.length(p) != s.messageLength)
+        {
+            counters.packetsDropped.increment();
+            if (ViaDescriptors.reliable(e))
+            {
+                engine.breakConnection(vi, ViaProcessStructuresLayout.ERROR_RDMA_TRANSPORT, true);
+            }
+            return false;
+        }
+        s.readPosition = p;
+        s.receiveStarted = true;
+        final ViaDescriptorCopy d = s.reading;
+        final int check = descriptors.read(e, sends.handle(p), sends.offset(p), true, d);
+        if (0 != check)
+        {
+            s.receiveError = ViaDescriptors.UNREADABLE == check ? ViplDescriptor.STATUS_PROTECTION_ERROR : check;
+        }
+        else if (ViplDescriptor.OP_RDMA_READ != (d.control & ViplDescriptor.CONTROL_OP_MASK) ||
+            d.length != s.messageLength)
+        {
+            // The process rewrote the descriptor while its read was in flight.
+            s.receiveError = ViplDescriptor.STATUS_FORMAT_ERROR;
+        }
+        return true;
+    }
+
+    /** @return true if the VI and the target region enable RDMA write for these bytes (handle, owner, ptag, range). */
+    private boolean writable(final ViTableEntry e, final int handle, final long address, final int bytes)
+    {
+        return 0 != (e.attributes() & ViTableEntry.ATTRIBUTE_RDMA_WRITE) &&
+            memory.rdmaEnabled(e.owner(), e.ptag(), handle, address, bytes, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
+    }
+
+    /**
+     * RDMA write: the payload at the target address. Issue 14: checked on every packet, whole, before
+     * anything of it is written, so a region deregistered or its enable taken away mid-message stops
+     * the write at that packet with nothing written from it.
+     */
     private void writeRemote(final ViTableEntry e, final ViaViState s, final MutableDirectBuffer buffer,
         final int payloadIndex, final int payload, final int messageOffset)
     {
         final int owner = e.owner();
         final int ptag = e.ptag();
-        long address = s.remoteAddress + messageOffset;
-        int at = payloadIndex;
-        for (int left = payload; left > 0; )
+        final long address = s.remoteAddress + messageOffset;
+        if (!writable(e, s.remoteHandle, address, payload))
         {
-            final int chunk = Math.min(left, memory.toPageEnd(address));
-            final long physical = memory.translate(owner, ptag, s.remoteHandle, address, chunk);
+            s.receiveError = ViplDescriptor.STATUS_RDMA_PROT_ERROR;
+            return;
+        }
+        int chunks = 0;
+        for (int left = payload, at = 0; left > 0; )
+        {
+            final int chunk = Math.min(left, memory.toPageEnd(address + at));
+            final long physical = memory.translate(owner, ptag, s.remoteHandle, address + at, chunk);
             if (ViaMemory.REFUSED == physical)
             {
                 s.receiveError = ViplDescriptor.STATUS_RDMA_PROT_ERROR;
                 return;
             }
-            host.putBytes((int)physical, buffer, at, chunk);
-            address += chunk;
+            chunkAddress[chunks] = physical;
+            chunkLength[chunks++] = chunk;
             at += chunk;
             left -= chunk;
         }
+        int at = payloadIndex;
+        for (int c = 0; c < chunks; c++)
+        {
+            // The emulated DMA write into the target's page, checked above in this duty cycle.
+            host.putBytes((int)chunkAddress[c], buffer, at, chunkLength[c]);
+            at += chunkLength[c];
+        }
     }
 
-    /** The payload into the receive's segments, page by page, each page checked in this duty cycle. */
+    /** The payload into a descriptor's segments, page by page, each page checked in this duty cycle. */
     private void scatter(final ViTableEntry e, final ViaDescriptorCopy d, final MutableDirectBuffer buffer,
         final int payloadIndex, final int payload, final ViaViState s)
     {
@@ -261,33 +392,49 @@ final class ViaReceiver
 
     /**
      * The message's end. A consumed receive completes: length, immediate data, status; counter and
-     * wake; CQ entry ({@link ViaCompletions#complete}). An RDMA write without immediate data completes
-     * nothing here; a refused one is an asynchronous error. Then Reliable Reception acknowledges the
-     * message, or a reliable VI with an error breaks.
+     * wake; CQ entry ({@link ViaCompletions#complete}). A read's response finishes the read, which
+     * completes in its turn on the send queue. An RDMA write without immediate data completes nothing
+     * here; a refused one is an asynchronous error. Then Reliable Reception acknowledges a message
+     * (not a response: it is its own acknowledgement), or a reliable VI with an error breaks.
      */
     private void finishMessage(final int vi, final ViTableEntry e, final ViaViState s, final int immediateData,
         final int status)
     {
         final int sequence = s.receiveSequence;
+        final boolean failed = 0 != (status & ViplDescriptor.STATUS_ERROR_MASK);
         s.receiveStarted = false;
+        if (s.readResponse)
+        {
+            s.readResponse = false;
+            engine.readEnded(s, s.readPosition, ViplDescriptor.STATUS_OP_RDMA_READ |
+                (status & ViplDescriptor.STATUS_ERROR_MASK), failed ? 0 : s.messageLength);
+            e.receiveSequence(sequence + 1);
+            if (failed && ViaDescriptors.reliable(e))
+            {
+                engine.breakConnection(vi, ViaProcessStructuresLayout.ERROR_POST_DESC, true);
+                return;
+            }
+            engine.completeSends(engine.entry(vi), s);
+            return;
+        }
         if (s.usesReceive)
         {
             final ViaWorkQueue receives = s.receives;
             final long head = receives.head();
-            completions.complete(e, vi, false, receives.handle(head), receives.offset(head), s.messageLength,
+            completions.complete(e, s, false, receives.handle(head), receives.offset(head), s.messageLength,
                 immediateData, (s.rdma ? ViplDescriptor.STATUS_OP_REMOTE_RDMA_WRITE : ViplDescriptor.STATUS_OP_RECEIVE) |
                 status);
             receives.removeHead();
             counters.receivesCompleted.increment();
         }
-        else if (0 != (status & ViplDescriptor.STATUS_ERROR_MASK))
+        else if (failed)
         {
-            completions.asyncEvent(e.owner(), vi, ViaProcessStructuresLayout.RESOURCE_VI,
+            completions.asyncEvent(s.owner, vi, ViaProcessStructuresLayout.RESOURCE_VI,
                 ViaProcessStructuresLayout.ERROR_RDMAW_PROT);
         }
         final ViTableEntry entry = engine.entry(vi);
         entry.receiveSequence(sequence + 1);
-        if (0 != (status & ViplDescriptor.STATUS_ERROR_MASK))
+        if (failed)
         {
             if (ViaDescriptors.reliable(entry))
             {
@@ -299,7 +446,7 @@ final class ViaReceiver
         if (ViTableEntry.RELIABLE_RECEPTION == entry.reliability())
         {
             // Issue 14: a Reliable Reception send completes on this, sent after the receive completed.
-            engine.sendControl(vi, ViaPacketHeader.OP_ACK, sequence);
+            engine.packets().sendControl(entry, ViaPacketHeader.OP_ACK, sequence, 0);
         }
     }
 }
