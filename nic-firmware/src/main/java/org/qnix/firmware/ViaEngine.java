@@ -2,7 +2,6 @@ package org.qnix.firmware;
 
 import org.agrona.collections.IntArrayQueue;
 import org.agrona.concurrent.AtomicBuffer;
-import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.ViTableEntry;
 import org.qnix.abi.ViaPacketHeader;
 import org.qnix.abi.ViaProcessStructuresLayout;
@@ -11,7 +10,7 @@ import org.qnix.abi.ViplDescriptor;
 
 /**
  * The VIA role's work queues and the state it shares with {@link ViaReceiver} (issue 14): posts taken
- * from a VIA process's Command Queue, checked and queued on their VI; the VI's turn in the first level
+ * from a VIA process's Command Queue, checked and queued on their VI ({@link ViaPosts}); the VI's turn in the first level
  * of {@link SendScheduler}'s round robin, where a VIA process is a peer of the QNIX processes and its
  * connected VIs with packets to send are the second level, one packet per step, each VI strictly in
  * order (a message of its own through {@link ViaSender}, or a response to its peer's RDMA read through
@@ -45,10 +44,10 @@ final class ViaEngine
     private final ViaPacketWriter packets;
     private final ViaSender sender;
     private final ViaReadResponder responder;
+    private final ViaPosts posts;
     private final ViaViState[] states;
     private final IntArrayQueue[] ready;
     private final ViTableEntry entry = new ViTableEntry();
-    private final ViaDescriptorCopy postCheck = new ViaDescriptorCopy();
 
     ViaEngine(final FirmwareContext ctx)
     {
@@ -61,6 +60,7 @@ final class ViaEngine
         this.packets = new ViaPacketWriter(ctx);
         this.sender = new ViaSender(ctx, this);
         this.responder = new ViaReadResponder(ctx, this);
+        this.posts = new ViaPosts(ctx, this);
         this.states = new ViaViState[via.viEntries()];
         final int processes = ctx.parameters().maxProcessesPerNic();
         this.ready = new IntArrayQueue[processes];
@@ -118,73 +118,13 @@ final class ViaEngine
         return s;
     }
 
-    // ---------------------------------------------------------------------------------------------
-    // Posting (VIA_POST_SEND, VIA_POST_RECV)
-    // ---------------------------------------------------------------------------------------------
-
     /**
      * A post from the Command Queue of the VIA process in {@code slot}: Context = the VI, Group = the
-     * descriptor's memory handle, Size = its offset in that region.
+     * descriptor's memory handle, Size = its offset in that region ({@link ViaPosts}).
      */
     void post(final ProcessSlot slot, final int command, final int vi, final int handle, final int offset)
     {
-        final boolean send = ProcessCommand.VIA_POST_SEND == command;
-        if (!send && ProcessCommand.VIA_POST_RECV != command || vi < 0 || vi >= states.length)
-        {
-            counters.commandsRejected.increment();
-            return;
-        }
-        final ViTableEntry e = entry(vi);
-        final int state = e.state();
-        if (ViTableEntry.STATE_FREE == state || e.owner() != slot.index)
-        {
-            // Not this process's VI: nothing of it may be touched, not even the descriptor.
-            counters.commandsRejected.increment();
-            return;
-        }
-        final ViaViState s = state(vi);
-        if (s.owner != slot.index)
-        {
-            // The table entry holds another process's VI now (the driver destroys and creates VIs
-            // without the NIC): nothing of the previous one's queues survives.
-            forget(s);
-            s.owner = slot.index;
-            s.connectionId = e.connectionId();
-        }
-        final ViaWorkQueue queue = send ? s.sends : s.receives;
-        final int check = descriptors.read(e, handle, offset, send, postCheck);
-        if (ViaDescriptors.UNREADABLE == check)
-        {
-            counters.commandsRejected.increment();
-            completions.asyncEvent(slot.index, vi, ViaProcessStructuresLayout.RESOURCE_DESCRIPTOR,
-                ViaProcessStructuresLayout.ERROR_POST_DESC);
-            return;
-        }
-        // VIA: the completion reports the op the descriptor names, on either queue.
-        final int op = ViaDescriptors.statusOp(postCheck.control, send);
-        if (ViTableEntry.STATE_ERROR == state)
-        {
-            // Issue 14: the Error state flushes everything posted, now or later.
-            completions.complete(e, s, send, handle, offset, 0, 0, op | ViplDescriptor.STATUS_DESC_FLUSHED_ERROR);
-            return;
-        }
-        final int error = 0 == check && queue.isFull() ? ViplDescriptor.STATUS_FORMAT_ERROR : check;
-        if (0 != error)
-        {
-            // Nothing moves; at the reliable levels any error breaks the connection (issue 14), which
-            // first completes what was posted before it: a queue completes in posting order.
-            if (ViaDescriptors.reliable(e) && ViTableEntry.STATE_CONNECTED == state)
-            {
-                breakConnection(vi, ViaProcessStructuresLayout.ERROR_POST_DESC, true);
-            }
-            completions.complete(entry(vi), s, send, handle, offset, 0, 0, op | error);
-            return;
-        }
-        queue.add(handle, offset, op);
-        if (send && ViTableEntry.STATE_CONNECTED == state)
-        {
-            schedule(slot.index, s);
-        }
+        posts.post(slot, command, vi, handle, offset);
     }
 
     /** {@code s} has a packet to send: into its process's list, if not there yet. */
@@ -456,7 +396,8 @@ final class ViaEngine
         ready[owner].clear();
     }
 
-    private static void forget(final ViaViState s)
+    /** Nothing of the VI's work survives: its table entry holds another process's VI now, or none. */
+    static void forget(final ViaViState s)
     {
         s.sends.clear();
         s.receives.clear();

@@ -1,7 +1,6 @@
 package org.qnix.firmware;
 
 import org.agrona.MutableDirectBuffer;
-import org.agrona.concurrent.AtomicBuffer;
 import org.qnix.abi.PacketHeader;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.ViTableEntry;
@@ -37,24 +36,21 @@ import org.qnix.abi.ViplDescriptor;
 final class ViaReceiver
 {
     private static final int PAYLOAD_OFFSET = ViaPacketWriter.PAYLOAD_OFFSET;
-    private static final int MAX_CHUNKS = 2;
 
-    private final AtomicBuffer host;
     private final NicCounters counters;
     private final ViaEngine engine;
     private final ViaMemory memory;
     private final ViaDescriptors descriptors;
     private final ViaCompletions completions;
     private final ViaReadResponder responder;
+    private final ViaScatter scatter;
     private final ViaPacketHeader viaHeader = new ViaPacketHeader();
-    private final long[] chunkAddress = new long[MAX_CHUNKS];
-    private final int[] chunkLength = new int[MAX_CHUNKS];
 
     ViaReceiver(final FirmwareContext ctx, final ViaEngine engine)
     {
-        this.host = ctx.hostMemory();
         this.counters = ctx.counters();
         this.engine = engine;
+        this.scatter = new ViaScatter(ctx, engine.memory());
         this.memory = engine.memory();
         this.descriptors = engine.descriptors();
         this.completions = engine.completions();
@@ -160,11 +156,11 @@ final class ViaReceiver
         {
             if (s.rdma)
             {
-                writeRemote(e, s, buffer, payloadIndex, payload, packet.messageOffset());
+                scatter.writeRemote(e, s, buffer, payloadIndex, payload, packet.messageOffset());
             }
             else
             {
-                scatter(e, s.readResponse ? s.reading : s.receiving, buffer, payloadIndex, payload, s);
+                scatter.intoSegments(e, s.readResponse ? s.reading : s.receiving, buffer, payloadIndex, payload, s);
             }
         }
         counters.dataBytesReceived.getAndAddRelease(payload);
@@ -247,7 +243,7 @@ final class ViaReceiver
             s.remoteHandle = packet.remoteHandle();
             s.remoteAddress = packet.remoteAddress();
             // The whole target is checked here too, so that a refused write writes nothing at all.
-            if (!writable(e, s.remoteHandle, s.remoteAddress, s.messageLength))
+            if (!scatter.writable(e, s.remoteHandle, s.remoteAddress, s.messageLength))
             {
                 s.receiveError = ViplDescriptor.STATUS_RDMA_PROT_ERROR;
             }
@@ -310,84 +306,6 @@ final class ViaReceiver
             s.receiveError = ViplDescriptor.STATUS_FORMAT_ERROR;
         }
         return true;
-    }
-
-    /** @return true if the VI and the target region enable RDMA write for these bytes (handle, owner, ptag, range). */
-    private boolean writable(final ViTableEntry e, final int handle, final long address, final int bytes)
-    {
-        return 0 != (e.attributes() & ViTableEntry.ATTRIBUTE_RDMA_WRITE) &&
-            memory.rdmaEnabled(e.owner(), e.ptag(), handle, address, bytes, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
-    }
-
-    /**
-     * RDMA write: the payload at the target address. Issue 14: checked on every packet, whole, before
-     * anything of it is written, so a region deregistered or its enable taken away mid-message stops
-     * the write at that packet with nothing written from it.
-     */
-    private void writeRemote(final ViTableEntry e, final ViaViState s, final MutableDirectBuffer buffer,
-        final int payloadIndex, final int payload, final int messageOffset)
-    {
-        final int owner = e.owner();
-        final int ptag = e.ptag();
-        final long address = s.remoteAddress + messageOffset;
-        if (!writable(e, s.remoteHandle, address, payload))
-        {
-            s.receiveError = ViplDescriptor.STATUS_RDMA_PROT_ERROR;
-            return;
-        }
-        int chunks = 0;
-        for (int left = payload, at = 0; left > 0; )
-        {
-            final int chunk = Math.min(left, memory.toPageEnd(address + at));
-            final long physical = memory.translate(owner, ptag, s.remoteHandle, address + at, chunk);
-            if (ViaMemory.REFUSED == physical)
-            {
-                s.receiveError = ViplDescriptor.STATUS_RDMA_PROT_ERROR;
-                return;
-            }
-            chunkAddress[chunks] = physical;
-            chunkLength[chunks++] = chunk;
-            at += chunk;
-            left -= chunk;
-        }
-        int at = payloadIndex;
-        for (int c = 0; c < chunks; c++)
-        {
-            // The emulated DMA write into the target's page, checked above in this duty cycle.
-            host.putBytes((int)chunkAddress[c], buffer, at, chunkLength[c]);
-            at += chunkLength[c];
-        }
-    }
-
-    /** The payload into a descriptor's segments, page by page, each page checked in this duty cycle. */
-    private void scatter(final ViTableEntry e, final ViaDescriptorCopy d, final MutableDirectBuffer buffer,
-        final int payloadIndex, final int payload, final ViaViState s)
-    {
-        final int owner = e.owner();
-        final int ptag = e.ptag();
-        int at = payloadIndex;
-        for (int left = payload; left > 0; )
-        {
-            final int inSegment = d.segmentRemaining();
-            if (0 == inSegment)
-            {
-                s.receiveError = ViplDescriptor.STATUS_LENGTH_ERROR;
-                return;
-            }
-            final long address = d.cursorAddress();
-            final int chunk = Math.min(left, Math.min(inSegment, memory.toPageEnd(address)));
-            final long physical = memory.translate(owner, ptag, d.cursorHandle(), address, chunk);
-            if (ViaMemory.REFUSED == physical)
-            {
-                s.receiveError = ViplDescriptor.STATUS_PROTECTION_ERROR;
-                return;
-            }
-            // The emulated DMA write into the receiver's page.
-            host.putBytes((int)physical, buffer, at, chunk);
-            d.advance(chunk);
-            at += chunk;
-            left -= chunk;
-        }
     }
 
     /**
