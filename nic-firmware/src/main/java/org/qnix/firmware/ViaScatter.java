@@ -36,8 +36,14 @@ final class ViaScatter
     /** @return true if the VI and the target region enable RDMA write for these bytes (handle, owner, ptag, range). */
     boolean writable(final ViTableEntry e, final int handle, final long address, final int bytes)
     {
-        return 0 != (e.attributes() & ViTableEntry.ATTRIBUTE_RDMA_WRITE) &&
-            memory.rdmaEnabled(e.owner(), e.ptag(), handle, address, bytes, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
+        return writable(e.attributes(), e.owner(), e.ptag(), handle, address, bytes);
+    }
+
+    private boolean writable(final int viAttributes, final int owner, final int ptag, final int handle,
+        final long address, final int bytes)
+    {
+        return 0 != (viAttributes & ViTableEntry.ATTRIBUTE_RDMA_WRITE) &&
+            memory.rdmaEnabled(owner, ptag, handle, address, bytes, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
     }
 
     /**
@@ -48,10 +54,12 @@ final class ViaScatter
     void writeRemote(final ViTableEntry e, final ViaViState s, final MutableDirectBuffer buffer,
         final int payloadIndex, final int payload, final int messageOffset)
     {
+        // The VI entry's words once: the driver may change the entry meanwhile (the checks and the
+        // translations below must agree).
         final int owner = e.owner();
         final int ptag = e.ptag();
         final long address = s.remoteAddress + messageOffset;
-        if (!writable(e, s.remoteHandle, address, payload))
+        if (!writable(e.attributes(), owner, ptag, s.remoteHandle, address, payload))
         {
             s.receiveError = ViplDescriptor.STATUS_RDMA_PROT_ERROR;
             return;
