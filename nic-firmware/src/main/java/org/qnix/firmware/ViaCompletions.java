@@ -21,7 +21,7 @@ import org.qnix.abi.ViplDescriptor;
  * Process Structures, Valid last.
  *
  * <pre>{@code
- * completions.complete(vi, true, handle, offset, length, 0, ViplDescriptor.STATUS_OP_SEND);
+ * completions.complete(entry, state, true, handle, offset, length, 0, ViplDescriptor.STATUS_OP_SEND);
  * completions.asyncEvent(vi.owner(), viIndex, ViaProcessStructuresLayout.RESOURCE_VI, ViaProcessStructuresLayout.ERROR_CONN_LOST);
  * }</pre>
  */
@@ -52,17 +52,25 @@ final class ViaCompletions
 
     /**
      * Completes the descriptor at {@code offset} of region {@code handle}, found again through the
-     * tables (the region may have gone since the post: then only an asynchronous event tells).
+     * tables (the region may have gone since the post: then only an asynchronous event tells). The VI
+     * entry's words are read once, into locals, and only while the entry still holds the VI {@code s}
+     * works for (its owner and connection): the driver may destroy a VI and make another in its entry
+     * at any time, and the new VI's counter and CQ must not see the old one's completions.
      *
      * @param status the op bits and any error bits; DONE is added.
      */
-    void complete(final ViTableEntry vi, final int viIndex, final boolean sendQueue, final int handle,
+    void complete(final ViTableEntry vi, final ViaViState s, final boolean sendQueue, final int handle,
         final int offset, final int length, final int immediateData, final int status)
     {
-        final int owner = vi.owner();
-        if (!alive(owner))
+        final int owner = s.owner;
+        // Writer: the driver, every field before the State (release): the State first, then the fields.
+        final int state = vi.state();
+        final long line = sendQueue ? vi.sendCompletion() : vi.receiveCompletion();
+        final int cqIndex = sendQueue ? vi.sendCq() : vi.receiveCq();
+        if (ViTableEntry.STATE_FREE == state || vi.owner() != owner || vi.connectionId() != s.connectionId ||
+            !alive(owner))
         {
-            // The driver cleared the PID first: the process's pages are about to be taken back.
+            // Another VI, or the driver cleared the PID first: the process's pages are about to be taken back.
             counters.viaCompletionsLost.increment();
             return;
         }
@@ -72,7 +80,7 @@ final class ViaCompletions
         if (ViaMemory.REFUSED == physical)
         {
             counters.viaCompletionsLost.increment();
-            asyncEvent(owner, viIndex, ViaProcessStructuresLayout.RESOURCE_DESCRIPTOR,
+            asyncEvent(owner, s.vi, ViaProcessStructuresLayout.RESOURCE_DESCRIPTOR,
                 ViaProcessStructuresLayout.ERROR_POST_DESC);
             return;
         }
@@ -83,11 +91,10 @@ final class ViaCompletions
             counters.errorCompletions.increment();
         }
         counters.viaDescriptorsCompleted.increment();
-        count(sendQueue ? vi.sendCompletion() : vi.receiveCompletion());
-        final int cqIndex = sendQueue ? vi.sendCq() : vi.receiveCq();
+        count(line);
         if (ViTableEntry.NO_CQ != cqIndex && cqIndex >= 0 && cqIndex < via.cqEntries())
         {
-            appendToCq(owner, viIndex, cqIndex, sendQueue ? CqRingLayout.QUEUE_SEND : CqRingLayout.QUEUE_RECEIVE);
+            appendToCq(owner, s.vi, cqIndex, sendQueue ? CqRingLayout.QUEUE_SEND : CqRingLayout.QUEUE_RECEIVE);
         }
     }
 
@@ -121,12 +128,18 @@ final class ViaCompletions
     private void appendToCq(final int owner, final int viIndex, final int cqIndex, final int queue)
     {
         final CqTableEntry e = cq.wrap(sdram, (int)via.cqOffset(cqIndex));
+        // Writer: the driver, the ring before the owner (release); the ring's words read once, then
+        // the owner again: a CQ destroyed and made again meanwhile is not written into.
         if (!e.isOwnedBy(owner))
         {
             return;
         }
         final int ring = (int)e.ringAddress();
         final int entries = e.entries();
+        if (!e.isOwnedBy(owner) || entries <= 0)
+        {
+            return;
+        }
         final int tail = host.getInt(ring + CqRingLayout.TAIL_OFFSET);
         // Writer: the process, taking entries (VipCQDone).
         final int head = host.getIntVolatile(ring + CqRingLayout.HEAD_OFFSET);

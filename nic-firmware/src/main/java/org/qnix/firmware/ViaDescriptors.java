@@ -10,7 +10,8 @@ import org.qnix.abi.ViplDescriptor;
  * emulated DMA read of the descriptor page by page through {@link ViaMemory}, then every rule a post
  * must satisfy: 64-byte alignment, the descriptor inside its region with the VI's owner and ptag, only
  * the control bits VIA 1.0 defines, an op the queue may carry (Send and RDMA Write on the send queue,
- * Send on the receive queue), at most
+ * RDMA Read too on a reliable VI (issue 14: "read ... on reliable VIs only"), and without immediate
+ * data, which a read cannot carry; Send on the receive queue), at most
  * {@link ViplDescriptor#MAX_SEGMENTS} segments, each segment's handle, owner, ptag and range, a send's
  * length equal to its segments' and within the VI's maximum transfer size. A descriptor that fails is
  * completed with the status bit named here and moves nothing; one whose control segment cannot be
@@ -76,7 +77,7 @@ final class ViaDescriptors
             return ViplDescriptor.STATUS_PROTECTION_ERROR;
         }
         if (0 != address % ViplDescriptor.ALIGNMENT || 0 != (into.control & ~ViplDescriptor.CONTROL_DEFINED) ||
-            into.segmentCount > ViplDescriptor.MAX_SEGMENTS || !legalOp(into.control, sendQueue))
+            into.segmentCount > ViplDescriptor.MAX_SEGMENTS || !legalOp(into.control, sendQueue, reliable(vi)))
         {
             return ViplDescriptor.STATUS_FORMAT_ERROR;
         }
@@ -156,11 +157,36 @@ final class ViaDescriptors
         return address;
     }
 
-    /** Send queues carry sends and RDMA writes (RDMA read is not built yet); receive queues only receives. */
-    private static boolean legalOp(final int control, final boolean sendQueue)
+    /**
+     * Send queues carry sends, RDMA writes and, on reliable VIs, RDMA reads without immediate data;
+     * receive queues only receives.
+     */
+    private static boolean legalOp(final int control, final boolean sendQueue, final boolean reliable)
     {
         final int op = control & ViplDescriptor.CONTROL_OP_MASK;
+        if (ViplDescriptor.OP_RDMA_READ == op)
+        {
+            return sendQueue && reliable && 0 == (control & ViplDescriptor.CONTROL_IMMEDIATE);
+        }
         return ViplDescriptor.OP_SEND == op || sendQueue && ViplDescriptor.OP_RDMA_WRITE == op;
+    }
+
+    /**
+     * @return the status op bits a descriptor with {@code control} completes with on its queue: the
+     * op it names, so that an error or a flush reports the operation the process posted.
+     */
+    static int statusOp(final int control, final boolean sendQueue)
+    {
+        if (!sendQueue)
+        {
+            return ViplDescriptor.STATUS_OP_RECEIVE;
+        }
+        switch (control & ViplDescriptor.CONTROL_OP_MASK)
+        {
+            case ViplDescriptor.OP_RDMA_WRITE: return ViplDescriptor.STATUS_OP_RDMA_WRITE;
+            case ViplDescriptor.OP_RDMA_READ: return ViplDescriptor.STATUS_OP_RDMA_READ;
+            default: return ViplDescriptor.STATUS_OP_SEND;
+        }
     }
 
     static boolean reliable(final ViTableEntry vi)

@@ -2,32 +2,24 @@ package org.qnix.firmware;
 
 import org.agrona.collections.IntArrayQueue;
 import org.agrona.concurrent.AtomicBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
-import org.qnix.abi.NicCoordinates;
-import org.qnix.abi.PacketHeader;
-import org.qnix.abi.ProcessCommand;
-import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.ViTableEntry;
 import org.qnix.abi.ViaPacketHeader;
 import org.qnix.abi.ViaProcessStructuresLayout;
 import org.qnix.abi.ViaTablesLayout;
 import org.qnix.abi.ViplDescriptor;
-import org.qnix.abi.WireMessageType;
 
 /**
- * The VIA role's TX side and the state it shares with {@link ViaReceiver} (issue 14): posts taken from
- * a VIA process's Command Queue, checked and queued on their VI; one packet per step for the first
- * level of {@link SendScheduler}'s round robin, where a VIA process is a peer of the QNIX processes
- * and its connected VIs with sends are the second level, each VI strictly in posting order; the
- * completion of sends (Unreliable and Reliable Delivery when the last packet is in the peer's FIFO,
- * Reliable Reception on the peer's {@code OP_ACK}); and the Error state: Connected to Error by
- * compare-and-set, every posted descriptor completed DESC_FLUSHED (and later posts at once), an
- * asynchronous event, and {@code OP_ERROR} to the peer.
- *
- * <p>A VIA packet is the 16-byte {@link PacketHeader} (the VIA processes' NIC PIDs, Context Tag 0),
- * the {@link ViaPacketHeader} and at most a page of payload, claimed straight into the peer NIC's FIFO
- * as QNIX data is ({@link Wire#claim}); every page is checked through {@link ViaMemory} before the
- * claim, so a refused page leaves nothing half-written on the wire.
+ * The VIA role's work queues and the state it shares with {@link ViaReceiver} (issue 14): posts taken
+ * from a VIA process's Command Queue, checked and queued on their VI ({@link ViaPosts}); the VI's turn in the first level
+ * of {@link SendScheduler}'s round robin, where a VIA process is a peer of the QNIX processes and its
+ * connected VIs with packets to send are the second level, one packet per step, each VI strictly in
+ * order (a message of its own through {@link ViaSender}, or a response to its peer's RDMA read through
+ * {@link ViaReadResponder}, never the two interleaved); the completion of a send queue in posting order
+ * (Unreliable and Reliable Delivery sends when the last packet is in the peer's FIFO, Reliable
+ * Reception's on the peer's {@code OP_ACK}, RDMA reads when their response has been scattered); and the
+ * Error state: Connected to Error by compare-and-set, every posted descriptor completed in posting
+ * order, DESC_FLUSHED unless its own end was already known (and later posts at once), an asynchronous
+ * event, and {@code OP_ERROR} to the peer.
  *
  * <pre>{@code
  * via.post(slot, ProcessCommand.VIA_POST_SEND, vi, handle, offset);   // from CommandQueueReader
@@ -43,47 +35,32 @@ final class ViaEngine
     /** {@link #sendStep}: the peer's FIFO is full; nothing was done. */
     static final int FIFO_FULL = -1;
 
-    private static final int CONTROL_PACKET_LENGTH = PacketHeader.LENGTH + ViaPacketHeader.LENGTH;
-    /**
-     * Pieces one packet is gathered from: a packet carries at most a page, so each segment's part of it
-     * lies on at most two pages, two pieces per segment.
-     */
-    private static final int MAX_CHUNKS = 2 * ViplDescriptor.MAX_SEGMENTS;
-
     private final AtomicBuffer sdram;
-    private final AtomicBuffer host;
     private final ViaTablesLayout via;
-    private final Wire wire;
     private final NicCounters counters;
-    private final int torusWidth;
-    private final int selfPacked;
-    private final int pageSize;
     private final ViaMemory memory;
     private final ViaDescriptors descriptors;
     private final ViaCompletions completions;
+    private final ViaPacketWriter packets;
+    private final ViaSender sender;
+    private final ViaReadResponder responder;
+    private final ViaPosts posts;
     private final ViaViState[] states;
     private final IntArrayQueue[] ready;
     private final ViTableEntry entry = new ViTableEntry();
-    private final ViaDescriptorCopy postCheck = new ViaDescriptorCopy();
-    private final PacketHeader header = new PacketHeader();
-    private final ViaPacketHeader viaHeader = new ViaPacketHeader();
-    private final UnsafeBuffer controlPacket = new UnsafeBuffer(new byte[CONTROL_PACKET_LENGTH]);
-    private final long[] chunkAddress = new long[MAX_CHUNKS];
-    private final int[] chunkLength = new int[MAX_CHUNKS];
 
     ViaEngine(final FirmwareContext ctx)
     {
         this.sdram = ctx.sdram();
-        this.host = ctx.hostMemory();
         this.via = ctx.sdramLayout().via();
-        this.wire = ctx.wire();
         this.counters = ctx.counters();
-        this.torusWidth = ctx.parameters().torusWidth();
-        this.selfPacked = ctx.self().packed();
-        this.pageSize = ctx.parameters().pageSize();
         this.memory = new ViaMemory(ctx);
         this.descriptors = new ViaDescriptors(ctx, memory);
         this.completions = new ViaCompletions(ctx, memory, descriptors);
+        this.packets = new ViaPacketWriter(ctx);
+        this.sender = new ViaSender(ctx, this);
+        this.responder = new ViaReadResponder(ctx, this);
+        this.posts = new ViaPosts(ctx, this);
         this.states = new ViaViState[via.viEntries()];
         final int processes = ctx.parameters().maxProcessesPerNic();
         this.ready = new IntArrayQueue[processes];
@@ -106,6 +83,16 @@ final class ViaEngine
     ViaCompletions completions()
     {
         return completions;
+    }
+
+    ViaPacketWriter packets()
+    {
+        return packets;
+    }
+
+    ViaReadResponder responder()
+    {
+        return responder;
     }
 
     int viEntries()
@@ -131,73 +118,17 @@ final class ViaEngine
         return s;
     }
 
-    // ---------------------------------------------------------------------------------------------
-    // Posting (VIA_POST_SEND, VIA_POST_RECV)
-    // ---------------------------------------------------------------------------------------------
-
     /**
      * A post from the Command Queue of the VIA process in {@code slot}: Context = the VI, Group = the
-     * descriptor's memory handle, Size = its offset in that region.
+     * descriptor's memory handle, Size = its offset in that region ({@link ViaPosts}).
      */
     void post(final ProcessSlot slot, final int command, final int vi, final int handle, final int offset)
     {
-        final boolean send = ProcessCommand.VIA_POST_SEND == command;
-        if (!send && ProcessCommand.VIA_POST_RECV != command || vi < 0 || vi >= states.length)
-        {
-            counters.commandsRejected.increment();
-            return;
-        }
-        final ViTableEntry e = entry(vi);
-        final int state = e.state();
-        if (ViTableEntry.STATE_FREE == state || e.owner() != slot.index)
-        {
-            // Not this process's VI: nothing of it may be touched, not even the descriptor.
-            counters.commandsRejected.increment();
-            return;
-        }
-        final ViaViState s = state(vi);
-        if (s.owner != slot.index)
-        {
-            // The table entry holds another process's VI now (the driver destroys and creates VIs
-            // without the NIC): nothing of the previous one's queues survives.
-            forget(s);
-            s.owner = slot.index;
-        }
-        final ViaWorkQueue queue = send ? s.sends : s.receives;
-        final int op = send ? ViplDescriptor.STATUS_OP_SEND : ViplDescriptor.STATUS_OP_RECEIVE;
-        final int check = descriptors.read(e, handle, offset, send, postCheck);
-        if (ViaDescriptors.UNREADABLE == check)
-        {
-            counters.commandsRejected.increment();
-            completions.asyncEvent(slot.index, vi, ViaProcessStructuresLayout.RESOURCE_DESCRIPTOR,
-                ViaProcessStructuresLayout.ERROR_POST_DESC);
-            return;
-        }
-        if (ViTableEntry.STATE_ERROR == state)
-        {
-            // Issue 14: the Error state flushes everything posted, now or later.
-            completions.complete(e, vi, send, handle, offset, 0, 0, op | ViplDescriptor.STATUS_DESC_FLUSHED_ERROR);
-            return;
-        }
-        final int error = 0 == check && queue.isFull() ? ViplDescriptor.STATUS_FORMAT_ERROR : check;
-        if (0 != error)
-        {
-            // Nothing moves; at the reliable levels any error breaks the connection (issue 14).
-            completions.complete(e, vi, send, handle, offset, 0, 0, op | error);
-            if (ViaDescriptors.reliable(e) && ViTableEntry.STATE_CONNECTED == state)
-            {
-                breakConnection(vi, ViaProcessStructuresLayout.ERROR_POST_DESC, true);
-            }
-            return;
-        }
-        queue.add(handle, offset);
-        if (send && ViTableEntry.STATE_CONNECTED == state)
-        {
-            schedule(slot.index, s);
-        }
+        posts.post(slot, command, vi, handle, offset);
     }
 
-    private void schedule(final int owner, final ViaViState s)
+    /** {@code s} has a packet to send: into its process's list, if not there yet. */
+    void schedule(final int owner, final ViaViState s)
     {
         if (!s.scheduled)
         {
@@ -219,23 +150,34 @@ final class ViaEngine
             final int vi = queue.pollInt();
             final ViaViState s = states[vi];
             final ViTableEntry e = entry(vi);
-            if (ViTableEntry.STATE_CONNECTED != e.state() || e.owner() != slot.index || !s.sends.hasUntransmitted())
+            final int state = e.state();
+            final int owner = e.owner();
+            if (ViTableEntry.STATE_CONNECTED != state || owner != slot.index || s.owner != owner ||
+                !s.hasPacketToSend())
             {
                 s.scheduled = false;
-                if (ViTableEntry.STATE_ERROR == e.state() && e.owner() == slot.index)
+                if (ViTableEntry.STATE_ERROR == state && owner == slot.index)
                 {
                     flush(vi);
                 }
                 continue;
             }
-            final int sent = sendPacket(slot, vi, s, e);
+            // A message in progress goes on; between messages the peer's reads are answered first.
+            final boolean respond = !s.sendStarted && (s.responseStarted || !s.readRequests.isEmpty());
+            final int sent = respond ? responder.responsePacket(slot, s, e) : sender.sendPacket(slot, s, e);
             if (FIFO_FULL == sent)
             {
                 queue.addInt(vi);
                 return FIFO_FULL;
             }
+            if (NOTHING == sent)
+            {
+                // QFENCE: the VI waits for its reads; their end schedules it again.
+                s.scheduled = false;
+                continue;
+            }
             // The second level of the round robin: this VI goes to the tail if it has more.
-            if (s.sends.hasUntransmitted() && ViTableEntry.STATE_CONNECTED == entry(vi).state())
+            if (s.hasPacketToSend() && ViTableEntry.STATE_CONNECTED == entry(vi).state())
             {
                 queue.addInt(vi);
             }
@@ -248,178 +190,94 @@ final class ViaEngine
         return NOTHING;
     }
 
-    private int sendPacket(final ProcessSlot slot, final int vi, final ViaViState s, final ViTableEntry e)
-    {
-        final ViaWorkQueue sends = s.sends;
-        final long position = sends.transmit;
-        final ViaDescriptorCopy d = s.sending;
-        if (!s.sendStarted)
-        {
-            // Read and checked again: the process may have changed the descriptor or its memory since the post.
-            final int check = descriptors.read(e, sends.handle(position), sends.offset(position), true, d);
-            if (0 != check)
-            {
-                failSend(vi, s, e, ViaDescriptors.UNREADABLE == check ? ViplDescriptor.STATUS_PROTECTION_ERROR : check);
-                return PACKET_SENT;
-            }
-            s.sendStarted = true;
-            s.sent = 0;
-            s.sendSequence = e.sendSequence();
-            e.sendSequence(s.sendSequence + 1);
-            sends.transmitted(position, s.sendSequence, d.length, ViplDescriptor.isRdma(d.control) ?
-                ViplDescriptor.STATUS_OP_RDMA_WRITE : ViplDescriptor.STATUS_OP_SEND);
-        }
-        final int length = d.length;
-        final int payload = Math.min(pageSize, length - s.sent);
-        final int owner = slot.index;
-        final int ptag = e.ptag();
-        final int savedSegment = d.segment;
-        final int savedOffset = d.segmentOffset;
-        int chunks = 0;
-        for (int left = payload; left > 0; )
-        {
-            final int inSegment = d.segmentRemaining();
-            final long address = d.cursorAddress();
-            final int chunk = Math.min(left, Math.min(inSegment, memory.toPageEnd(address)));
-            final long physical = memory.translate(owner, ptag, d.cursorHandle(), address, chunk);
-            if (ViaMemory.REFUSED == physical)
-            {
-                // The page was unlocked, freed or deregistered since the check (DESIGN.md 8, item 10).
-                failSend(vi, s, e, ViplDescriptor.STATUS_PROTECTION_ERROR);
-                return PACKET_SENT;
-            }
-            chunkAddress[chunks] = physical;
-            chunkLength[chunks++] = chunk;
-            d.advance(chunk);
-            left -= chunk;
-        }
-        final int node = NicCoordinates.indexOfPacked(e.peerNic(), torusWidth);
-        final int claimed = wire.claim(node, WireMessageType.VIA_PACKET, CONTROL_PACKET_LENGTH + payload);
-        if (claimed < 0)
-        {
-            d.segment = savedSegment;
-            d.segmentOffset = savedOffset;
-            counters.packetsDeferred.increment();
-            return FIFO_FULL;
-        }
-        final AtomicBuffer fifo = wire.fifoBuffer(node);
-        final boolean last = s.sent + payload == length;
-        final boolean immediate = 0 != (d.control & ViplDescriptor.CONTROL_IMMEDIATE);
-        final boolean rdma = ViplDescriptor.isRdma(d.control);
-        writeHeaders(fifo, claimed, e, slot.nicPid, rdma ? ViaPacketHeader.OP_RDMA_WRITE : ViaPacketHeader.OP_SEND,
-            s.sendSequence, payload)
-            .flags((0 == s.sent ? ViaPacketHeader.FLAG_FIRST : 0) | (last ? ViaPacketHeader.FLAG_LAST : 0) |
-                (immediate ? ViaPacketHeader.FLAG_IMMEDIATE : 0))
-            .immediateData(immediate ? d.immediateData : 0)
-            .messageLength(length)
-            .messageOffset(s.sent)
-            .remoteHandle(rdma ? d.remoteHandle : 0)
-            .remoteAddress(rdma ? d.remoteAddress : 0);
-        int at = claimed + CONTROL_PACKET_LENGTH;
-        for (int c = 0; c < chunks; c++)
-        {
-            // The emulated DMA read from the sender's page, checked above in this duty cycle.
-            fifo.putBytes(at, host, (int)chunkAddress[c], chunkLength[c]);
-            at += chunkLength[c];
-        }
-        wire.commit(node, claimed);
-        s.sent += payload;
-        counters.dataPacketsSent.increment();
-        counters.packetsSent.increment();
-        counters.dataBytesSent.getAndAddRelease(payload);
-        counters.hostBytesRead.getAndAddRelease(payload);
-        if (last)
-        {
-            s.sendStarted = false;
-            sends.transmit = position + 1;
-            if (ViTableEntry.RELIABLE_RECEPTION != e.reliability())
-            {
-                // Unreliable and Reliable Delivery: done once the last packet is in the peer's FIFO.
-                completions.complete(e, vi, true, sends.handle(position), sends.offset(position), length, 0,
-                    sends.op(position));
-                sends.removeHead();
-            }
-        }
-        return PACKET_SENT;
-    }
-
-    /**
-     * The send at the transmit cursor cannot go on: it completes with {@code error}. At the reliable
-     * levels the connection breaks (the peer may hold part of the message); an Unreliable VI goes on,
-     * and its peer drops the part when the next message begins.
-     */
-    private void failSend(final int vi, final ViaViState s, final ViTableEntry e, final int error)
-    {
-        final ViaWorkQueue sends = s.sends;
-        final long position = sends.transmit;
-        s.sendStarted = false;
-        if (ViaDescriptors.reliable(e))
-        {
-            if (position == sends.head())
-            {
-                completions.complete(e, vi, true, sends.handle(position), sends.offset(position), 0, 0,
-                    ViplDescriptor.STATUS_OP_SEND | error);
-                sends.removeHead();
-            }
-            breakConnection(vi, ViaProcessStructuresLayout.ERROR_POST_DESC, true);
-            return;
-        }
-        completions.complete(e, vi, true, sends.handle(position), sends.offset(position), 0, 0,
-            ViplDescriptor.STATUS_OP_SEND | error);
-        sends.removeHead();
-    }
-
-    private ViaPacketHeader writeHeaders(final AtomicBuffer buffer, final int at, final ViTableEntry e,
-        final int senderPid, final int op, final int sequence, final int payload)
-    {
-        header.wrap(buffer, at)
-            .destination(e.peerNic()).receiverPid(e.peerNicPid())
-            .source(selfPacked).senderPid(senderPid)
-            .contextTag(0).packetLength(ViaPacketHeader.LENGTH + payload).counter(0);
-        return viaHeader.wrap(buffer, at + PacketHeader.LENGTH)
-            .destinationVi(e.peerVi()).connectionId(e.connectionId()).sequence(sequence).op(op)
-            .flags(0).immediateData(0).messageLength(0).messageOffset(0).remoteHandle(0).remoteAddress(0);
-    }
-
-    /** An Ack or Error packet to the peer of {@code vi}: no payload, behind whatever this NIC sent before. */
-    void sendControl(final int vi, final int op, final int sequence)
-    {
-        final ViTableEntry e = entry(vi);
-        writeHeaders(controlPacket, 0, e, ProcessTableLayout.nicPid(e.owner()), op, sequence, 0);
-        final int node = NicCoordinates.indexOfPacked(e.peerNic(), torusWidth);
-        if (!wire.send(node, WireMessageType.VIA_PACKET, controlPacket, 0, CONTROL_PACKET_LENGTH))
-        {
-            counters.packetsDeferred.increment();
-        }
-        counters.packetsSent.increment();
-    }
-
     // ---------------------------------------------------------------------------------------------
-    // Reliable Reception's acknowledgement, the Error state, connection changes
+    // Completion of the send queue, in posting order
     // ---------------------------------------------------------------------------------------------
 
-    /** {@code OP_ACK}: the peer completed the receive of message {@code sequence}; the oldest send completes. */
+    /** Completes the finished send-queue descriptors at the head, oldest first, up to the first unfinished. */
+    void completeSends(final ViTableEntry e, final ViaViState s)
+    {
+        final ViaWorkQueue sends = s.sends;
+        while (sends.head() < sends.transmit && sends.isFinished(sends.head()))
+        {
+            final long head = sends.head();
+            completions.complete(e, s, true, sends.handle(head), sends.offset(head), sends.finalLength(head), 0,
+                sends.finalStatus(head));
+            sends.removeHead();
+        }
+    }
+
+    /** {@code OP_ACK}: the peer completed the receive of message {@code sequence}; that send finishes. */
     void onAck(final int vi, final int sequence)
     {
         final ViaViState s = states[vi];
-        final ViTableEntry e = entry(vi);
-        if (null == s || s.sends.head() >= s.sends.transmit || s.sends.sequence(s.sends.head()) != sequence)
+        if (null != s)
         {
-            counters.viaPacketsStale.increment();
-            return;
+            final ViaWorkQueue sends = s.sends;
+            // Reads are not acknowledged (their response is): the oldest unfinished send or write is.
+            for (long p = sends.head(); p < sends.transmit; p++)
+            {
+                if (!sends.isRead(p) && !sends.isFinished(p))
+                {
+                    if (sends.sequence(p) != sequence)
+                    {
+                        break;
+                    }
+                    sends.finish(p, sends.op(p), sends.length(p));
+                    completeSends(entry(vi), s);
+                    return;
+                }
+            }
         }
-        final long head = s.sends.head();
-        completions.complete(e, vi, true, s.sends.handle(head), s.sends.offset(head), s.sends.length(head), 0,
-            s.sends.op(head));
-        s.sends.removeHead();
+        counters.viaPacketsStale.increment();
+    }
+
+    /** @return the position of the oldest RDMA read of {@code s} waiting for its response, or -1. */
+    static long oldestReadInFlight(final ViaViState s)
+    {
+        final ViaWorkQueue sends = s.sends;
+        for (long p = sends.head(); p < sends.transmit; p++)
+        {
+            if (sends.isRead(p) && !sends.isFinished(p))
+            {
+                return p;
+            }
+        }
+        return -1;
     }
 
     /**
-     * Connected to Error by compare-and-set (issue 14), then every posted descriptor DESC_FLUSHED, an
-     * asynchronous event with {@code error}, and, if {@code tellPeer}, {@code OP_ERROR} to the peer.
-     * A VI the driver moved meanwhile (disconnected) is left alone.
+     * The response to the RDMA read at {@code position} ended: it finishes with {@code status}; a
+     * descriptor fenced behind the reads may start once none is left in flight.
      */
+    void readEnded(final ViaViState s, final long position, final int status, final int length)
+    {
+        s.sends.finish(position, status, length);
+        if (s.readsInFlight > 0 && 0 == --s.readsInFlight && s.fenced)
+        {
+            s.fenced = false;
+            schedule(s.owner, s);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // The Error state, connection changes
+    // ---------------------------------------------------------------------------------------------
+
     void breakConnection(final int vi, final int error, final boolean tellPeer)
+    {
+        breakConnection(vi, error, tellPeer, 0, 0);
+    }
+
+    /**
+     * Connected to Error by compare-and-set (issue 14), then every posted descriptor completes in
+     * posting order, an asynchronous event with {@code error}, and, if {@code tellPeer}, {@code
+     * OP_ERROR} to the peer, naming the peer's message {@code peerSequence} and the status its
+     * descriptor completes with ({@code peerStatus}, 0 for none). A VI the driver moved meanwhile
+     * (disconnected) is left alone.
+     */
+    void breakConnection(final int vi, final int error, final boolean tellPeer, final int peerSequence,
+        final int peerStatus)
     {
         final ViTableEntry e = entry(vi);
         if (!e.breakConnection())
@@ -432,13 +290,37 @@ final class ViaEngine
         }
         if (tellPeer)
         {
-            sendControl(vi, ViaPacketHeader.OP_ERROR, 0);
+            packets.sendControl(e, ViaPacketHeader.OP_ERROR, peerSequence, peerStatus);
         }
         flush(vi);
         completions.asyncEvent(entry(vi).owner(), vi, ViaProcessStructuresLayout.RESOURCE_VI, error);
     }
 
-    /** Every descriptor posted on {@code vi} completes DESC_FLUSHED, oldest first; the progress is forgotten. */
+    /**
+     * {@code OP_ERROR}: the peer broke the connection. If it names an RDMA read of this VI that its
+     * NIC refused, that read completes with the peer's status; the rest is flushed.
+     */
+    void onPeerError(final int vi, final int sequence, final int status)
+    {
+        final ViaViState s = states[vi];
+        final int error = status & ViplDescriptor.STATUS_ERROR_MASK;
+        if (null != s && 0 != error)
+        {
+            final ViaWorkQueue sends = s.sends;
+            for (long p = sends.head(); p < sends.transmit; p++)
+            {
+                if (sends.isRead(p) && !sends.isFinished(p) && sends.sequence(p) == sequence)
+                {
+                    sends.finish(p, ViplDescriptor.STATUS_OP_RDMA_READ | error, 0);
+                    breakConnection(vi, ViaProcessStructuresLayout.ERROR_RDMAR_PROT, false);
+                    return;
+                }
+            }
+        }
+        breakConnection(vi, ViaProcessStructuresLayout.ERROR_CONN_LOST, false);
+    }
+
+    /** Every descriptor posted on {@code vi} completes, oldest first; the progress is forgotten. */
     void flush(final int vi)
     {
         final ViaViState s = states[vi];
@@ -447,18 +329,18 @@ final class ViaEngine
             return;
         }
         final ViTableEntry e = entry(vi);
-        flush(e, vi, s.sends, true);
-        flush(e, vi, s.receives, false);
+        flush(e, s, s.sends, true);
+        flush(e, s, s.receives, false);
         s.reset();
     }
 
-    private void flush(final ViTableEntry e, final int vi, final ViaWorkQueue queue, final boolean send)
+    /** The queue in posting order: a descriptor whose end is known with its own status, the others DESC_FLUSHED. */
+    private void flush(final ViTableEntry e, final ViaViState s, final ViaWorkQueue queue, final boolean send)
     {
-        final int status = ViplDescriptor.STATUS_DESC_FLUSHED_ERROR |
-            (send ? ViplDescriptor.STATUS_OP_SEND : ViplDescriptor.STATUS_OP_RECEIVE);
         for (long p = queue.head(); p < queue.tail(); p++)
         {
-            completions.complete(e, vi, send, queue.handle(p), queue.offset(p), 0, 0, status);
+            completions.complete(e, s, send, queue.handle(p), queue.offset(p), queue.finalLength(p), 0,
+                queue.finalStatus(p));
         }
         queue.clear();
     }
@@ -467,16 +349,18 @@ final class ViaEngine
     void connected(final int vi)
     {
         final ViaViState s = state(vi);
-        final int owner = entry(vi).owner();
+        final ViTableEntry e = entry(vi);
+        final int owner = e.owner();
         if (s.owner != owner)
         {
             forget(s);
             s.owner = owner;
         }
+        s.connectionId = e.connectionId();
         s.reset();
         if (s.sends.hasUntransmitted())
         {
-            schedule(entry(vi).owner(), s);
+            schedule(owner, s);
         }
     }
 
@@ -484,6 +368,10 @@ final class ViaEngine
     void disconnecting(final int vi)
     {
         flush(vi);
+        if (null != states[vi])
+        {
+            states[vi].connectionId = 0;
+        }
     }
 
     /** Via_Connection_Lost moved {@code vi} to Error: flushed, and the process told. */
@@ -508,11 +396,13 @@ final class ViaEngine
         ready[owner].clear();
     }
 
-    private static void forget(final ViaViState s)
+    /** Nothing of the VI's work survives: its table entry holds another process's VI now, or none. */
+    static void forget(final ViaViState s)
     {
         s.sends.clear();
         s.receives.clear();
         s.reset();
         s.scheduled = false;
+        s.connectionId = 0;
     }
 }

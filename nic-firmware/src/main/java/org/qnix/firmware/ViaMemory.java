@@ -76,14 +76,15 @@ final class ViaMemory
     }
 
     /**
+     * @param enable {@code ViTableEntry.ATTRIBUTE_RDMA_WRITE} or {@code ATTRIBUTE_RDMA_READ}.
      * @return true if {@code [address, address + bytes)} lies in the live region {@code handle} of owner
-     * and ptag and the region enables RDMA write (VipRegisterMem's EnableRdmaWrite).
+     * and ptag and the region enables that RDMA op (VipRegisterMem's EnableRdmaWrite, EnableRdmaRead).
      */
-    boolean rdmaWritable(final int owner, final int ptag, final int handle, final long address, final long bytes)
+    boolean rdmaEnabled(final int owner, final int ptag, final int handle, final long address, final long bytes,
+        final int enable)
     {
         final MemoryRegionEntry r = regionOf(owner, ptag, handle);
-        return null != r && r.contains(address, bytes) &&
-            0 != (r.attributes() & org.qnix.abi.ViTableEntry.ATTRIBUTE_RDMA_WRITE);
+        return null != r && r.contains(address, bytes) && 0 != (r.attributes() & enable);
     }
 
     /** @return the base VIA address of the live region {@code handle} of {@code owner}, or {@link #REFUSED}. */

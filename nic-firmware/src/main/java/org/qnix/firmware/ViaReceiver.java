@@ -1,7 +1,6 @@
 package org.qnix.firmware;
 
 import org.agrona.MutableDirectBuffer;
-import org.agrona.concurrent.AtomicBuffer;
 import org.qnix.abi.PacketHeader;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.ViTableEntry;
@@ -13,14 +12,22 @@ import org.qnix.abi.ViplDescriptor;
  * The VIA role's RX side (issue 14): every VIA packet this NIC takes from its input FIFO. A packet is
  * for a VI only if the VI is Connected on the packet's connection, to the packet's source NIC, in the
  * process the packet names; anything else (a previous connection of a reused VI, a VI gone to Error)
- * is dropped and counted. A Send's first packet takes the head receive descriptor, read and checked
- * again; each packet is scattered page by page through {@link ViaMemory}; an RDMA write's packets go to
- * the target region its header names, checked whole at the first packet (handle, owner, ptag, range,
- * write enable on region and VI) and page by page after, and with immediate data it consumes a receive
- * descriptor too; the last packet completes the receive ({@link ViaCompletions}) and, at Reliable Reception, sends the {@code OP_ACK} that completes
- * the sender's descriptor. With no receive posted an Unreliable message is dropped and counted (the VI
- * entry's Dropped word); at the reliable levels it breaks the connection, as does a receive shorter
- * than the message (LENGTH) or a page the process may no longer write (PROTECTION).
+ * is dropped and counted. A message's packets must follow each other exactly: the first at offset 0,
+ * each next one where the last ended, of the first's message length, none past it, the last ending on
+ * it; a packet that does not is dropped and counted, and at the reliable levels breaks the connection,
+ * so no forged or inconsistent packet writes beyond what its message declared or at another offset.
+ *
+ * <p>A Send's first packet takes the head receive descriptor, read and checked again (a receive
+ * shorter than the message moves nothing and completes LENGTH); an RDMA write's packets go to the
+ * target region its header names, checked whole at the first packet and again, whole, at every packet
+ * (handle, owner, ptag, range, write enable on region and VI) before anything of it is written, and
+ * with immediate data it consumes a receive descriptor too; an RDMA read's response is scattered into
+ * the read descriptor's local segments. Each page goes through {@link ViaMemory}. The last packet
+ * completes the receive ({@link ViaCompletions}) and, at Reliable Reception, sends the {@code OP_ACK}
+ * that completes the sender's descriptor; a read's last response packet completes the read. With no
+ * receive posted an Unreliable message is dropped and counted (the VI entry's Dropped word); at the
+ * reliable levels it breaks the connection, as does any error. Read requests go to {@link
+ * ViaReadResponder}.
  *
  * <pre>{@code
  * receiver.onPacket(header, buffer, index, length);   // from SystemMessageDispatcher
@@ -28,24 +35,26 @@ import org.qnix.abi.ViplDescriptor;
  */
 final class ViaReceiver
 {
-    private static final int PAYLOAD_OFFSET = PacketHeader.LENGTH + ViaPacketHeader.LENGTH;
+    private static final int PAYLOAD_OFFSET = ViaPacketWriter.PAYLOAD_OFFSET;
 
-    private final AtomicBuffer host;
     private final NicCounters counters;
     private final ViaEngine engine;
     private final ViaMemory memory;
     private final ViaDescriptors descriptors;
     private final ViaCompletions completions;
+    private final ViaReadResponder responder;
+    private final ViaScatter scatter;
     private final ViaPacketHeader viaHeader = new ViaPacketHeader();
 
     ViaReceiver(final FirmwareContext ctx, final ViaEngine engine)
     {
-        this.host = ctx.hostMemory();
         this.counters = ctx.counters();
         this.engine = engine;
+        this.scatter = new ViaScatter(ctx, engine.memory());
         this.memory = engine.memory();
         this.descriptors = engine.descriptors();
         this.completions = engine.completions();
+        this.responder = engine.responder();
     }
 
     /** @param header the packet's {@link PacketHeader}, already checked for this NIC and its length. */
@@ -75,7 +84,12 @@ final class ViaReceiver
         {
             case ViaPacketHeader.OP_SEND:
             case ViaPacketHeader.OP_RDMA_WRITE:
+            case ViaPacketHeader.OP_RDMA_READ_RESPONSE:
                 onData(vi, e, packet, buffer, index + PAYLOAD_OFFSET, length - PAYLOAD_OFFSET);
+                break;
+
+            case ViaPacketHeader.OP_RDMA_READ_REQUEST:
+                responder.onRequest(vi, e, engine.state(vi), packet);
                 break;
 
             case ViaPacketHeader.OP_ACK:
@@ -84,7 +98,7 @@ final class ViaReceiver
 
             case ViaPacketHeader.OP_ERROR:
                 // The peer broke the connection: this side goes to Error too, without answering.
-                engine.breakConnection(vi, ViaProcessStructuresLayout.ERROR_CONN_LOST, false);
+                engine.onPeerError(vi, packet.sequence(), packet.immediateData());
                 break;
 
             default:
@@ -97,8 +111,15 @@ final class ViaReceiver
     {
         final ViaViState s = engine.state(vi);
         final int flags = packet.flags();
+        final boolean last = 0 != (flags & ViaPacketHeader.FLAG_LAST);
+        final int messageLength = packet.messageLength();
         if (0 != (flags & ViaPacketHeader.FLAG_FIRST))
         {
+            if (0 != packet.messageOffset() || !fits(messageLength, 0, payload, last))
+            {
+                malformed(vi, e, s);
+                return;
+            }
             if (s.receiveStarted)
             {
                 // The previous message never ended (its sender failed part-way, Unreliable).
@@ -109,17 +130,22 @@ final class ViaReceiver
                 return;
             }
         }
-        else if (!s.receiveStarted && !s.dropping || packet.sequence() != s.receiveSequence ||
-            packet.messageOffset() != s.received)
+        else if (!s.receiveStarted && !s.dropping || packet.sequence() != s.receiveSequence)
         {
             counters.viaPacketsStale.increment();
+            return;
+        }
+        else if (packet.messageOffset() != s.received || messageLength != s.messageLength ||
+            !fits(messageLength, s.received, payload, last))
+        {
+            malformed(vi, e, s);
             return;
         }
         s.received += payload;
         counters.dataPacketsReceived.increment();
         if (s.dropping)
         {
-            if (0 != (flags & ViaPacketHeader.FLAG_LAST))
+            if (last)
             {
                 s.dropping = false;
                 e.receiveSequence(s.receiveSequence + 1);
@@ -130,20 +156,56 @@ final class ViaReceiver
         {
             if (s.rdma)
             {
-                writeRemote(e, s, buffer, payloadIndex, payload, packet.messageOffset());
+                scatter.writeRemote(e, s, buffer, payloadIndex, payload, packet.messageOffset());
             }
             else
             {
-                scatter(e, s.receiving, buffer, payloadIndex, payload, s);
+                scatter.intoSegments(e, s.readResponse ? s.reading : s.receiving, buffer, payloadIndex, payload, s);
             }
         }
         counters.dataBytesReceived.getAndAddRelease(payload);
-        if (0 != (flags & ViaPacketHeader.FLAG_LAST))
+        if (last)
         {
             final boolean immediate = 0 != (flags & ViaPacketHeader.FLAG_IMMEDIATE);
             finishMessage(vi, e, s, immediate ? packet.immediateData() : 0,
                 s.receiveError | (immediate ? ViplDescriptor.STATUS_IMMEDIATE : 0));
         }
+    }
+
+    /**
+     * @return true if {@code payload} bytes at {@code offset} of a message of {@code messageLength} lie
+     * within it, within a page, and end on it if the packet is the last.
+     */
+    private boolean fits(final int messageLength, final int offset, final int payload, final boolean last)
+    {
+        final long end = (long)offset + payload;
+        return messageLength >= 0 && payload <= memory.pageSize() && end <= messageLength &&
+            (!last || end == messageLength);
+    }
+
+    /**
+     * A packet that does not continue its message as the sender would have: dropped and counted. At
+     * the reliable levels the message in progress ends with a transport error and the connection breaks.
+     */
+    private void malformed(final int vi, final ViTableEntry e, final ViaViState s)
+    {
+        counters.packetsDropped.increment();
+        if (!ViaDescriptors.reliable(e))
+        {
+            return;
+        }
+        if (s.receiveStarted && s.usesReceive)
+        {
+            s.receives.finish(s.receives.head(), (s.rdma ? ViplDescriptor.STATUS_OP_REMOTE_RDMA_WRITE :
+                ViplDescriptor.STATUS_OP_RECEIVE) | ViplDescriptor.STATUS_TRANSPORT_ERROR, s.received);
+        }
+        else if (s.receiveStarted && s.readResponse)
+        {
+            engine.readEnded(s, s.readPosition, ViplDescriptor.STATUS_OP_RDMA_READ |
+                ViplDescriptor.STATUS_TRANSPORT_ERROR, 0);
+        }
+        s.receiveStarted = false;
+        engine.breakConnection(vi, ViaProcessStructuresLayout.ERROR_RDMA_TRANSPORT, true);
     }
 
     /** @return false if the message is not received (the connection broke). */
@@ -155,6 +217,11 @@ final class ViaReceiver
         s.receiveError = 0;
         s.dropping = false;
         s.rdma = ViaPacketHeader.OP_RDMA_WRITE == packet.op();
+        s.readResponse = ViaPacketHeader.OP_RDMA_READ_RESPONSE == packet.op();
+        if (s.readResponse)
+        {
+            return startResponse(vi, e, s, packet);
+        }
         // Issue 14: an RDMA write with immediate data consumes a receive descriptor too.
         s.usesReceive = !s.rdma || 0 != (packet.flags() & ViaPacketHeader.FLAG_IMMEDIATE);
         final ViaWorkQueue receives = s.receives;
@@ -175,9 +242,8 @@ final class ViaReceiver
         {
             s.remoteHandle = packet.remoteHandle();
             s.remoteAddress = packet.remoteAddress();
-            // The whole target is checked here, so that a refused write writes nothing.
-            if (0 == (e.attributes() & ViTableEntry.ATTRIBUTE_RDMA_WRITE) ||
-                !memory.rdmaWritable(e.owner(), e.ptag(), s.remoteHandle, s.remoteAddress, s.messageLength))
+            // The whole target is checked here too, so that a refused write writes nothing at all.
+            if (!scatter.writable(e, s.remoteHandle, s.remoteAddress, s.messageLength))
             {
                 s.receiveError = ViplDescriptor.STATUS_RDMA_PROT_ERROR;
             }
@@ -204,90 +270,89 @@ final class ViaReceiver
         return true;
     }
 
-    /** RDMA write: the payload at the target address, page by page, each page checked in this duty cycle. */
-    private void writeRemote(final ViTableEntry e, final ViaViState s, final MutableDirectBuffer buffer,
-        final int payloadIndex, final int payload, final int messageOffset)
+    /**
+     * An RDMA read's response begins: it is for the oldest read of the send queue still in flight,
+     * whose request's sequence number and length it must carry; the read descriptor is read and
+     * checked again, and its local segments take the data.
+     *
+     * @return false if no read of this VI asked for it (dropped; a reliable connection breaks).
+     */
+    private boolean startResponse(final int vi, final ViTableEntry e, final ViaViState s, final ViaPacketHeader packet)
     {
-        final int owner = e.owner();
-        final int ptag = e.ptag();
-        long address = s.remoteAddress + messageOffset;
-        int at = payloadIndex;
-        for (int left = payload; left > 0; )
+        s.usesReceive = false;
+        final ViaWorkQueue sends = s.sends;
+        final long p = ViaEngine.oldestReadInFlight(s);
+        if (p < 0 || sends.sequence(p) != packet.immediateData() || sends.length(p) != s.messageLength)
         {
-            final int chunk = Math.min(left, memory.toPageEnd(address));
-            final long physical = memory.translate(owner, ptag, s.remoteHandle, address, chunk);
-            if (ViaMemory.REFUSED == physical)
+            counters.packetsDropped.increment();
+            if (ViaDescriptors.reliable(e))
             {
-                s.receiveError = ViplDescriptor.STATUS_RDMA_PROT_ERROR;
-                return;
+                engine.breakConnection(vi, ViaProcessStructuresLayout.ERROR_RDMA_TRANSPORT, true);
             }
-            host.putBytes((int)physical, buffer, at, chunk);
-            address += chunk;
-            at += chunk;
-            left -= chunk;
+            return false;
         }
-    }
-
-    /** The payload into the receive's segments, page by page, each page checked in this duty cycle. */
-    private void scatter(final ViTableEntry e, final ViaDescriptorCopy d, final MutableDirectBuffer buffer,
-        final int payloadIndex, final int payload, final ViaViState s)
-    {
-        final int owner = e.owner();
-        final int ptag = e.ptag();
-        int at = payloadIndex;
-        for (int left = payload; left > 0; )
+        s.readPosition = p;
+        s.receiveStarted = true;
+        final ViaDescriptorCopy d = s.reading;
+        final int check = descriptors.read(e, sends.handle(p), sends.offset(p), true, d);
+        if (0 != check)
         {
-            final int inSegment = d.segmentRemaining();
-            if (0 == inSegment)
-            {
-                s.receiveError = ViplDescriptor.STATUS_LENGTH_ERROR;
-                return;
-            }
-            final long address = d.cursorAddress();
-            final int chunk = Math.min(left, Math.min(inSegment, memory.toPageEnd(address)));
-            final long physical = memory.translate(owner, ptag, d.cursorHandle(), address, chunk);
-            if (ViaMemory.REFUSED == physical)
-            {
-                s.receiveError = ViplDescriptor.STATUS_PROTECTION_ERROR;
-                return;
-            }
-            // The emulated DMA write into the receiver's page.
-            host.putBytes((int)physical, buffer, at, chunk);
-            d.advance(chunk);
-            at += chunk;
-            left -= chunk;
+            s.receiveError = ViaDescriptors.UNREADABLE == check ? ViplDescriptor.STATUS_PROTECTION_ERROR : check;
         }
+        else if (ViplDescriptor.OP_RDMA_READ != (d.control & ViplDescriptor.CONTROL_OP_MASK) ||
+            d.length != s.messageLength)
+        {
+            // The process rewrote the descriptor while its read was in flight.
+            s.receiveError = ViplDescriptor.STATUS_FORMAT_ERROR;
+        }
+        return true;
     }
 
     /**
      * The message's end. A consumed receive completes: length, immediate data, status; counter and
-     * wake; CQ entry ({@link ViaCompletions#complete}). An RDMA write without immediate data completes
-     * nothing here; a refused one is an asynchronous error. Then Reliable Reception acknowledges the
-     * message, or a reliable VI with an error breaks.
+     * wake; CQ entry ({@link ViaCompletions#complete}). A read's response finishes the read, which
+     * completes in its turn on the send queue. An RDMA write without immediate data completes nothing
+     * here; a refused one is an asynchronous error. Then Reliable Reception acknowledges a message
+     * (not a response: it is its own acknowledgement), or a reliable VI with an error breaks.
      */
     private void finishMessage(final int vi, final ViTableEntry e, final ViaViState s, final int immediateData,
         final int status)
     {
         final int sequence = s.receiveSequence;
+        final boolean failed = 0 != (status & ViplDescriptor.STATUS_ERROR_MASK);
         s.receiveStarted = false;
+        if (s.readResponse)
+        {
+            s.readResponse = false;
+            engine.readEnded(s, s.readPosition, ViplDescriptor.STATUS_OP_RDMA_READ |
+                (status & ViplDescriptor.STATUS_ERROR_MASK), failed ? 0 : s.messageLength);
+            e.receiveSequence(sequence + 1);
+            if (failed && ViaDescriptors.reliable(e))
+            {
+                engine.breakConnection(vi, ViaProcessStructuresLayout.ERROR_POST_DESC, true);
+                return;
+            }
+            engine.completeSends(engine.entry(vi), s);
+            return;
+        }
         if (s.usesReceive)
         {
             final ViaWorkQueue receives = s.receives;
             final long head = receives.head();
-            completions.complete(e, vi, false, receives.handle(head), receives.offset(head), s.messageLength,
+            completions.complete(e, s, false, receives.handle(head), receives.offset(head), s.messageLength,
                 immediateData, (s.rdma ? ViplDescriptor.STATUS_OP_REMOTE_RDMA_WRITE : ViplDescriptor.STATUS_OP_RECEIVE) |
                 status);
             receives.removeHead();
             counters.receivesCompleted.increment();
         }
-        else if (0 != (status & ViplDescriptor.STATUS_ERROR_MASK))
+        else if (failed)
         {
-            completions.asyncEvent(e.owner(), vi, ViaProcessStructuresLayout.RESOURCE_VI,
+            completions.asyncEvent(s.owner, vi, ViaProcessStructuresLayout.RESOURCE_VI,
                 ViaProcessStructuresLayout.ERROR_RDMAW_PROT);
         }
         final ViTableEntry entry = engine.entry(vi);
         entry.receiveSequence(sequence + 1);
-        if (0 != (status & ViplDescriptor.STATUS_ERROR_MASK))
+        if (failed)
         {
             if (ViaDescriptors.reliable(entry))
             {
@@ -299,7 +364,7 @@ final class ViaReceiver
         if (ViTableEntry.RELIABLE_RECEPTION == entry.reliability())
         {
             // Issue 14: a Reliable Reception send completes on this, sent after the receive completed.
-            engine.sendControl(vi, ViaPacketHeader.OP_ACK, sequence);
+            engine.packets().sendControl(entry, ViaPacketHeader.OP_ACK, sequence, 0);
         }
     }
 }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.agrona.concurrent.AtomicBuffer;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.qnix.abi.CqRingLayout;
 import org.qnix.abi.DriverCommand;
@@ -20,57 +19,8 @@ import org.qnix.abi.ViplDescriptor;
  * descriptors in the area posted on the Command Queue; every byte is checked where it lands, and where
  * nothing may move the destination is checked untouched.
  */
-class ViaDataPathTest extends SteppedClusterTest
+class ViaDataPathTest extends ViaSteppedTest
 {
-    private static final int PTAG_A = 11;
-    private static final int PTAG_B = 22;
-    private static final int SEND_VI = 2;
-    private static final int RECEIVE_VI = 5;
-    private static final int CQ = 1;
-    /** Area layout: descriptors in the first 4 KiB, data after. */
-    private static final int DESCRIPTORS = 0;
-    private static final int DATA = 4096;
-    private static final int AREA = SteppedProcess.AREA_PAGES * 1024;
-    private static final byte UNTOUCHED = (byte)0x5A;
-
-    private SteppedViaProcess a;
-    private SteppedViaProcess b;
-    private int handleA;
-    private int handleB;
-    private long ringB;
-
-    @BeforeEach
-    void setUp()
-    {
-        cluster = new SteppedCluster(base, SteppedCluster.smallParameters(2, 1).hostMemoryBytes(4 << 20).build());
-        a = new SteppedViaProcess(cluster, 0, 0);
-        b = new SteppedViaProcess(cluster, 1, 0);
-        a.register();
-        b.register();
-        cluster.settle();
-        handleA = a.registerRegion(0, 0, AREA, PTAG_A);
-        handleB = b.registerRegion(0, 0, AREA, PTAG_B);
-        ringB = b.createCq(CQ, 16);
-        fill(b, DATA, AREA - DATA, UNTOUCHED);
-    }
-
-    private void connect(final int reliability)
-    {
-        connect(reliability, 0);
-    }
-
-    /** @param attributes the receiving VI's RDMA enables. */
-    private void connect(final int reliability, final int attributes)
-    {
-        a.createVi(SEND_VI, 0, PTAG_A, reliability, ViTableEntry.NO_CQ);
-        b.createVi(RECEIVE_VI, 3, PTAG_B, reliability, CQ, attributes);
-        a.connect(SEND_VI, b, RECEIVE_VI, 77);
-        b.connect(RECEIVE_VI, a, SEND_VI, 77);
-        cluster.settle();
-        assertEquals(ViTableEntry.STATE_CONNECTED, a.vi(SEND_VI).state());
-        assertEquals(ViTableEntry.STATE_CONNECTED, b.vi(RECEIVE_VI).state());
-    }
-
     @Test
     void aMessageOfSeveralPagesAndSegmentsLandsInThePostedReceiveByteForByte()
     {
@@ -490,65 +440,5 @@ class ViaDataPathTest extends SteppedClusterTest
         assertEquals(1, b.asyncEvents());
         assertEquals(ViaProcessStructuresLayout.ERROR_RDMAW_PROT, b.asyncError(0));
         assertEquals(ViTableEntry.STATE_CONNECTED, b.vi(RECEIVE_VI).state());
-    }
-
-    // ---------------------------------------------------------------------------------------------
-
-    /** An RDMA write descriptor at a's DESCRIPTORS: two segments of a's data (at 0 and at 2000). */
-    private ViplDescriptor rdmaWrite(final long remote, final int remoteHandle, final int at, final int first,
-        final int second)
-    {
-        final ViplDescriptor d = a.descriptor(DESCRIPTORS).control(ViplDescriptor.OP_RDMA_WRITE)
-            .segmentCount(0 == second ? 1 : 2).length(first + second).addressSegment(remote, remoteHandle);
-        d.dataSegment(0, a.address(DATA + at), handleA, first);
-        if (0 != second)
-        {
-            d.dataSegment(1, a.address(DATA + 2000), handleA, second);
-        }
-        return d;
-    }
-
-    private ViplDescriptor oneSegmentSend(final int at, final int length)
-    {
-        return a.descriptor(DESCRIPTORS).control(ViplDescriptor.OP_SEND).segmentCount(1).length(length)
-            .dataSegment(0, a.address(DATA + at), handleA, length);
-    }
-
-    private ViplDescriptor oneSegmentReceive(final int at, final int capacity)
-    {
-        return b.descriptor(DESCRIPTORS).control(ViplDescriptor.OP_SEND).segmentCount(1)
-            .dataSegment(0, b.address(DATA + at), handleB, capacity);
-    }
-
-    private static byte[] bytesOf(final SteppedViaProcess p, final int offset, final int length)
-    {
-        final byte[] bytes = new byte[length];
-        for (int i = 0; i < length; i++)
-        {
-            bytes[i] = p.memory.areaByte(offset + i);
-        }
-        return bytes;
-    }
-
-    private void fill(final SteppedViaProcess p, final int offset, final int length, final byte value)
-    {
-        cluster.images.get(p.node).hostMemory().setMemory((int)p.memory.areaAddress(offset), length, value);
-    }
-
-    private static void assertRange(final SteppedViaProcess p, final int offset, final byte[] expected,
-        final int from, final int length)
-    {
-        for (int i = 0; i < length; i++)
-        {
-            assertEquals(expected[from + i], p.memory.areaByte(offset + i), "byte " + (offset + i));
-        }
-    }
-
-    private static void assertUntouched(final SteppedViaProcess p, final int offset, final int length)
-    {
-        for (int i = 0; i < length; i++)
-        {
-            assertEquals(UNTOUCHED, p.memory.areaByte(offset + i), "byte " + (offset + i) + " was written");
-        }
     }
 }
