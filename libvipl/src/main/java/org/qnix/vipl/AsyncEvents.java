@@ -1,7 +1,5 @@
 package org.qnix.vipl;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -13,8 +11,9 @@ import org.qnix.host.DoorbellWaiter;
  * The reader of a VIA process's async-event ring ({@code VipErrorCallback}; issue 14, "Where things
  * live"): the NIC appends an event (VI, CQ, descriptor, op, resource and error codes), Valid last with
  * release, then advances the Tail and wakes the sleepers the Waiters word counts; a full ring sets
- * Overflowed instead. This reader takes events in order, hands the Head back with release, and calls
- * the NIC's {@link AsyncErrorHandler}. It runs on a daemon thread of the {@link ViplNic}, asleep on the
+ * Overflowed instead. This reader takes events in order, one at a time, hands the Head back with
+ * release, and calls the NIC's {@link AsyncErrorHandler}; an overflow is reported after the events
+ * the ring held. It runs on a daemon thread of the {@link ViplNic}, asleep on the
  * Tail through {@link DoorbellWaiter} (never spinning: no hot window), and ends when the NIC closes,
  * or after it reported the NIC's death (a {@code CATASTROPHIC} event of resource NIC), since nothing
  * more can come.
@@ -36,7 +35,6 @@ final class AsyncEvents implements Runnable
     private final ViplNic nic;
     private final UnsafeBuffer structures;
     private final DoorbellWaiter waiter;
-    private final List<AsyncError> taken = new ArrayList<>(ViaProcessStructuresLayout.ASYNC_EVENTS + 1);
     private volatile AsyncErrorHandler handler = AsyncErrorHandler.DEFAULT;
     private int head;
 
@@ -62,26 +60,26 @@ final class AsyncEvents implements Runnable
             {
                 return;
             }
+            final AsyncError next;
             try
             {
-                poll(taken);
+                next = poll();
             }
             finally
             {
                 nic.exitGuard();
             }
-            if (!taken.isEmpty())
+            if (null != next)
             {
-                dispatch();
+                dispatch(next);
                 continue;
             }
             final int code = nic.await(waiter, ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET,
                 ViaProcessStructuresLayout.ASYNC_WAITERS_OFFSET, CountReached.of(head + 1), WAIT_NS, DoorbellWait.SLEEP);
             if (DoorbellWaiter.NIC_DEAD == code)
             {
-                taken.add(new AsyncError(nic, AsyncError.Resource.NIC, AsyncError.Code.CATASTROPHIC, null, null, 0, 0, 0,
+                dispatch(new AsyncError(nic, AsyncError.Resource.NIC, AsyncError.Code.CATASTROPHIC, null, null, 0, 0, 0,
                     false));
-                dispatch();
                 return;
             }
             if (DoorbellWaiter.CLOSED == code)
@@ -92,37 +90,37 @@ final class AsyncEvents implements Runnable
     }
 
     /**
-     * Takes every whole event the NIC appended, and a report of an overflow, into {@code into}. Inside
-     * the NIC's guard. @return how many.
+     * Takes the oldest whole event the NIC appended or, once the ring is empty, a report that it
+     * overflowed. One at a time, each handed to the handler before the next is taken: a slow handler
+     * holds back one event, and the ring's room is what the NIC may raise meanwhile. Inside the NIC's
+     * guard.
+     *
+     * @return the event, or null if there is none.
      */
-    int poll(final List<AsyncError> into)
+    AsyncError poll()
     {
-        int work = 0;
         // Writer: the NIC, after the event's Valid word.
         final int tail = structures.getIntVolatile(ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET);
-        while (head != tail)
+        if (head != tail)
         {
             final int event = ViaProcessStructuresLayout.asyncEventOffset(head & Integer.MAX_VALUE);
-            if (0 == structures.getIntVolatile(event + ViaProcessStructuresLayout.EVENT_VALID_OFFSET))
+            if (0 != structures.getIntVolatile(event + ViaProcessStructuresLayout.EVENT_VALID_OFFSET))
             {
-                break;
+                final AsyncError error = eventAt(event);
+                structures.putInt(event + ViaProcessStructuresLayout.EVENT_VALID_OFFSET, 0);
+                head++;
+                // Reader: the NIC, which appends only while Tail - Head leaves room.
+                structures.putIntRelease(ViaProcessStructuresLayout.ASYNC_HEAD_OFFSET, head);
+                return error;
             }
-            into.add(eventAt(event));
-            structures.putInt(event + ViaProcessStructuresLayout.EVENT_VALID_OFFSET, 0);
-            head++;
-            // Reader: the NIC, which appends only while Tail - Head leaves room.
-            structures.putIntRelease(ViaProcessStructuresLayout.ASYNC_HEAD_OFFSET, head);
-            work++;
         }
         // Writer: the NIC, with release, when an event found the ring full. Taken with an atomic swap,
         // so that an overflow after this look is not cleared unseen.
         if (0 != structures.getAndSetInt(ViaProcessStructuresLayout.ASYNC_OVERFLOWED_OFFSET, 0))
         {
-            into.add(new AsyncError(nic, AsyncError.Resource.NIC, AsyncError.Code.CATASTROPHIC, null, null, 0, 0, 0,
-                true));
-            work++;
+            return new AsyncError(nic, AsyncError.Resource.NIC, AsyncError.Code.CATASTROPHIC, null, null, 0, 0, 0, true);
         }
-        return work;
+        return null;
     }
 
     private AsyncError eventAt(final int event)
@@ -162,21 +160,16 @@ final class AsyncEvents implements Runnable
         return null != vi.receiveCq() ? vi.receiveCq() : vi.sendCq();
     }
 
-    private void dispatch()
+    private void dispatch(final AsyncError error)
     {
-        final AsyncErrorHandler h = handler;
-        for (int i = 0; i < taken.size(); i++)
+        try
         {
-            try
-            {
-                h.onError(taken.get(i));
-            }
-            catch (final RuntimeException ex)
-            {
-                // A handler's failure must not end the NIC's error reporting.
-                System.err.println("VIPL: the async error handler of NIC " + nic.node() + " threw " + ex);
-            }
+            handler.onError(error);
         }
-        taken.clear();
+        catch (final RuntimeException ex)
+        {
+            // A handler's failure must not end the NIC's error reporting.
+            System.err.println("VIPL: the async error handler of NIC " + nic.node() + " threw " + ex);
+        }
     }
 }

@@ -19,6 +19,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -29,8 +30,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.ViaProcessStructuresLayout;
 import org.qnix.abi.ViplDescriptor;
 import org.qnix.abi.ViplResult;
+import org.qnix.firmware.NicCounters;
 import org.qnix.vipl.AsyncError;
 import org.qnix.vipl.CompletionQueue;
 import org.qnix.vipl.Descriptor;
@@ -86,6 +89,72 @@ class ViplAsyncErrorsTest extends ViplClusterTest
             assertTrue(cq.isOverflowed());
             assertSame(pair.server, cq.done().vi(), "the entry that fitted is there");
             assertNull(errors.poll(200, TimeUnit.MILLISECONDS), "one event for one lost entry");
+            pair.close();
+        }
+    }
+
+    /**
+     * The handler held on its first event while the NIC raises 70 more (each a CQ overflow): the ring
+     * of 64 fills, the NIC drops the rest, and once the handler returns it gets the 64 and then one
+     * report that events were lost.
+     */
+    @Test
+    void aFullEventRingIsReportedAsEventsLost() throws Exception
+    {
+        final int messages = 72;
+        try (ViplNic serverNic = Vipl.openNic("1-0", dir.name()); ViplNic clientNic = Vipl.openNic("0-0", dir.name()))
+        {
+            final BlockingQueue<AsyncError> errors = new LinkedBlockingQueue<>();
+            final CountDownLatch release = new CountDownLatch(1);
+            serverNic.onError(error ->
+            {
+                errors.add(error);
+                try
+                {
+                    release.await();
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            final CompletionQueue cq = serverNic.createCq(1);
+            final ViplCqTest.Pair pair = ViplCqTest.Pair.connect(serverNic, clientNic, Reliability.UNRELIABLE, cq, "ring");
+            final long before = TestClusters.counters(dir, pair.serverNode).get(NicCounters.COMMANDS);
+            for (int m = 0; m < messages; m++)
+            {
+                pair.postReceiveUnwaited(m, 16);
+            }
+            TestClusters.await("the receives taken by the NIC", () ->
+                TestClusters.counters(dir, pair.serverNode).get(NicCounters.COMMANDS) - before >= messages);
+            for (int m = 0; m < messages; m++)
+            {
+                pair.send(m % 64, 4, m);
+            }
+            for (int m = 0; m < messages; m++)
+            {
+                assertEquals(m * ViplDescriptor.ALIGNMENT, pair.server.recvWait(60_000).offset());
+            }
+            // messages - 1 overflows: the first in the handler, 64 in the ring, the other 6 dropped.
+            TestClusters.await("the first event in the handler", () -> 1 == errors.size());
+            release.countDown();
+            final List<AsyncError> all = new ArrayList<>();
+            TestClusters.await("the ring drained", () ->
+            {
+                errors.drainTo(all);
+                return all.stream().anyMatch(AsyncError::eventsLost);
+            });
+            assertEquals(1 + ViaProcessStructuresLayout.ASYNC_EVENTS + 1, all.size(), "the first, the ring, the report");
+            for (int i = 0; i < all.size() - 1; i++)
+            {
+                assertEquals(AsyncError.Code.CATASTROPHIC, all.get(i).code());
+                assertEquals(AsyncError.Resource.CQ, all.get(i).resource());
+                assertFalse(all.get(i).eventsLost());
+            }
+            final AsyncError lost = all.get(all.size() - 1);
+            assertTrue(lost.eventsLost());
+            assertEquals(AsyncError.Resource.NIC, lost.resource());
+            assertTrue(lost.describe().contains("overflowed"), lost.describe());
             pair.close();
         }
     }
