@@ -115,8 +115,8 @@ public final class ViplNic implements AutoCloseable
         this.hps = hps;
         this.control = control;
         this.wake = wake;
-        this.commands = new ViaCommandQueue(params, vni.buffer(), hps.buffer(), wake.wakeUp());
         this.heartbeat = new NicHeartbeat(control.buffer(), 0, node);
+        this.commands = new ViaCommandQueue(params, vni.buffer(), hps.buffer(), wake.wakeUp(), heartbeat);
         this.node = node;
         this.clusterName = clusterName;
         this.params = params;

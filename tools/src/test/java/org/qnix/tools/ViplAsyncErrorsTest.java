@@ -235,7 +235,8 @@ class ViplAsyncErrorsTest extends ViplClusterTest
     /**
      * The firmware of node 0-0 (a process of its own) killed while threads wait there: a send, a
      * receive, a CQ and a connection wait each end with {@link ViplNicDeadException}, not at their
-     * timeout, and the handler hears CATASTROPHIC of resource NIC; the NIC still closes.
+     * timeout, and the handler hears CATASTROPHIC of resource NIC; a post that finds the Command Queue
+     * full ends so too; the NIC still closes.
      */
     @Test
     void aStoppedNicEndsEveryWaitWithNicDeadAndTellsTheHandler() throws Exception
@@ -290,6 +291,20 @@ class ViplAsyncErrorsTest extends ViplClusterTest
             final AsyncError catastrophic = errors.poll(60, TimeUnit.SECONDS);
             assertEquals(AsyncError.Resource.NIC, catastrophic.resource());
             assertEquals(AsyncError.Code.CATASTROPHIC, catastrophic.code());
+
+            // Posts fill the Command Queue, which the dead NIC never empties: the post that finds it
+            // full ends with NIC-dead too, not after the full queue's 30 s.
+            final int slots = (memory.length() - 128) / ViplDescriptor.ALIGNMENT;
+            final ViplNicDeadException full = assertThrows(ViplNicDeadException.class, () ->
+            {
+                for (int i = 0; i < slots; i++)
+                {
+                    final Descriptor more = memory.descriptor(128 + i * ViplDescriptor.ALIGNMENT);
+                    more.fields().reset().control(ViplDescriptor.OP_SEND).segmentCount(0);
+                    vi.postRecv(more, region);
+                }
+            });
+            assertEquals(new NicCoordinates(0, 0), full.node());
             nic.close();
             assertTrue(nic.isClosed());
         }
