@@ -12,8 +12,10 @@ import org.qnix.abi.Futex;
  * polls the doorbell of its context; the NIC writes it last), the way a {@link DoorbellWait} says:
  * busy, yield, back off, or sleep on the word (futex) until the NIC wakes the process, the emulated
  * interrupt. Backing off and sleeping both start hot: they yield for a window (the cluster's
- * {@code --hot-us}) before their first park or sleep. The word has a waiters word beside it that a sleeper sets, so that the NIC makes the
- * wake-up system call only when someone sleeps (DESIGN.md 5).
+ * {@code --hot-us}) before their first park or sleep. The word has a waiters word beside it that
+ * counts the process's sleepers (each adds one before its last look and takes it back after), so
+ * that the NIC makes the wake-up system call, which wakes them all, only when someone sleeps
+ * (DESIGN.md 5).
  *
  * <p>It returns a code, never throws: the library above turns {@link #TIMED_OUT}, {@link #NIC_DEAD} and
  * {@link #CLOSED} into its own API's errors, and reads the completed word again itself (it stays complete
@@ -98,7 +100,7 @@ public final class DoorbellWaiter
      * Waits until {@code complete} accepts the word at {@code valueOffset}.
      *
      * @param valueOffset   the word the NIC writes, with release.
-     * @param waitersOffset its waiters word: set while this process sleeps on the word.
+     * @param waitersOffset its waiters word: the number of this process's threads asleep on the word.
      * @param complete      which values end the wait; a non-capturing method reference costs nothing.
      * @param timeoutNs     how long to wait at most.
      * @param requested     how to wait; {@code SLEEP} backs off instead where there is no futex.
@@ -150,8 +152,11 @@ public final class DoorbellWaiter
             if (sleep)
             {
                 // Dekker with the NIC's write of the word: announce, then look again before sleeping.
+                // A count, not a flag: with several threads of the process asleep on one word (two
+                // waits on one CQ), the first to leave must not hide the others from the NIC. The
+                // atomic add is a full fence, as the volatile write of a flag was.
                 // Reader: the NIC, after it wrote the word, to decide on the wake-up system call.
-                words.putIntVolatile(waitersOffset, 1);
+                words.getAndAddInt(waitersOffset, 1);
             }
             while (true)
             {
@@ -199,7 +204,8 @@ public final class DoorbellWaiter
         {
             if (sleep)
             {
-                words.putIntRelease(waitersOffset, 0);
+                // Reader: the NIC; the others still asleep stay counted.
+                words.getAndAddInt(waitersOffset, -1);
             }
         }
     }

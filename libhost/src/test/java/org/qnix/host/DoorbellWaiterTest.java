@@ -184,6 +184,42 @@ class DoorbellWaiterTest
         assertEquals(5, words.getIntVolatile(VALUE));
     }
 
+    /**
+     * Two threads of a process asleep on one word (two waits on one CQ): the waiters word counts them,
+     * so when the first leaves the NIC still sees the second and wakes it at its completion, instead
+     * of leaving it to the end of its sleep slice.
+     */
+    @Test
+    void twoSleepersOnOneWordAreCountedAndTheSecondStaysAnnouncedWhenTheFirstLeaves() throws Exception
+    {
+        if (!Futex.available())
+        {
+            return;
+        }
+        final DoorbellWaiter cold = new DoorbellWaiter(words, heartbeat, guard, 0);
+        words.putIntRelease(VALUE, 0);
+        final AtomicInteger first = new AtomicInteger(-1);
+        final AtomicInteger second = new AtomicInteger(-1);
+        final Thread one = new Thread(() -> first.set(cold.await(VALUE, WAITERS, v -> v >= 1, LONG_NS,
+            DoorbellWait.SLEEP)), "sleeper-1");
+        final Thread two = new Thread(() -> second.set(cold.await(VALUE, WAITERS, v -> v >= 2, LONG_NS,
+            DoorbellWait.SLEEP)), "sleeper-2");
+        one.start();
+        two.start();
+        while (2 != words.getIntVolatile(WAITERS))
+        {
+            Thread.yield();
+        }
+        playNicCompletion(1);
+        one.join();
+        assertEquals(DoorbellWaiter.COMPLETE, first.get());
+        assertEquals(1, words.getIntVolatile(WAITERS), "the second sleeper is still announced to the NIC");
+        playNicCompletion(2);
+        two.join();
+        assertEquals(DoorbellWaiter.COMPLETE, second.get());
+        assertEquals(0, words.getIntVolatile(WAITERS));
+    }
+
     private void beat()
     {
         control.putIntVolatile(ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_RUNNING);

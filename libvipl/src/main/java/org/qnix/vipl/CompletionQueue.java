@@ -22,19 +22,51 @@ import org.qnix.host.MappedViews;
  * }</pre>
  *
  * <p>An entry says only that a queue of a VI completed a descriptor; the descriptor itself is taken
- * from that queue ({@link Vi#sendDone()}, {@link Vi#recvDone()}), as in VIPL 1.0.
+ * from that queue ({@link Vi#sendDone()}, {@link Vi#recvDone()}), as in VIPL 1.0. A ring that found
+ * no room for an entry is overflowed, broken for good as VIA 1.0 says: the NIC raises a
+ * {@code CATASTROPHIC} async error of resource CQ ({@link ViplNic#onError}) and
+ * {@link #isOverflowed()} turns true.
+ *
+ * <p>Thread safe: {@link #done()} is serialised; several threads may {@link #await} at once (the NIC
+ * wakes them all, each takes its own entry). Taking entries allocates nothing.
  */
 public final class CompletionQueue extends DriverResource
 {
+    /** Entries of a VI destroyed since its queue completed. */
+    private static final Completion NO_VI_SEND = new Completion(null, true);
+    private static final Completion NO_VI_RECEIVE = new Completion(null, false);
+    /** A notification's wait: the waiter ends it early on a close or a dead NIC. */
+    private static final long NOTIFY_WAIT_MS = TimeUnit.HOURS.toMillis(1);
+
     private final int cq;
     private final int entries;
     private final MappedViews ring;
     private final DoorbellWaiter waiter;
-    private final CountReached reached = new CountReached();
+    private boolean unmapped;
+    private boolean notifyPending;
 
-    /** A CQ entry ({@code VipCQDone}): {@code vi}'s send queue or its receive queue completed a descriptor. */
+    /**
+     * A CQ entry ({@code VipCQDone}): {@code vi}'s send queue or its receive queue completed a
+     * descriptor. A VI has exactly two, made once ({@link Vi#completion(boolean)}), so taking entries
+     * allocates nothing; {@code vi} is null if the VI was destroyed since.
+     */
     public record Completion(Vi vi, boolean sendQueue)
     {
+    }
+
+    /**
+     * {@code VipCQNotify}'s handler: called once, from a library thread, with the entry it took off the
+     * CQ.
+     *
+     * <pre>{@code
+     * cq.notify((queue, c) -> work.offer(c.sendQueue() ? c.vi().sendDone() : c.vi().recvDone()));
+     * }</pre>
+     */
+    @FunctionalInterface
+    public interface NotifyHandler
+    {
+        /** @param completion the entry, taken off {@code cq}. */
+        void completed(CompletionQueue cq, Completion completion);
     }
 
     CompletionQueue(final ViplNic nic, final int cq, final int entries, final MappedViews ring)
@@ -46,9 +78,20 @@ public final class CompletionQueue extends DriverResource
         this.waiter = nic.waiter(ring.buffer());
     }
 
-    /** {@code VipCQDone}: the oldest entry, taken off the ring, or null ({@code NOT_DONE}). */
+    /**
+     * {@code VipCQDone}: the oldest entry, taken off the ring, or null ({@code NOT_DONE}). Allocates
+     * nothing.
+     *
+     * <pre>{@code
+     * for (CompletionQueue.Completion c = cq.done(); c != null; c = cq.done()) { ... }
+     * }</pre>
+     */
     public synchronized Completion done()
     {
+        if (unmapped)
+        {
+            throw new ViplException(ViplResult.INVALID_STATE, "CQ " + cq + " was destroyed, or its NIC closed");
+        }
         final UnsafeBuffer b = ring.buffer();
         final int head = b.getInt(CqRingLayout.HEAD_OFFSET);
         final int entry = CqRingLayout.entryOffset(entries, head & 0xFFFFFFFFL);
@@ -58,15 +101,36 @@ public final class CompletionQueue extends DriverResource
         {
             return null;
         }
-        final int vi = b.getInt(entry + CqRingLayout.ENTRY_VI_OFFSET);
+        final int viIndex = b.getInt(entry + CqRingLayout.ENTRY_VI_OFFSET);
         b.putInt(entry + CqRingLayout.ENTRY_QUEUE_OFFSET, CqRingLayout.QUEUE_EMPTY);
         // Reader: the NIC, which appends only while Tail - Head leaves room.
         b.putIntRelease(CqRingLayout.HEAD_OFFSET, head + 1);
-        return new Completion(nic.viOfIndex(vi), CqRingLayout.QUEUE_SEND == queue);
+        final boolean send = CqRingLayout.QUEUE_SEND == queue;
+        final Vi vi = nic.viOfIndex(viIndex);
+        return null != vi ? vi.completion(send) : send ? NO_VI_SEND : NO_VI_RECEIVE;
     }
 
-    /** {@code VipCQWait}: the oldest entry once there is one; {@code TIMEOUT} after {@code timeoutMs}. */
+    /**
+     * {@code VipCQWait}: the oldest entry once there is one; {@code TIMEOUT} after {@code timeoutMs};
+     * {@link ViplNicDeadException} if the NIC stops meanwhile.
+     *
+     * <pre>{@code
+     * CompletionQueue.Completion c = cq.await(5_000);
+     * }</pre>
+     */
     public Completion await(final long timeoutMs)
+    {
+        return await(timeoutMs, DoorbellWait.SLEEP);
+    }
+
+    /**
+     * {@code VipCQWait} with a chosen way to wait (busy, yield, backoff, sleep), as libqnix's waits.
+     *
+     * <pre>{@code
+     * CompletionQueue.Completion c = cq.await(5_000, DoorbellWait.BACKOFF);
+     * }</pre>
+     */
+    public Completion await(final long timeoutMs, final DoorbellWait wait)
     {
         final long timeoutNs = TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         final long deadline = System.nanoTime() + timeoutNs;
@@ -85,14 +149,17 @@ public final class CompletionQueue extends DriverResource
             final int head;
             synchronized (this)
             {
+                if (unmapped)
+                {
+                    throw new ViplException(ViplResult.INVALID_STATE, "CQ " + cq + " was destroyed during the wait");
+                }
                 head = ring.buffer().getInt(CqRingLayout.HEAD_OFFSET);
             }
-            reached.target = head + 1;
-            final int code = nic.await(waiter, CqRingLayout.TAIL_OFFSET, CqRingLayout.WAITERS_OFFSET, reached, left,
-                DoorbellWait.SLEEP);
+            final int code = nic.await(waiter, CqRingLayout.TAIL_OFFSET, CqRingLayout.WAITERS_OFFSET,
+                CountReached.of(head + 1), left, wait);
             if (DoorbellWaiter.NIC_DEAD == code)
             {
-                throw new ViplException(ViplResult.ERROR_RESOURCE, nic.describeStopped());
+                throw nic.nicDead();
             }
             if (DoorbellWaiter.CLOSED == code)
             {
@@ -101,9 +168,112 @@ public final class CompletionQueue extends DriverResource
         }
     }
 
+    /**
+     * {@code VipCQNotify}: returns at once; {@code handler} is called once, from a library thread, with
+     * the next entry, taken off the CQ. Not called if the NIC closes or stops first (the NIC's error
+     * handler hears of a stop). One notification per CQ at a time: another before the handler ran is
+     * {@code INVALID_STATE}.
+     *
+     * <pre>{@code
+     * cq.notify((queue, c) -> System.out.println("VI " + c.vi().index() + (c.sendQueue() ? " sent" : " received")));
+     * }</pre>
+     */
+    public void notify(final NotifyHandler handler)
+    {
+        if (null == handler)
+        {
+            throw new ViplException(ViplResult.INVALID_PARAMETER, "no handler");
+        }
+        synchronized (this)
+        {
+            if (unmapped)
+            {
+                throw new ViplException(ViplResult.INVALID_STATE, "CQ " + cq + " was destroyed, or its NIC closed");
+            }
+            if (notifyPending)
+            {
+                throw new ViplException(ViplResult.INVALID_STATE, "CQ " + cq + " has a notification pending already");
+            }
+            notifyPending = true;
+        }
+        try
+        {
+            nic.notifications().submit(() ->
+            {
+                final Completion completion;
+                try
+                {
+                    completion = await(NOTIFY_WAIT_MS);
+                }
+                finally
+                {
+                    synchronized (this)
+                    {
+                        notifyPending = false;
+                    }
+                }
+                try
+                {
+                    handler.completed(this, completion);
+                }
+                catch (final RuntimeException ex)
+                {
+                    System.err.println("VIPL: a notification handler of " + this + " threw " + ex);
+                }
+            });
+        }
+        catch (final RuntimeException ex)
+        {
+            synchronized (this)
+            {
+                notifyPending = false;
+            }
+            throw ex;
+        }
+    }
+
+    /**
+     * @return the capacity the CQ was created with.
+     *
+     * <pre>{@code
+     * Descriptor[] window = new Descriptor[cq.entries()];
+     * }</pre>
+     */
     public int entries()
     {
         return entries;
+    }
+
+    /**
+     * @return entries the NIC appended and no {@link #done()} took yet.
+     *
+     * <pre>{@code
+     * int backlog = cq.queued();
+     * }</pre>
+     */
+    public synchronized int queued()
+    {
+        if (unmapped)
+        {
+            return 0;
+        }
+        final UnsafeBuffer b = ring.buffer();
+        // Writer: the NIC (Tail); this process (Head).
+        return b.getIntVolatile(CqRingLayout.TAIL_OFFSET) - b.getInt(CqRingLayout.HEAD_OFFSET);
+    }
+
+    /**
+     * @return true once a completion found the ring full: entries were lost, and the NIC raised a
+     * {@code CATASTROPHIC} async error of resource CQ.
+     *
+     * <pre>{@code
+     * if (cq.isOverflowed()) { rebuild(); }
+     * }</pre>
+     */
+    public synchronized boolean isOverflowed()
+    {
+        // Writer: the NIC, with release, when an entry found no room.
+        return !unmapped && 0 != ring.buffer().getIntVolatile(CqRingLayout.OVERFLOWED_OFFSET);
     }
 
     /** @return the CQ's index in the NIC's CQ table. */
@@ -117,14 +287,43 @@ public final class CompletionQueue extends DriverResource
         return nic;
     }
 
-    void unmap()
+    /** Wakes this process's threads asleep on the ring's Tail (a close ends their waits). */
+    void wakeAll()
     {
-        ring.close();
+        waiter.wakeAll(CqRingLayout.TAIL_OFFSET);
     }
 
+    synchronized void unmap()
+    {
+        if (!unmapped)
+        {
+            unmapped = true;
+            ring.close();
+        }
+    }
 
     void destroy()
     {
+        synchronized (this)
+        {
+            if (notifyPending)
+            {
+                // Its thread sleeps on the ring: the ring stays until the notification ends.
+                throw new ViplException(ViplResult.INVALID_STATE, "CQ " + cq + " has a notification pending");
+            }
+        }
         nic.destroyCq(this);
+    }
+
+    /**
+     * @return the CQ's index and size, for messages.
+     *
+     * <pre>{@code
+     * System.out.println(cq);
+     * }</pre>
+     */
+    public String toString()
+    {
+        return "CQ " + cq + " of " + entries + " entries";
     }
 }

@@ -24,7 +24,13 @@ public final class ConnectionRequest
         this.remote = remote;
     }
 
-    /** @return the client's end: its NIC and its VI's attributes. */
+    /**
+     * @return the client's end: its NIC and its VI's attributes.
+     *
+     * <pre>{@code
+     * if (request.remote().maxTransferSize() > 65536) { request.reject(); }
+     * }</pre>
+     */
     public RemoteVi remote()
     {
         return remote;
@@ -34,13 +40,23 @@ public final class ConnectionRequest
      * {@code VipConnectAccept}: {@code vi}, Idle, and the client's VI become Connected. Attributes that
      * do not match the client's end the request on both sides ({@code INVALID_RELIABILITY_LEVEL},
      * {@code INVALID_MTU}).
+     *
+     * <pre>{@code
+     * nic.connectWait(key, 10_000).accept(vi);
+     * }</pre>
      */
     public void accept(final Vi vi)
     {
         nic.accept(this, vi);
     }
 
-    /** {@code VipConnectReject}: the client's request ends {@code REJECT}. */
+    /**
+     * {@code VipConnectReject}: the client's request ends {@code REJECT}.
+     *
+     * <pre>{@code
+     * nic.connectWait(key, 10_000).reject();
+     * }</pre>
+     */
     public void reject()
     {
         nic.reject(this);

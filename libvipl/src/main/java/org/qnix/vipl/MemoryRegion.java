@@ -33,29 +33,61 @@ public final class MemoryRegion extends DriverResource
         this.attributes = attributes;
     }
 
-    /** @return the memory handle ({@code VIP_MEM_HANDLE}). */
+    /**
+     * @return the memory handle ({@code VIP_MEM_HANDLE}).
+     *
+     * <pre>{@code
+     * send.fields().dataSegment(0, memory.address(4096), region.handle(), 100);
+     * }</pre>
+     */
     public int handle()
     {
         return handle;
     }
 
-    /** @return the VIA address of the region's first byte. */
+    /**
+     * @return the VIA address of the region's first byte.
+     *
+     * <pre>{@code
+     * long remote = region.address() + 1024;   // an RDMA target, told to the peer
+     * }</pre>
+     */
     public long address()
     {
         return memory.address(offset);
     }
 
+    /**
+     * @return the bytes registered.
+     *
+     * <pre>{@code
+     * long end = region.address() + region.length();
+     * }</pre>
+     */
     public long length()
     {
         return length;
     }
 
+    /**
+     * @return the memory the region is a range of.
+     *
+     * <pre>{@code
+     * UnsafeBuffer bytes = region.memory().buffer();
+     * }</pre>
+     */
     public ViplMemory memory()
     {
         return memory;
     }
 
-    /** {@code VipQueryMem}: the attributes it is registered with now. */
+    /**
+     * {@code VipQueryMem}: the attributes it is registered with now.
+     *
+     * <pre>{@code
+     * boolean writable = region.query().enableRdmaWrite();
+     * }</pre>
+     */
     public MemoryAttributes query()
     {
         synchronized (nic)
@@ -64,7 +96,13 @@ public final class MemoryRegion extends DriverResource
         }
     }
 
-    /** {@code VipSetMemAttributes}: another ptag or RDMA enables. */
+    /**
+     * {@code VipSetMemAttributes}: another ptag or RDMA enables.
+     *
+     * <pre>{@code
+     * region.setAttributes(new MemoryAttributes(ptag, true, false));   // RDMA writes into it allowed now
+     * }</pre>
+     */
     public void setAttributes(final MemoryAttributes attributes)
     {
         synchronized (nic)

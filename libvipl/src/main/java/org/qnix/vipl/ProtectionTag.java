@@ -19,7 +19,13 @@ public final class ProtectionTag extends DriverResource
         this.value = value;
     }
 
-    /** @return the tag as the NIC's tables hold it. */
+    /**
+     * @return the tag as the NIC's tables hold it.
+     *
+     * <pre>{@code
+     * System.out.println("registered under ptag " + ptag.value());
+     * }</pre>
+     */
     public int value()
     {
         return value;
@@ -35,6 +41,13 @@ public final class ProtectionTag extends DriverResource
         nic.destroyPtag(this);
     }
 
+    /**
+     * @return {@code ptag N}, for messages.
+     *
+     * <pre>{@code
+     * System.out.println(ptag);
+     * }</pre>
+     */
     public String toString()
     {
         return "ptag " + value;

@@ -46,6 +46,26 @@ public final class Vi extends DriverResource
     private long peerDeadline;
     private final ViWorkQueue sends;
     private final ViWorkQueue receives;
+    /** The VI's two CQ entries, made once: {@link CompletionQueue#done()} allocates nothing. */
+    private final CompletionQueue.Completion sendCompletion = new CompletionQueue.Completion(this, true);
+    private final CompletionQueue.Completion receiveCompletion = new CompletionQueue.Completion(this, false);
+    /** A notification's wait: the waiter ends it early on a close or a dead NIC. */
+    private static final long NOTIFY_WAIT_NS = TimeUnit.HOURS.toNanos(1);
+
+    /**
+     * {@code VipSendNotify}/{@code VipRecvNotify}'s handler: called once, from a library thread, with
+     * the descriptor it took off the queue.
+     *
+     * <pre>{@code
+     * vi.recvNotify((v, d) -> arrived.offer(d));
+     * }</pre>
+     */
+    @FunctionalInterface
+    public interface NotifyHandler
+    {
+        /** @param descriptor the queue's oldest descriptor, completed and taken off the queue. */
+        void completed(Vi vi, Descriptor descriptor);
+    }
 
     /**
      * What {@code VipQueryVi} reports.
@@ -76,14 +96,32 @@ public final class Vi extends DriverResource
      * {@code VipPostSend}: the NIC sends what {@code descriptor} describes, in posting order, once the
      * VI is connected. {@code region} is the registered region the descriptor itself lies in; its data
      * segments name their own regions. A descriptor the NIC finds bad completes with an error status
-     * and moves nothing.
+     * and moves nothing. Refused ({@code ERROR_RESOURCE}) while {@code MaxDescriptorsPerQueue}
+     * ({@link NicAttributes#maxDescriptorsPerQueue()}) descriptors are posted and not taken back. Two
+     * threads may post on one queue at once: the queue's order is the order the NIC completes in.
+     *
+     * <pre>{@code
+     * send.fields().reset().control(ViplDescriptor.OP_SEND).segmentCount(1).length(100)
+     *     .dataSegment(0, memory.address(4096), region.handle(), 100);
+     * vi.postSend(send, region);
+     * }</pre>
      */
     public void postSend(final Descriptor descriptor, final MemoryRegion region)
     {
         post(true, descriptor, region);
     }
 
-    /** {@code VipPostRecv}: the next message arriving on the VI goes into {@code descriptor}'s segments. */
+    /**
+     * {@code VipPostRecv}: the next message arriving on the VI goes into {@code descriptor}'s segments.
+     * Refused ({@code ERROR_RESOURCE}) while {@code MaxDescriptorsPerQueue} descriptors are posted and
+     * not taken back, as {@link #postSend} is.
+     *
+     * <pre>{@code
+     * recv.fields().reset().control(ViplDescriptor.OP_SEND).segmentCount(1)
+     *     .dataSegment(0, memory.address(4096), region.handle(), 4096);
+     * vi.postRecv(recv, region);
+     * }</pre>
+     */
     public void postRecv(final Descriptor descriptor, final MemoryRegion region)
     {
         post(false, descriptor, region);
@@ -99,18 +137,32 @@ public final class Vi extends DriverResource
                 " is not inside the registered region " + region.handle());
         }
         descriptor.clearStatus();
-        // Queued before the post: the NIC may complete it before this thread returns.
-        (send ? sends : receives).posted(descriptor);
-        nic.post(send, vi, region.handle(), (int)offset);
+        // The queue's order and the Command Queue's are the same: the NIC completes in the latter.
+        (send ? sends : receives).post(descriptor, send, vi, region.handle(), (int)offset);
     }
 
-    /** {@code VipSendDone}: the oldest posted send if it completed (taken off the queue), else null ({@code NOT_DONE}). */
+    /**
+     * {@code VipSendDone}: the oldest posted send if it completed (taken off the queue), else null
+     * ({@code NOT_DONE}). Never blocks, allocates nothing.
+     *
+     * <pre>{@code
+     * Descriptor d = vi.sendDone();
+     * if (d != null && d.hasError()) { ... }
+     * }</pre>
+     */
     public Descriptor sendDone()
     {
         return sends.done();
     }
 
-    /** {@code VipRecvDone}: the oldest posted receive if it completed, else null ({@code NOT_DONE}). */
+    /**
+     * {@code VipRecvDone}: the oldest posted receive if it completed, else null ({@code NOT_DONE}).
+     *
+     * <pre>{@code
+     * Descriptor d = vi.recvDone();
+     * if (d != null) { int bytes = d.length(); }
+     * }</pre>
+     */
     public Descriptor recvDone()
     {
         return receives.done();
@@ -119,33 +171,126 @@ public final class Vi extends DriverResource
     /**
      * {@code VipSendWait}: the oldest posted send once it completes, sleeping on the queue's completion
      * counter until the NIC wakes this thread. {@code TIMEOUT} after {@code timeoutMs};
-     * {@code ERROR_RESOURCE} if the NIC stopped; {@code INVALID_STATE} if the NIC was closed.
+     * {@link ViplNicDeadException} if the NIC stopped; {@code INVALID_STATE} if the NIC was closed.
+     *
+     * <pre>{@code
+     * Descriptor done = vi.sendWait(5_000);     // the descriptor posted first
+     * }</pre>
      */
     public Descriptor sendWait(final long timeoutMs)
     {
         return sends.await(TimeUnit.MILLISECONDS.toNanos(timeoutMs), DoorbellWait.SLEEP);
     }
 
-    /** {@code VipSendWait} with a chosen way to wait (busy, yield, backoff, sleep), as libqnix's waits. */
+    /**
+     * {@code VipSendWait} with a chosen way to wait (busy, yield, backoff, sleep), as libqnix's waits.
+     *
+     * <pre>{@code
+     * Descriptor done = vi.sendWait(5_000, DoorbellWait.BUSY);
+     * }</pre>
+     */
     public Descriptor sendWait(final long timeoutMs, final DoorbellWait wait)
     {
         return sends.await(TimeUnit.MILLISECONDS.toNanos(timeoutMs), wait);
     }
 
-    /** {@code VipRecvWait}: the oldest posted receive once it completes; as {@link #sendWait(long)}. */
+    /**
+     * {@code VipRecvWait}: the oldest posted receive once it completes; as {@link #sendWait(long)}.
+     *
+     * <pre>{@code
+     * Descriptor got = vi.recvWait(5_000);
+     * }</pre>
+     */
     public Descriptor recvWait(final long timeoutMs)
     {
         return receives.await(TimeUnit.MILLISECONDS.toNanos(timeoutMs), DoorbellWait.SLEEP);
     }
 
+    /**
+     * {@code VipRecvWait} with a chosen way to wait, as {@link #sendWait(long, DoorbellWait)}.
+     *
+     * <pre>{@code
+     * Descriptor got = vi.recvWait(5_000, DoorbellWait.BACKOFF);
+     * }</pre>
+     */
     public Descriptor recvWait(final long timeoutMs, final DoorbellWait wait)
     {
         return receives.await(TimeUnit.MILLISECONDS.toNanos(timeoutMs), wait);
     }
 
     /**
+     * {@code VipSendNotify}: returns at once; {@code handler} is called once, from a library thread, with
+     * the next send to complete, taken off the queue (so not returned by {@link #sendDone()} too). Not
+     * called if the NIC closes or stops first (the NIC's error handler hears of a stop). One
+     * notification per queue at a time: another before the handler ran is {@code INVALID_STATE}.
+     *
+     * <pre>{@code
+     * vi.postSend(send, region);
+     * vi.sendNotify((v, d) -> System.out.println("sent " + d.length() + " bytes, status " + d.status()));
+     * }</pre>
+     */
+    public void sendNotify(final NotifyHandler handler)
+    {
+        notifyOn(sends, handler);
+    }
+
+    /**
+     * {@code VipRecvNotify}: as {@link #sendNotify}, for the next receive to complete.
+     *
+     * <pre>{@code
+     * vi.postRecv(recv, region);
+     * vi.recvNotify((v, d) -> arrived.offer(d));
+     * }</pre>
+     */
+    public void recvNotify(final NotifyHandler handler)
+    {
+        notifyOn(receives, handler);
+    }
+
+    private void notifyOn(final ViWorkQueue queue, final NotifyHandler handler)
+    {
+        if (null == handler)
+        {
+            throw new ViplException(ViplResult.INVALID_PARAMETER, "no handler");
+        }
+        queue.claimNotify();
+        try
+        {
+            nic.notifications().submit(() ->
+            {
+                final Descriptor descriptor;
+                try
+                {
+                    descriptor = queue.await(NOTIFY_WAIT_NS, DoorbellWait.SLEEP);
+                }
+                finally
+                {
+                    queue.notifyEnded();
+                }
+                try
+                {
+                    handler.completed(this, descriptor);
+                }
+                catch (final RuntimeException ex)
+                {
+                    System.err.println("VIPL: a notification handler of " + this + " threw " + ex);
+                }
+            });
+        }
+        catch (final RuntimeException ex)
+        {
+            queue.notifyEnded();
+            throw ex;
+        }
+    }
+
+    /**
      * {@code VipQueryVi}: the state the NIC's VI table holds (a driver request), so Error, which the NIC
      * or a peer's departure sets, shows; the remote end as the connection reported it.
+     *
+     * <pre>{@code
+     * if (ViState.ERROR == vi.query().state()) { vi.disconnect(); }
+     * }</pre>
      */
     public Query query()
     {
@@ -161,6 +306,10 @@ public final class Vi extends DriverResource
      * {@code VipConnectPeerDone}: does not block. @return SUCCESS once connected ({@link #query()} then
      * names the peer), NOT_DONE while the peer has not asked, or why the request failed (TIMEOUT,
      * INVALID_RELIABILITY_LEVEL, INVALID_MTU; INVALID_STATE with no request outstanding).
+     *
+     * <pre>{@code
+     * while (ViplResult.NOT_DONE == vi.connectPeerDone()) { doOtherWork(); }
+     * }</pre>
      */
     public ViplResult connectPeerDone()
     {
@@ -175,6 +324,11 @@ public final class Vi extends DriverResource
      *
      * @return the peer's end.
      * @throws ViplException TIMEOUT, a mismatch, or INVALID_STATE with no request outstanding.
+     *
+     * <pre>{@code
+     * nic.connectPeerRequest(vi, local, remote, 10_000);
+     * RemoteVi peer = vi.connectPeerWait();
+     * }</pre>
      */
     public RemoteVi connectPeerWait()
     {
@@ -185,7 +339,15 @@ public final class Vi extends DriverResource
         }
     }
 
-    /** {@code VipDisconnect}: Idle again; a connected peer's VI goes to Error (connection lost). */
+    /**
+     * {@code VipDisconnect}: Idle again (what is posted completes DESC_FLUSHED); a connected peer's VI
+     * goes to Error (connection lost). The only way out of Error.
+     *
+     * <pre>{@code
+     * vi.disconnect();
+     * vi.close();
+     * }</pre>
+     */
     public void disconnect()
     {
         synchronized (nic)
@@ -195,24 +357,49 @@ public final class Vi extends DriverResource
         }
     }
 
+    /**
+     * @return the attributes the VI was created with.
+     *
+     * <pre>{@code
+     * int largest = vi.attributes().maxTransferSize();
+     * }</pre>
+     */
     public ViAttributes attributes()
     {
         return attributes;
     }
 
-    /** @return the CQ the send queue reports to, or null. */
+    /**
+     * @return the CQ the send queue reports to, or null.
+     *
+     * <pre>{@code
+     * CompletionQueue cq = vi.sendCq();
+     * }</pre>
+     */
     public CompletionQueue sendCq()
     {
         return sendCq;
     }
 
-    /** @return the CQ the receive queue reports to, or null. */
+    /**
+     * @return the CQ the receive queue reports to, or null.
+     *
+     * <pre>{@code
+     * CompletionQueue cq = vi.receiveCq();
+     * }</pre>
+     */
     public CompletionQueue receiveCq()
     {
         return receiveCq;
     }
 
-    /** @return the VI's index in its NIC's VI table: its number on the wire. */
+    /**
+     * @return the VI's index in its NIC's VI table: its number on the wire.
+     *
+     * <pre>{@code
+     * System.out.println("VI " + vi.index());
+     * }</pre>
+     */
     public int index()
     {
         return vi;
@@ -237,6 +424,31 @@ public final class Vi extends DriverResource
     ViplNic nic()
     {
         return nic;
+    }
+
+    /** @return the CQ entry of this VI's send or receive queue: one object each, made with the VI. */
+    CompletionQueue.Completion completion(final boolean sendQueue)
+    {
+        return sendQueue ? sendCompletion : receiveCompletion;
+    }
+
+    /** Wakes this process's threads asleep on the VI's completion counters (a close ends their waits). */
+    void wakeAll()
+    {
+        sends.wakeAll();
+        receives.wakeAll();
+    }
+
+    /**
+     * @return the VI's index and level, for messages.
+     *
+     * <pre>{@code
+     * System.out.println(vi);
+     * }</pre>
+     */
+    public String toString()
+    {
+        return "VI " + vi + " (" + attributes.reliability() + ")";
     }
 
 

@@ -10,12 +10,14 @@ import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicWakeUp;
 import org.qnix.abi.ViplResult;
 import org.qnix.abi.VniLayout;
+import org.qnix.host.NicHeartbeat;
 
 /**
  * The VIA process's Command Queue (issue 14: "Posting is a Command Queue entry"), the same queue and
  * protocol as libqnix's {@code VirtualNetworkInterface}: an entry's fields, the Command field last with
  * release (the NIC finds commands by it), the Tail advanced; the Head the NIC publishes says how much
- * room is left, and a full queue is waited for (bounded). {@code VIA_POST_SEND}/{@code VIA_POST_RECV}
+ * room is left, and a full queue is waited for (bounded; ended by a stopped NIC, which would never
+ * make room, with {@link ViplNicDeadException}). {@code VIA_POST_SEND}/{@code VIA_POST_RECV}
  * carry the VI in Context, the descriptor's memory handle in Group and its offset from the region's
  * base in Size. Thread safe: posts of several threads are serialised here.
  *
@@ -34,12 +36,14 @@ final class ViaCommandQueue
     private final int entries;
     private final CommandQueueEntry entry = new CommandQueueEntry();
     private final NicWakeUp wakeUp;
+    private final NicHeartbeat heartbeat;
     private int commandTail;
 
     ViaCommandQueue(final ClusterParameters params, final UnsafeBuffer vni, final UnsafeBuffer hps,
-        final NicWakeUp wakeUp)
+        final NicWakeUp wakeUp, final NicHeartbeat heartbeat)
     {
         this.wakeUp = wakeUp;
+        this.heartbeat = heartbeat;
         this.layout = new VniLayout(params);
         this.vni = vni;
         this.hps = hps;
@@ -75,6 +79,10 @@ final class ViaCommandQueue
             }
             else
             {
+                if ((idle & 0x3FF) == 0 && !heartbeat.isRunning())
+                {
+                    throw new ViplNicDeadException(heartbeat.node(), heartbeat.describeStopped());
+                }
                 LockSupport.parkNanos(50_000);
             }
         }

@@ -28,13 +28,25 @@ public final class Vipl
     {
     }
 
-    /** {@code VipOpenNic} on the cluster named by {@code $QNIX_CLUSTER}, or "default". */
+    /**
+     * {@code VipOpenNic} on the cluster named by {@code $QNIX_CLUSTER}, or "default".
+     *
+     * <pre>{@code
+     * try (ViplNic nic = Vipl.openNic("/dev/qnix/1-0")) { ... }
+     * }</pre>
+     */
     public static ViplNic openNic(final String device)
     {
         return openNic(device, ClusterDirectory.defaultClusterName());
     }
 
-    /** {@code VipOpenNic} on a named cluster. */
+    /**
+     * {@code VipOpenNic} on a named cluster.
+     *
+     * <pre>{@code
+     * try (ViplNic nic = Vipl.openNic("0-0", "lab")) { ... }
+     * }</pre>
+     */
     public static ViplNic openNic(final String device, final String cluster)
     {
         if (null == device)

@@ -20,6 +20,13 @@ public record ViplAddress(NicCoordinates node, byte[] discriminator)
         discriminator = discriminator.clone();
     }
 
+    /**
+     * @return a copy of the discriminator.
+     *
+     * <pre>{@code
+     * String key = new String(address.discriminator(), StandardCharsets.US_ASCII);
+     * }</pre>
+     */
     public byte[] discriminator()
     {
         return discriminator.clone();

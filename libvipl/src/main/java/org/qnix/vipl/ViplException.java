@@ -20,18 +20,40 @@ public class ViplException extends RuntimeException
 
     private final ViplResult result;
 
+    /**
+     * @param result the VIPL code.
+     * @param message why, for people.
+     *
+     * <pre>{@code
+     * throw new ViplException(ViplResult.INVALID_PARAMETER, "no such VI");
+     * }</pre>
+     */
     public ViplException(final ViplResult result, final String message)
     {
         super(result + ": " + message);
         this.result = result;
     }
 
+    /**
+     * @param cause what the library met underneath.
+     *
+     * <pre>{@code
+     * throw new ViplException(ViplResult.ERROR_RESOURCE, ex.getMessage(), ex);
+     * }</pre>
+     */
     public ViplException(final ViplResult result, final String message, final Throwable cause)
     {
         super(result + ": " + message, cause);
         this.result = result;
     }
 
+    /**
+     * @return the VIPL code ({@code VIP_RESULT}).
+     *
+     * <pre>{@code
+     * if (ViplResult.TIMEOUT == ex.result()) { retry(); }
+     * }</pre>
+     */
     public ViplResult result()
     {
         return result;

@@ -38,18 +38,37 @@ public final class ViplMemory implements AutoCloseable
         this.views = views;
     }
 
+    /**
+     * @return the bytes allocated.
+     *
+     * <pre>{@code
+     * MemoryRegion region = nic.registerMem(memory, 0, memory.length(), attributes);
+     * }</pre>
+     */
     public int length()
     {
         return length;
     }
 
-    /** @return the VIA address of byte {@code offset}: what descriptors name. */
+    /**
+     * @return the VIA address of byte {@code offset}: what descriptors name.
+     *
+     * <pre>{@code
+     * recv.fields().dataSegment(0, memory.address(4096), region.handle(), 4096);
+     * }</pre>
+     */
     public long address(final long offset)
     {
         return ViaAddressSpace.address(allocation, offset);
     }
 
-    /** @return the memory, to compose descriptors and data in place; unusable after {@link #close()}. */
+    /**
+     * @return the memory, to compose descriptors and data in place; unusable after {@link #close()}.
+     *
+     * <pre>{@code
+     * memory.buffer().putStringWithoutLengthAscii(4096, "hello");
+     * }</pre>
+     */
     public UnsafeBuffer buffer()
     {
         if (closed)
@@ -63,6 +82,11 @@ public final class ViplMemory implements AutoCloseable
      * @return a {@link Descriptor} at {@code offset}, which must be a multiple of
      * {@link org.qnix.abi.ViplDescriptor#ALIGNMENT} inside the memory (else {@code INVALID_PARAMETER}; the
      * NIC would complete a misaligned one with a format error).
+     *
+     * <pre>{@code
+     * Descriptor send = memory.descriptor(0);
+     * Descriptor recv = memory.descriptor(128);
+     * }</pre>
      */
     public Descriptor descriptor(final int offset)
     {
@@ -110,7 +134,14 @@ public final class ViplMemory implements AutoCloseable
         }
     }
 
-    /** Frees the memory; refused while it is registered. Idempotent once it succeeded. */
+    /**
+     * Frees the memory; refused ({@code INVALID_STATE}) while it is registered. Idempotent once it succeeded.
+     *
+     * <pre>{@code
+     * region.close();
+     * memory.close();
+     * }</pre>
+     */
     public void close()
     {
         synchronized (nic)

@@ -21,6 +21,8 @@ import org.qnix.abi.ViaProcessStructuresLayout;
 import org.qnix.abi.ViaTablesLayout;
 import org.qnix.abi.ViplDescriptor;
 import org.qnix.abi.ViplResult;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
 
@@ -68,6 +70,12 @@ public final class ViplNic implements AutoCloseable
     /** VIPL 1.0, as VIP_NIC_ATTRIBUTES' ProviderVersion. */
     public static final int PROVIDER_VERSION = 0x0001_0000;
     private static final long OPEN_TIMEOUT_MS = 30_000;
+    /**
+     * A {@link #connectWait} asks the driver in slices this long and looks at the NIC's heartbeat
+     * between them, so a NIC that stops ends the wait (a slice's timeout leaves no trace in the driver:
+     * requests wait for the server).
+     */
+    static final long CONNECT_WAIT_SLICE_MS = 1_000;
 
     private final NicCoordinates node;
     private final String clusterName;
@@ -89,6 +97,14 @@ public final class ViplNic implements AutoCloseable
     private final Int2ObjectHashMap<Vi> vis = new Int2ObjectHashMap<>();
     private final List<ViplMemory> memories = new ArrayList<>();
     private final List<CompletionQueue> cqs = new ArrayList<>();
+    /** CQs by their index in the NIC's CQ table, guarded by {@link #vis} as VIs are. */
+    private final Int2ObjectHashMap<CompletionQueue> cqsByIndex = new Int2ObjectHashMap<>();
+    /** The async-event ring's reader and its daemon thread (VipErrorCallback). */
+    private final AsyncEvents events;
+    private final Thread eventsThread;
+    /** VipSendNotify, VipRecvNotify, VipCQNotify: their waits, each on a thread of its own while it waits. */
+    private ExecutorService notifications;
+    private final Object notificationsLock = new Object();
     private boolean closed;
 
     private ViplNic(final NicCoordinates node, final String clusterName, final ClusterParameters params,
@@ -99,8 +115,8 @@ public final class ViplNic implements AutoCloseable
         this.hps = hps;
         this.control = control;
         this.wake = wake;
-        this.commands = new ViaCommandQueue(params, vni.buffer(), hps.buffer(), wake.wakeUp());
         this.heartbeat = new NicHeartbeat(control.buffer(), 0, node);
+        this.commands = new ViaCommandQueue(params, vni.buffer(), hps.buffer(), wake.wakeUp(), heartbeat);
         this.node = node;
         this.clusterName = clusterName;
         this.params = params;
@@ -108,6 +124,10 @@ public final class ViplNic implements AutoCloseable
         this.driver = driver;
         this.registration = registration;
         this.structures = structures;
+        this.events = new AsyncEvents(this, structures.buffer(),
+            new DoorbellWaiter(structures.buffer(), heartbeat, guard, 0));
+        this.eventsThread = new Thread(events, "vipl-errors-" + node);
+        eventsThread.setDaemon(true);
     }
 
     static ViplNic open(final NicCoordinates node, final String clusterName)
@@ -156,8 +176,10 @@ public final class ViplNic implements AutoCloseable
                 control = MappedFile.mapReadOnly(dir.nicSdram(node),
                     new NicSdramLayout(params).controlProgramOffset(), ControlProgramLayout.LENGTH);
                 final NicWakeMapping wake = NicWakeMapping.map(dir, node);
-                return new ViplNic(node, clusterName, params, dir.hostMemory(node), driver, registration, structures,
-                    vni, hps, control, wake);
+                final ViplNic nic = new ViplNic(node, clusterName, params, dir.hostMemory(node), driver, registration,
+                    structures, vni, hps, control, wake);
+                nic.eventsThread.start();
+                return nic;
             }
             catch (final RuntimeException ex)
             {
@@ -178,13 +200,27 @@ public final class ViplNic implements AutoCloseable
         }
     }
 
-    /** @return the NIC's torus coordinates. */
+    /**
+     * @return the NIC's torus coordinates.
+     *
+     * <pre>{@code
+     * ViplAddress server = new ViplAddress(nic.node(), "echo".getBytes(US_ASCII));
+     * }</pre>
+     */
     public NicCoordinates node()
     {
         return node;
     }
 
-    /** {@code VipQueryNic}. */
+    /**
+     * {@code VipQueryNic}: every attribute of {@code VIP_NIC_ATTRIBUTES} (VIPL.md's list), from the
+     * cluster's parameters and the NIC's table sizes.
+     *
+     * <pre>{@code
+     * NicAttributes a = nic.query();
+     * Descriptor[] window = new Descriptor[Math.min(64, a.maxDescriptorsPerQueue())];
+     * }</pre>
+     */
     public NicAttributes query()
     {
         final ViaTablesLayout via = new NicSdramLayout(params).via();
@@ -198,19 +234,38 @@ public final class ViplNic implements AutoCloseable
             EnumSet.of(Reliability.RELIABLE_DELIVERY, Reliability.RELIABLE_RECEPTION));
     }
 
-    /** @return true once {@link #close()} ran: every resource of it is released. */
+    /**
+     * @return true once {@link #close()} ran: every resource of it is released.
+     *
+     * <pre>{@code
+     * if (!nic.isClosed()) { nic.close(); }
+     * }</pre>
+     */
     public synchronized boolean isClosed()
     {
         return closed;
     }
 
-    /** @return the cluster's parameters. */
+    /**
+     * @return the cluster's parameters.
+     *
+     * <pre>{@code
+     * int page = nic.parameters().pageSize();
+     * }</pre>
+     */
     public ClusterParameters parameters()
     {
         return params;
     }
 
-    /** {@code VipCreatePtag}. */
+    /**
+     * {@code VipCreatePtag}: a protection tag of this process; regions and VIs of one ptag only work
+     * together. At most {@code MaxPtags}.
+     *
+     * <pre>{@code
+     * ProtectionTag ptag = nic.createPtag();
+     * }</pre>
+     */
     public synchronized ProtectionTag createPtag()
     {
         ensureOpen();
@@ -224,7 +279,14 @@ public final class ViplNic implements AutoCloseable
         }
     }
 
-    /** Memory for descriptors and data, {@code bytes} long (at most {@code maxRegisterBlockBytes}), page aligned. */
+    /**
+     * Memory for descriptors and data, {@code bytes} long (at most {@code maxRegisterBlockBytes}), page
+     * aligned, from the node's DMA memory. {@link ViplMemory#close()} frees it (refused while registered).
+     *
+     * <pre>{@code
+     * ViplMemory memory = nic.allocate(64 * 1024);
+     * }</pre>
+     */
     public synchronized ViplMemory allocate(final int bytes)
     {
         ensureOpen();
@@ -262,7 +324,11 @@ public final class ViplNic implements AutoCloseable
 
     /**
      * {@code VipRegisterMem}: bytes {@code [offset, offset + length)} of {@code memory}, locked while
-     * registered.
+     * registered. The same range may be registered again (another handle).
+     *
+     * <pre>{@code
+     * MemoryRegion region = nic.registerMem(memory, 0, memory.length(), new MemoryAttributes(ptag, true, false));
+     * }</pre>
      */
     public synchronized MemoryRegion registerMem(final ViplMemory memory, final long offset, final long length,
         final MemoryAttributes attributes)
@@ -286,7 +352,13 @@ public final class ViplNic implements AutoCloseable
         }
     }
 
-    /** {@code VipCreateCQ}. */
+    /**
+     * {@code VipCreateCQ}: a completion queue of {@code entries} (1 .. {@code MaxCQEntries}).
+     *
+     * <pre>{@code
+     * CompletionQueue cq = nic.createCq(256);
+     * }</pre>
+     */
     public synchronized CompletionQueue createCq(final int entries)
     {
         ensureOpen();
@@ -318,10 +390,20 @@ public final class ViplNic implements AutoCloseable
         final CompletionQueue cq = new CompletionQueue(this, ring.id(), entries,
             new MappedViews(mapping, 0, CqRingLayout.length(entries)));
         cqs.add(cq);
+        synchronized (vis)
+        {
+            cqsByIndex.put(cq.index(), cq);
+        }
         return cq;
     }
 
-    /** {@code VipCreateVi}, Idle; either CQ may be null (that queue reports to no CQ). */
+    /**
+     * {@code VipCreateVi}, Idle; either CQ may be null (that queue reports to no CQ).
+     *
+     * <pre>{@code
+     * Vi vi = nic.createVi(new ViAttributes(Reliability.RELIABLE_DELIVERY, 65536, ptag, false, false), null, cq);
+     * }</pre>
+     */
     public synchronized Vi createVi(final ViAttributes attributes, final CompletionQueue sendCq,
         final CompletionQueue receiveCq)
     {
@@ -349,20 +431,42 @@ public final class ViplNic implements AutoCloseable
 
     /**
      * {@code VipConnectWait}: waits up to {@code timeoutMs} for a client's request to this NIC and
-     * {@code discriminator} ({@code TIMEOUT} if none comes). The wait holds this NIC's driver connection:
-     * other calls on this {@code ViplNic} wait for it.
+     * {@code discriminator} ({@code TIMEOUT} if none comes; {@link ViplNicDeadException} if the NIC
+     * stops meanwhile). The wait holds this NIC's driver connection: other calls on this
+     * {@code ViplNic} wait for it.
+     *
+     * <pre>{@code
+     * ConnectionRequest request = nic.connectWait("echo".getBytes(US_ASCII), 10_000);
+     * request.accept(vi);
+     * }</pre>
      */
     public synchronized ConnectionRequest connectWait(final byte[] discriminator, final long timeoutMs)
     {
         ensureOpen();
-        try
+        final long deadline = System.currentTimeMillis() + timeoutMs;
+        while (true)
         {
-            final ViaPeer peer = driver.viaConnectWait(discriminator, timeoutMs);
-            return new ConnectionRequest(this, peer.handle(), RemoteVi.of(peer));
-        }
-        catch (final DriverException ex)
-        {
-            throw ViplException.of(ex);
+            if (!heartbeat.isRunning())
+            {
+                throw nicDead();
+            }
+            final long left = Math.max(0, deadline - System.currentTimeMillis());
+            try
+            {
+                final ViaPeer peer = driver.viaConnectWait(discriminator, Math.min(left, CONNECT_WAIT_SLICE_MS));
+                return new ConnectionRequest(this, peer.handle(), RemoteVi.of(peer));
+            }
+            catch (final ViaDriverException ex)
+            {
+                if (ViplResult.TIMEOUT != ex.result() || left <= CONNECT_WAIT_SLICE_MS)
+                {
+                    throw ViplException.of(ex);
+                }
+            }
+            catch (final DriverException ex)
+            {
+                throw ViplException.of(ex);
+            }
         }
     }
 
@@ -371,6 +475,10 @@ public final class ViplNic implements AutoCloseable
      * up to {@code timeoutMs}: Connected, with the server's end, or {@code REJECT}, {@code TIMEOUT},
      * {@code INVALID_RELIABILITY_LEVEL}, {@code INVALID_MTU}, {@code INVALID_STATE} (not Idle). The VI is
      * Connect Pending while it waits. The wait holds this NIC's driver connection.
+     *
+     * <pre>{@code
+     * RemoteVi server = nic.connectRequest(vi, new ViplAddress(NicCoordinates.parse("1-0"), "echo".getBytes(US_ASCII)), 10_000);
+     * }</pre>
      */
     public synchronized RemoteVi connectRequest(final Vi vi, final ViplAddress remote, final long timeoutMs)
     {
@@ -395,6 +503,11 @@ public final class ViplNic implements AutoCloseable
      * its local one. Returns at once, the VI Connect Pending; {@link Vi#connectPeerDone()} and
      * {@link Vi#connectPeerWait()} take the outcome, which is TIMEOUT once {@code timeoutMs} passed
      * unmatched.
+     *
+     * <pre>{@code
+     * nic.connectPeerRequest(vi, "left".getBytes(US_ASCII), new ViplAddress(NicCoordinates.parse("1-0"), "right".getBytes(US_ASCII)), 10_000);
+     * RemoteVi peer = vi.connectPeerWait();
+     * }</pre>
      */
     public synchronized void connectPeerRequest(final Vi vi, final byte[] localDiscriminator, final ViplAddress remote,
         final long timeoutMs)
@@ -413,7 +526,96 @@ public final class ViplNic implements AutoCloseable
         }
     }
 
-    /** {@code VipCloseNic}: the driver takes every VI, region and CQ out of the NIC's tables and frees the memory. */
+    /**
+     * {@code VipErrorCallback}: {@code handler} gets every asynchronous error from now on (a connection
+     * lost, a CQ overflow, a descriptor the NIC could not read, the NIC's own death), one at a time, on
+     * the NIC's async-error thread. Null, or {@link AsyncErrorHandler#DEFAULT}, prints one line to
+     * standard error, as VIPL's default handler does, and is what a NIC starts with.
+     *
+     * <pre>{@code
+     * nic.onError(error ->
+     * {
+     *     if (AsyncError.Code.CONN_LOST == error.code()) { lost.add(error.vi()); }
+     *     else { System.err.println(error.describe()); }
+     * });
+     * }</pre>
+     */
+    public void onError(final AsyncErrorHandler handler)
+    {
+        events.handler(handler);
+    }
+
+    /**
+     * {@code VipNSGetHostByName}: the network address of a node of this cluster, by its name,
+     * {@code "X-Y"} or {@code "node-X-Y"} (the cluster's node names), with an empty discriminator.
+     *
+     * <pre>{@code
+     * ViplAddress server = nic.hostByName("node-1-0");
+     * ViplAddress echo = new ViplAddress(server.node(), "echo".getBytes(US_ASCII));
+     * }</pre>
+     *
+     * @throws ViplException {@code ERROR_NAMESERVICE} for a name that is no node of the cluster.
+     */
+    public ViplAddress hostByName(final String name)
+    {
+        if (null == name)
+        {
+            throw new ViplException(ViplResult.INVALID_PARAMETER, "no name");
+        }
+        final String coordinates = name.startsWith("node-") ? name.substring("node-".length()) : name;
+        final NicCoordinates host;
+        try
+        {
+            host = NicCoordinates.parse(coordinates);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new ViplException(ViplResult.ERROR_NAMESERVICE, "no host '" + name + "' in cluster '" + clusterName +
+                "': names are X-Y or node-X-Y");
+        }
+        checkInTorus(host, name);
+        return new ViplAddress(host, new byte[0]);
+    }
+
+    /**
+     * {@code VipNSGetHostByAddr}: the name of the node with a network address ({@code "node-X-Y"});
+     * the discriminator plays no part.
+     *
+     * <pre>{@code
+     * String peer = nic.hostByAddress(new ViplAddress(request.remote().node(), new byte[0]));   // "node-0-0"
+     * }</pre>
+     *
+     * @throws ViplException {@code ERROR_NAMESERVICE} for an address of no node of the cluster.
+     */
+    public String hostByAddress(final ViplAddress address)
+    {
+        if (null == address)
+        {
+            throw new ViplException(ViplResult.INVALID_PARAMETER, "no address");
+        }
+        checkInTorus(address.node(), address.node().toString());
+        return address.node().directoryName();
+    }
+
+    private void checkInTorus(final NicCoordinates host, final String name)
+    {
+        if (host.x() >= params.torusWidth() || host.y() >= params.torusHeight())
+        {
+            throw new ViplException(ViplResult.ERROR_NAMESERVICE, "no host '" + name + "' in the " + params.torusWidth() +
+                "x" + params.torusHeight() + " torus of cluster '" + clusterName + "'");
+        }
+    }
+
+    /**
+     * {@code VipCloseNic}: the driver takes every VI, region and CQ out of the NIC's tables and frees the
+     * memory. Waits in other threads end ({@code INVALID_STATE}); pending notifications are not called;
+     * the async-error thread ends.
+     *
+     * <pre>{@code
+     * ViplNic nic = Vipl.openNic("0-0");
+     * try { ... } finally { nic.close(); }
+     * }</pre>
+     */
     public synchronized void close()
     {
         if (closed)
@@ -421,9 +623,17 @@ public final class ViplNic implements AutoCloseable
             return;
         }
         closed = true;
-        // Waits end (CLOSED) before anything they read is unmapped.
+        // Waits end (CLOSED) before anything they read is unmapped; the sleepers are woken to see it.
         guard.beginClose();
+        wakeSleepers();
         guard.awaitQuiescence(TimeUnit.SECONDS.toNanos(1));
+        synchronized (notificationsLock)
+        {
+            if (null != notifications)
+            {
+                notifications.shutdownNow();
+            }
+        }
         driver.deregister();
         driver.close();
         for (final ViplMemory memory : memories)
@@ -439,6 +649,7 @@ public final class ViplNic implements AutoCloseable
         synchronized (vis)
         {
             vis.clear();
+            cqsByIndex.clear();
         }
         if (0 == guard.callsInside())
         {
@@ -447,6 +658,31 @@ public final class ViplNic implements AutoCloseable
             hps.close();
             control.close();
             wake.close();
+        }
+        if (Thread.currentThread() != eventsThread)
+        {
+            try
+            {
+                // It left the guard already; a handler of its may still run (and wait for this monitor).
+                eventsThread.join(100);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void wakeSleepers()
+    {
+        new DoorbellWaiter(structures.buffer(), heartbeat, guard).wakeAll(ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET);
+        synchronized (vis)
+        {
+            vis.values().forEach(Vi::wakeAll);
+        }
+        for (final CompletionQueue cq : cqs)
+        {
+            cq.wakeAll();
         }
     }
 
@@ -500,9 +736,53 @@ public final class ViplNic implements AutoCloseable
         }
     }
 
-    String describeStopped()
+    /** @return the exception a wait ends with when the NIC stopped. */
+    ViplNicDeadException nicDead()
     {
-        return heartbeat.describeStopped();
+        return new ViplNicDeadException(node, heartbeat.describeStopped());
+    }
+
+    boolean enterGuard()
+    {
+        return guard.enter();
+    }
+
+    void exitGuard()
+    {
+        guard.exit();
+    }
+
+    /** @return the pool the notifications wait on: daemon threads, made as needed, ended by the close. */
+    ExecutorService notifications()
+    {
+        // Not this object's monitor: a connection wait may hold it, and notifications are the data path's.
+        synchronized (notificationsLock)
+        {
+            if (guard.isClosed())
+            {
+                throw new ViplException(ViplResult.INVALID_STATE, "NIC " + node + " of cluster '" + clusterName +
+                    "' was closed");
+            }
+            if (null == notifications)
+            {
+            notifications = Executors.newCachedThreadPool(task ->
+            {
+                final Thread thread = new Thread(task, "vipl-notify-" + node);
+                thread.setDaemon(true);
+                return thread;
+            });
+            }
+            return notifications;
+        }
+    }
+
+    /** @return the CQ of this NIC with table index {@code index}, or null. */
+    CompletionQueue cqOfIndex(final int index)
+    {
+        synchronized (vis)
+        {
+            return cqsByIndex.get(index);
+        }
     }
 
     /** @return the VI of this NIC with table index {@code index}, or null (a CQ entry names VIs so). */
@@ -597,6 +877,10 @@ public final class ViplNic implements AutoCloseable
             throw ViplException.of(ex);
         }
         cqs.remove(cq);
+        synchronized (vis)
+        {
+            cqsByIndex.remove(cq.index());
+        }
         cq.unmap();
     }
 
@@ -743,6 +1027,13 @@ public final class ViplNic implements AutoCloseable
         }
     }
 
+    /**
+     * @return the NIC, its cluster and its VIA process, for messages.
+     *
+     * <pre>{@code
+     * System.out.println(nic);
+     * }</pre>
+     */
     public String toString()
     {
         return "ViplNic " + node + " (cluster '" + clusterName + "', VIA process " + registration.nicPid() + ")";

@@ -1,0 +1,175 @@
+package org.qnix.vipl;
+
+import java.util.concurrent.TimeUnit;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.qnix.abi.ViaProcessStructuresLayout;
+import org.qnix.host.DoorbellWait;
+import org.qnix.host.DoorbellWaiter;
+
+/**
+ * The reader of a VIA process's async-event ring ({@code VipErrorCallback}; issue 14, "Where things
+ * live"): the NIC appends an event (VI, CQ, descriptor, op, resource and error codes), Valid last with
+ * release, then advances the Tail and wakes the sleepers the Waiters word counts; a full ring sets
+ * Overflowed instead. This reader takes events in order, one at a time, hands the Head back with
+ * release, and calls the NIC's {@link AsyncErrorHandler}; an overflow is reported after the events
+ * the ring held. It runs on a daemon thread of the {@link ViplNic}, asleep on the
+ * Tail through {@link DoorbellWaiter} (never spinning: no hot window), and ends when the NIC closes,
+ * or after it reported the NIC's death (a {@code CATASTROPHIC} event of resource NIC), since nothing
+ * more can come.
+ *
+ * <p>The ring is read inside the NIC's {@code MappingGuard}, the handler called outside it, so that a
+ * handler may close the NIC.
+ *
+ * <pre>{@code
+ * AsyncEvents events = new AsyncEvents(nic, nic.structures());
+ * Thread thread = new Thread(events, "vipl-errors-0-0");
+ * events.handler(error -> System.err.println(error.describe()));
+ * }</pre>
+ */
+final class AsyncEvents implements Runnable
+{
+    /** A wait's length: the waiter ends it early on a close or a dead NIC anyway. */
+    private static final long WAIT_NS = TimeUnit.HOURS.toNanos(1);
+
+    private final ViplNic nic;
+    private final UnsafeBuffer structures;
+    private final DoorbellWaiter waiter;
+    private volatile AsyncErrorHandler handler = AsyncErrorHandler.DEFAULT;
+    private int head;
+
+    AsyncEvents(final ViplNic nic, final UnsafeBuffer structures, final DoorbellWaiter waiter)
+    {
+        this.nic = nic;
+        this.structures = structures;
+        this.waiter = waiter;
+        this.head = structures.getInt(ViaProcessStructuresLayout.ASYNC_HEAD_OFFSET);
+    }
+
+    void handler(final AsyncErrorHandler handler)
+    {
+        this.handler = null == handler ? AsyncErrorHandler.DEFAULT : handler;
+    }
+
+    @Override
+    public void run()
+    {
+        while (true)
+        {
+            if (!nic.enterGuard())
+            {
+                return;
+            }
+            final AsyncError next;
+            try
+            {
+                next = poll();
+            }
+            finally
+            {
+                nic.exitGuard();
+            }
+            if (null != next)
+            {
+                dispatch(next);
+                continue;
+            }
+            final int code = nic.await(waiter, ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET,
+                ViaProcessStructuresLayout.ASYNC_WAITERS_OFFSET, CountReached.of(head + 1), WAIT_NS, DoorbellWait.SLEEP);
+            if (DoorbellWaiter.NIC_DEAD == code)
+            {
+                dispatch(new AsyncError(nic, AsyncError.Resource.NIC, AsyncError.Code.CATASTROPHIC, null, null, 0, 0, 0,
+                    false));
+                return;
+            }
+            if (DoorbellWaiter.CLOSED == code)
+            {
+                return;
+            }
+        }
+    }
+
+    /**
+     * Takes the oldest whole event the NIC appended or, once the ring is empty, a report that it
+     * overflowed. One at a time, each handed to the handler before the next is taken: a slow handler
+     * holds back one event, and the ring's room is what the NIC may raise meanwhile. Inside the NIC's
+     * guard.
+     *
+     * @return the event, or null if there is none.
+     */
+    AsyncError poll()
+    {
+        // Writer: the NIC, after the event's Valid word.
+        final int tail = structures.getIntVolatile(ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET);
+        if (head != tail)
+        {
+            final int event = ViaProcessStructuresLayout.asyncEventOffset(head & Integer.MAX_VALUE);
+            if (0 != structures.getIntVolatile(event + ViaProcessStructuresLayout.EVENT_VALID_OFFSET))
+            {
+                final AsyncError error = eventAt(event);
+                structures.putInt(event + ViaProcessStructuresLayout.EVENT_VALID_OFFSET, 0);
+                head++;
+                // Reader: the NIC, which appends only while Tail - Head leaves room.
+                structures.putIntRelease(ViaProcessStructuresLayout.ASYNC_HEAD_OFFSET, head);
+                return error;
+            }
+        }
+        // Writer: the NIC, with release, when an event found the ring full. Taken with an atomic swap,
+        // so that an overflow after this look is not cleared unseen.
+        if (0 != structures.getAndSetInt(ViaProcessStructuresLayout.ASYNC_OVERFLOWED_OFFSET, 0))
+        {
+            return new AsyncError(nic, AsyncError.Resource.NIC, AsyncError.Code.CATASTROPHIC, null, null, 0, 0, 0, true);
+        }
+        return null;
+    }
+
+    private AsyncError eventAt(final int event)
+    {
+        final int viIndex = structures.getInt(event + ViaProcessStructuresLayout.EVENT_VI_OFFSET);
+        final int cqIndex = structures.getInt(event + ViaProcessStructuresLayout.EVENT_CQ_OFFSET);
+        final AsyncError.Resource resource =
+            AsyncError.Resource.of(structures.getInt(event + ViaProcessStructuresLayout.EVENT_RESOURCE_OFFSET));
+        final Vi vi = viIndex >= 0 ? nic.viOfIndex(viIndex) : null;
+        return new AsyncError(nic, resource,
+            AsyncError.Code.of(structures.getInt(event + ViaProcessStructuresLayout.EVENT_ERROR_OFFSET)), vi,
+            AsyncError.Resource.CQ == resource ? cqOf(cqIndex, vi) : null,
+            structures.getInt(event + ViaProcessStructuresLayout.EVENT_DESCRIPTOR_HANDLE_OFFSET),
+            structures.getInt(event + ViaProcessStructuresLayout.EVENT_DESCRIPTOR_OFFSET_OFFSET),
+            structures.getInt(event + ViaProcessStructuresLayout.EVENT_OP_OFFSET), false);
+    }
+
+    /**
+     * The CQ of an event: the one it names, or, since the NIC names only the VI whose completion found
+     * the CQ full, that VI's CQ whose ring says it overflowed.
+     */
+    private CompletionQueue cqOf(final int cqIndex, final Vi vi)
+    {
+        final CompletionQueue named = cqIndex >= 0 ? nic.cqOfIndex(cqIndex) : null;
+        if (null != named || null == vi)
+        {
+            return named;
+        }
+        if (null != vi.sendCq() && vi.sendCq().isOverflowed())
+        {
+            return vi.sendCq();
+        }
+        if (null != vi.receiveCq() && vi.receiveCq().isOverflowed())
+        {
+            return vi.receiveCq();
+        }
+        return null != vi.receiveCq() ? vi.receiveCq() : vi.sendCq();
+    }
+
+    private void dispatch(final AsyncError error)
+    {
+        try
+        {
+            handler.onError(error);
+        }
+        catch (final RuntimeException ex)
+        {
+            // A handler's failure must not end the NIC's error reporting.
+            System.err.println("VIPL: the async error handler of NIC " + nic.node() + " threw " + ex);
+        }
+    }
+}

@@ -1,0 +1,366 @@
+package org.qnix.tools;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.ViaProcessStructuresLayout;
+import org.qnix.abi.ViplDescriptor;
+import org.qnix.abi.ViplResult;
+import org.qnix.firmware.NicCounters;
+import org.qnix.vipl.AsyncError;
+import org.qnix.vipl.CompletionQueue;
+import org.qnix.vipl.Descriptor;
+import org.qnix.vipl.MemoryAttributes;
+import org.qnix.vipl.MemoryRegion;
+import org.qnix.vipl.NicAttributes;
+import org.qnix.vipl.ProtectionTag;
+import org.qnix.vipl.Reliability;
+import org.qnix.vipl.Vi;
+import org.qnix.vipl.ViAttributes;
+import org.qnix.vipl.ViState;
+import org.qnix.vipl.Vipl;
+import org.qnix.vipl.ViplAddress;
+import org.qnix.vipl.ViplException;
+import org.qnix.vipl.ViplMemory;
+import org.qnix.vipl.ViplNic;
+import org.qnix.vipl.ViplNicDeadException;
+
+/**
+ * The NIC-wide side of the VIPL on a real cluster (issue 14): asynchronous errors reach the handler of
+ * {@code onError} from the NIC's async-event ring (a CQ overflow, a connection lost to a peer's
+ * disconnect or kill -9), the default handler prints one line; a NIC whose firmware stops ends every
+ * wait with {@link ViplNicDeadException} and tells the handler CATASTROPHIC; and {@code query()} and
+ * the name service answer for the cluster's nodes.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class ViplAsyncErrorsTest extends ViplClusterTest
+{
+    @Test
+    void aCqOverflowRaisesACatastrophicErrorOfThatCq() throws Exception
+    {
+        try (ViplNic serverNic = Vipl.openNic("1-0", dir.name()); ViplNic clientNic = Vipl.openNic("0-0", dir.name()))
+        {
+            final BlockingQueue<AsyncError> errors = new LinkedBlockingQueue<>();
+            serverNic.onError(errors::add);
+            final CompletionQueue cq = serverNic.createCq(1);
+            final ViplCqTest.Pair pair =
+                ViplCqTest.Pair.connect(serverNic, clientNic, Reliability.RELIABLE_DELIVERY, cq, "overflow");
+            pair.postReceive(0, 16);
+            pair.postReceive(1, 16);
+            pair.send(0, 4, 1);
+            pair.send(1, 4, 2);
+            // Both receives complete on the VI's queue; the second found the CQ full.
+            assertEquals(0, pair.server.recvWait(60_000).offset());
+            assertEquals(ViplDescriptor.ALIGNMENT, pair.server.recvWait(60_000).offset());
+            final AsyncError error = errors.poll(60, TimeUnit.SECONDS);
+            assertEquals(AsyncError.Resource.CQ, error.resource(), error.describe());
+            assertEquals(AsyncError.Code.CATASTROPHIC, error.code());
+            assertSame(cq, error.cq());
+            assertSame(pair.server, error.vi());
+            assertSame(serverNic, error.nic());
+            assertFalse(error.eventsLost());
+            assertTrue(cq.isOverflowed());
+            assertSame(pair.server, cq.done().vi(), "the entry that fitted is there");
+            assertNull(errors.poll(200, TimeUnit.MILLISECONDS), "one event for one lost entry");
+            pair.close();
+        }
+    }
+
+    /**
+     * The handler held on its first event while the NIC raises 70 more (each a CQ overflow): the ring
+     * of 64 fills, the NIC drops the rest, and once the handler returns it gets the 64 and then one
+     * report that events were lost.
+     */
+    @Test
+    void aFullEventRingIsReportedAsEventsLost() throws Exception
+    {
+        final int messages = 72;
+        try (ViplNic serverNic = Vipl.openNic("1-0", dir.name()); ViplNic clientNic = Vipl.openNic("0-0", dir.name()))
+        {
+            final BlockingQueue<AsyncError> errors = new LinkedBlockingQueue<>();
+            final CountDownLatch release = new CountDownLatch(1);
+            serverNic.onError(error ->
+            {
+                errors.add(error);
+                try
+                {
+                    release.await();
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            final CompletionQueue cq = serverNic.createCq(1);
+            final ViplCqTest.Pair pair = ViplCqTest.Pair.connect(serverNic, clientNic, Reliability.UNRELIABLE, cq, "ring");
+            final long before = TestClusters.counters(dir, pair.serverNode).get(NicCounters.COMMANDS);
+            for (int m = 0; m < messages; m++)
+            {
+                pair.postReceiveUnwaited(m, 16);
+            }
+            TestClusters.await("the receives taken by the NIC", () ->
+                TestClusters.counters(dir, pair.serverNode).get(NicCounters.COMMANDS) - before >= messages);
+            for (int m = 0; m < messages; m++)
+            {
+                pair.send(m % 64, 4, m);
+            }
+            for (int m = 0; m < messages; m++)
+            {
+                assertEquals(m * ViplDescriptor.ALIGNMENT, pair.server.recvWait(60_000).offset());
+            }
+            // messages - 1 overflows: the first in the handler, 64 in the ring, the other 6 dropped.
+            TestClusters.await("the first event in the handler", () -> 1 == errors.size());
+            release.countDown();
+            final List<AsyncError> all = new ArrayList<>();
+            TestClusters.await("the ring drained", () ->
+            {
+                errors.drainTo(all);
+                return all.stream().anyMatch(AsyncError::eventsLost);
+            });
+            assertEquals(1 + ViaProcessStructuresLayout.ASYNC_EVENTS + 1, all.size(), "the first, the ring, the report");
+            for (int i = 0; i < all.size() - 1; i++)
+            {
+                assertEquals(AsyncError.Code.CATASTROPHIC, all.get(i).code());
+                assertEquals(AsyncError.Resource.CQ, all.get(i).resource());
+                assertFalse(all.get(i).eventsLost());
+            }
+            final AsyncError lost = all.get(all.size() - 1);
+            assertTrue(lost.eventsLost());
+            assertEquals(AsyncError.Resource.NIC, lost.resource());
+            assertTrue(lost.describe().contains("overflowed"), lost.describe());
+            pair.close();
+        }
+    }
+
+    @Test
+    void aPeersDisconnectGivesConnLostAndTheDefaultHandlerPrintsOneLine() throws Exception
+    {
+        final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        final PrintStream stderr = System.err;
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try (ViplNic serverNic = Vipl.openNic("1-0", dir.name()); ViplNic clientNic = Vipl.openNic("0-0", dir.name()))
+        {
+            final BlockingQueue<AsyncError> errors = new LinkedBlockingQueue<>();
+            clientNic.onError(errors::add);
+            ViplCqTest.Pair pair =
+                ViplCqTest.Pair.connect(serverNic, clientNic, Reliability.RELIABLE_DELIVERY, null, "lost-1");
+            pair.server.disconnect();
+            final AsyncError lost = errors.poll(60, TimeUnit.SECONDS);
+            assertEquals(AsyncError.Code.CONN_LOST, lost.code(), lost.describe());
+            assertEquals(AsyncError.Resource.VI, lost.resource());
+            assertSame(pair.client, lost.vi());
+            assertEquals(ViState.ERROR, pair.client.query().state());
+            pair.client.disconnect();
+
+            // The server's NIC kept the default handler: one line on standard error.
+            pair = ViplCqTest.Pair.connect(serverNic, clientNic, Reliability.RELIABLE_DELIVERY, null, "lost-2");
+            pair.client.disconnect();
+            TestClusters.await("the default handler's line", () -> captured.toString(StandardCharsets.UTF_8)
+                .contains("CONN_LOST"));
+            final String line = captured.toString(StandardCharsets.UTF_8).lines()
+                .filter(l -> l.contains("CONN_LOST")).findFirst().orElseThrow();
+            assertTrue(line.contains("NIC 1-0") && line.contains("VI " + pair.server.index()), line);
+            pair.server.disconnect();
+        }
+        finally
+        {
+            System.setErr(stderr);
+        }
+    }
+
+    @Test
+    void aPeerKilledWithSigkillGivesConnLostToTheHandler() throws Exception
+    {
+        try (ViplNic serverNic = Vipl.openNic("1-0", dir.name()))
+        {
+            final BlockingQueue<AsyncError> errors = new LinkedBlockingQueue<>();
+            serverNic.onError(errors::add);
+            final Vi server = serverNic.createVi(
+                new ViAttributes(Reliability.RELIABLE_DELIVERY, 4096, serverNic.createPtag(), false, false), null, null);
+            final List<String> command = ChildCommand.java(ViplConnectWorker.class.getName());
+            command.addAll(List.of(dir.name(), "0-0", "1-0", "sigkill"));
+            final Process worker = new ProcessBuilder(command).redirectErrorStream(true).start();
+            try
+            {
+                serverNic.connectWait("sigkill".getBytes(StandardCharsets.US_ASCII), 120_000).accept(server);
+                final BufferedReader out =
+                    new BufferedReader(new InputStreamReader(worker.getInputStream(), StandardCharsets.UTF_8));
+                final String said = out.readLine();
+                assertTrue(null != said && said.startsWith("connected "), "the worker said: " + said);
+                assertNull(errors.poll(), "no error while connected");
+
+                assertTrue(worker.toHandle().destroyForcibly(), "kill -9");
+                final AsyncError lost = errors.poll(120, TimeUnit.SECONDS);
+                assertEquals(AsyncError.Code.CONN_LOST, lost.code(), null == lost ? "none" : lost.describe());
+                assertSame(server, lost.vi());
+                assertEquals(ViState.ERROR, server.query().state());
+                server.disconnect();
+                server.close();
+            }
+            finally
+            {
+                worker.destroyForcibly();
+                worker.waitFor();
+            }
+        }
+    }
+
+    /**
+     * The firmware of node 0-0 (a process of its own) killed while threads wait there: a send, a
+     * receive, a CQ and a connection wait each end with {@link ViplNicDeadException}, not at their
+     * timeout, and the handler hears CATASTROPHIC of resource NIC; a post that finds the Command Queue
+     * full ends so too; the NIC still closes.
+     */
+    @Test
+    void aStoppedNicEndsEveryWaitWithNicDeadAndTellsTheHandler() throws Exception
+    {
+        final ClusterDirectory own = TestClusters.up(TestClusters.uniqueName("vd"), 2, 1, "processes");
+        // A thread per wait, whatever the machine's core count (the common pool may have fewer).
+        final ExecutorService threads = Executors.newCachedThreadPool();
+        try
+        {
+            final ViplNic nic = Vipl.openNic("0-0", own.name());
+            final BlockingQueue<AsyncError> errors = new LinkedBlockingQueue<>();
+            nic.onError(errors::add);
+            final ProtectionTag ptag = nic.createPtag();
+            final ViplMemory memory = nic.allocate(64 * 1024);
+            final MemoryRegion region = nic.registerMem(memory, 0, memory.length(), new MemoryAttributes(ptag, false, false));
+            final CompletionQueue cq = nic.createCq(4);
+            // Idle VIs: what they post waits for a connection that never comes.
+            final Vi vi = nic.createVi(new ViAttributes(Reliability.RELIABLE_DELIVERY, 4096, ptag, false, false), cq, cq);
+            final Descriptor send = memory.descriptor(0);
+            send.fields().reset().control(ViplDescriptor.OP_SEND).segmentCount(0).length(0);
+            vi.postSend(send, region);
+            final Descriptor recv = memory.descriptor(64);
+            recv.fields().reset().control(ViplDescriptor.OP_SEND).segmentCount(0);
+            vi.postRecv(recv, region);
+
+            final List<CompletableFuture<?>> waits = new ArrayList<>();
+            waits.add(CompletableFuture.supplyAsync(() -> vi.sendWait(600_000), threads));
+            waits.add(CompletableFuture.supplyAsync(() -> vi.recvWait(600_000), threads));
+            waits.add(CompletableFuture.supplyAsync(() -> cq.await(600_000), threads));
+            waits.add(CompletableFuture.supplyAsync(() -> nic.connectWait("nobody".getBytes(StandardCharsets.US_ASCII),
+                600_000), threads));
+            Thread.sleep(300);
+            for (final CompletableFuture<?> wait : waits)
+            {
+                assertFalse(wait.isDone(), "waiting before the NIC stops");
+            }
+
+            final long firmware = ClusterStatus.read(own).nodes().stream()
+                .filter(n -> n.node().equals(new NicCoordinates(0, 0))).findFirst().orElseThrow().firmwarePid();
+            final ProcessHandle handle = ProcessHandle.of(firmware).orElseThrow();
+            handle.destroyForcibly();
+            handle.onExit().get(60, TimeUnit.SECONDS);
+
+            for (final CompletableFuture<?> wait : waits)
+            {
+                final ExecutionException ended = assertThrows(ExecutionException.class, () -> wait.get(120, TimeUnit.SECONDS));
+                final ViplNicDeadException dead = assertInstanceOf(ViplNicDeadException.class, ended.getCause());
+                assertEquals(ViplResult.ERROR_RESOURCE, dead.result());
+                assertEquals(new NicCoordinates(0, 0), dead.node());
+                assertTrue(dead.getMessage().contains("node 0-0"), dead.getMessage());
+            }
+            final AsyncError catastrophic = errors.poll(60, TimeUnit.SECONDS);
+            assertEquals(AsyncError.Resource.NIC, catastrophic.resource());
+            assertEquals(AsyncError.Code.CATASTROPHIC, catastrophic.code());
+
+            // Posts fill the Command Queue, which the dead NIC never empties: the post that finds it
+            // full ends with NIC-dead too, not after the full queue's 30 s.
+            final int slots = (memory.length() - 128) / ViplDescriptor.ALIGNMENT;
+            final ViplNicDeadException full = assertThrows(ViplNicDeadException.class, () ->
+            {
+                for (int i = 0; i < slots; i++)
+                {
+                    final Descriptor more = memory.descriptor(128 + i * ViplDescriptor.ALIGNMENT);
+                    more.fields().reset().control(ViplDescriptor.OP_SEND).segmentCount(0);
+                    vi.postRecv(more, region);
+                }
+            });
+            assertEquals(new NicCoordinates(0, 0), full.node());
+            nic.close();
+            assertTrue(nic.isClosed());
+        }
+        finally
+        {
+            threads.shutdownNow();
+            TestClusters.down(own);
+        }
+    }
+
+    @Test
+    void queryReportsEveryNicAttributeOfVipl() throws Exception
+    {
+        try (ViplNic nic = Vipl.openNic("1-0", dir.name()))
+        {
+            final NicAttributes a = nic.query();
+            assertEquals("1-0", a.name());
+            assertEquals(ViplNic.PROVIDER_VERSION, a.providerVersion());
+            assertTrue(a.hardwareVersion() > 0);
+            assertArrayEquals(new byte[] {1, 0}, a.nicAddress());
+            assertTrue(a.threadSafe());
+            assertTrue(a.maxDiscriminatorLength() > 0);
+            assertTrue(a.maxRegisterBytes() >= a.maxRegisterBlockBytes() && a.maxRegisterBlockBytes() > 0);
+            assertTrue(a.maxRegisterRegions() > 0);
+            assertTrue(a.maxVi() > 0 && a.maxCq() > 0 && a.maxPtags() > 0);
+            assertEquals(1024, a.maxDescriptorsPerQueue());
+            assertEquals(ViplDescriptor.MAX_SEGMENTS, a.maxSegmentsPerDesc());
+            assertTrue(a.maxCqEntries() > 1);
+            assertEquals(nic.parameters().maxMessageBytes(), a.maxTransferSize());
+            assertEquals(nic.parameters().pageSize(), a.nativeMtu());
+            assertEquals(EnumSet.allOf(Reliability.class), a.reliabilityLevels());
+            assertEquals(EnumSet.of(Reliability.RELIABLE_DELIVERY, Reliability.RELIABLE_RECEPTION), a.rdmaReadSupport());
+            // The limits hold: a CQ of MaxCQEntries + 1 is refused.
+            assertEquals(ViplResult.INVALID_PARAMETER,
+                assertThrows(ViplException.class, () -> nic.createCq(a.maxCqEntries() + 1)).result());
+        }
+    }
+
+    @Test
+    void theNameServiceKnowsTheClustersNodesByBothNames() throws Exception
+    {
+        try (ViplNic nic = Vipl.openNic("0-0", dir.name()))
+        {
+            final ViplAddress one = nic.hostByName("node-1-0");
+            assertEquals(new NicCoordinates(1, 0), one.node());
+            assertEquals(0, one.discriminator().length);
+            assertEquals(one, nic.hostByName("1-0"));
+            assertEquals("node-0-0", nic.hostByAddress(nic.hostByName("0-0")));
+            assertEquals("node-1-0", nic.hostByAddress(new ViplAddress(new NicCoordinates(1, 0), new byte[] {7})));
+            for (final String unknown : new String[] {"node-2-0", "0-1", "frodo", "node-", ""})
+            {
+                assertEquals(ViplResult.ERROR_NAMESERVICE,
+                    assertThrows(ViplException.class, () -> nic.hostByName(unknown)).result(), unknown);
+            }
+            assertEquals(ViplResult.ERROR_NAMESERVICE, assertThrows(ViplException.class,
+                () -> nic.hostByAddress(new ViplAddress(new NicCoordinates(0, 3), new byte[0]))).result());
+        }
+    }
+}
