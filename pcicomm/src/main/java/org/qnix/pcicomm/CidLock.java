@@ -18,10 +18,12 @@ import org.qnix.abi.NicCoordinates;
  * by discriminator but lets any number of servers wait on one, so the exclusion lives here. The
  * operating system drops the lock when the process dies, so a killed listener frees its cid.
  *
- * <p>The file is in the temporary directory, not the cluster's: the daemon removes exactly the files it
- * made there (issue 13), and a file left by a killed process would keep the directory. The holder
- * deletes it on release; a new holder checks that the file it locked is still the one at the path, so
- * a file deleted under it does not let two processes hold one cid.
+ * <p>The file is in the temporary directory ({@link #directory()}), not the cluster's: the daemon
+ * removes exactly the files it made there (issue 13), and a file left by a killed process would keep
+ * the directory. It is empty and stays after the release: deleting a lock file lets a process that
+ * opened it just before lock a file no longer at the path while a third locks a new one, and checking
+ * the path again would open the file a second time, which on Linux drops the process's lock (POSIX
+ * record locks belong to the process and go with any close of the file).
  *
  * <pre>{@code
  * CidLock lock = CidLock.acquire(ClusterDirectory.of("default"), node, 7);   // CID_TAKEN if held
@@ -30,9 +32,16 @@ import org.qnix.abi.NicCoordinates;
  */
 final class CidLock
 {
+    /**
+     * The lock files this JVM holds. Checked before the file is opened: closing a second channel of a
+     * locked file, as a failed attempt would, drops the JVM's lock on Linux (see above).
+     */
+    private static final java.util.Set<Path> HELD = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private final Path path;
     private final FileChannel channel;
     private final FileLock lock;
+    private boolean released;
 
     private CidLock(final Path path, final FileChannel channel, final FileLock lock)
     {
@@ -45,49 +54,49 @@ final class CidLock
     static CidLock acquire(final ClusterDirectory cluster, final NicCoordinates node, final int cid)
     {
         final Path path = path(cluster, node, cid);
+        if (!HELD.add(path))
+        {
+            throw taken(cluster, node, cid);
+        }
         try
         {
             Files.createDirectories(path.getParent());
-            while (true)
+            final FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileLock lock = null;
+            try
             {
-                final FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-                FileLock lock = null;
-                try
-                {
-                    lock = channel.tryLock();
-                }
-                catch (final OverlappingFileLockException ex)
-                {
-                    // Held by another connection of this JVM.
-                }
-                if (null == lock)
-                {
-                    channel.close();
-                    throw new PciCommException(PciCommException.Reason.CID_TAKEN, "cid " + cid + " on node " + node +
-                        " of cluster '" + cluster.name() + "' is listened on or connected already");
-                }
-                if (sameFile(path, channel))
-                {
-                    return new CidLock(path, channel, lock);
-                }
-                // The previous holder deleted the file between our open and our lock: take the new one.
-                lock.release();
-                channel.close();
+                lock = channel.tryLock();
             }
+            catch (final OverlappingFileLockException ex)
+            {
+                // Not after HELD; kept as the JDK's own guard.
+            }
+            if (null == lock)
+            {
+                channel.close();
+                HELD.remove(path);
+                throw taken(cluster, node, cid);
+            }
+            return new CidLock(path, channel, lock);
         }
         catch (final IOException ex)
         {
+            HELD.remove(path);
             throw new PciCommException(PciCommException.Reason.RESOURCE, "cannot take cid " + cid + " on node " + node +
                 ": " + path + ": " + ex.getMessage(), ex);
         }
     }
 
-    /** Frees the cid: the file goes first, then the lock, so a process that locks it after finds it gone. */
+    /** Frees the cid; idempotent. */
     void release()
     {
+        if (released)
+        {
+            return;
+        }
+        released = true;
         try
         {
-            Files.deleteIfExists(path);
             lock.release();
             channel.close();
         }
@@ -95,32 +104,26 @@ final class CidLock
         {
             // The lock goes with the channel or with the process; nothing else to undo.
         }
+        HELD.remove(path);
     }
 
+    private static PciCommException taken(final ClusterDirectory cluster, final NicCoordinates node, final int cid)
+    {
+        return new PciCommException(PciCommException.Reason.CID_TAKEN, "cid " + cid + " on node " + node +
+            " of cluster '" + cluster.name() + "' is listened on or connected already");
+    }
+
+    /** @return where the lock files of every cluster are. */
+    static Path directory()
+    {
+        return Path.of(System.getProperty("java.io.tmpdir"), "qnix-pcicomm-" + System.getProperty("user.name"));
+    }
+
+    /** @return the lock file of a cid: the cluster's name and a hash of its directory, the node, the cid. */
     static Path path(final ClusterDirectory cluster, final NicCoordinates node, final int cid)
     {
         final String where = Integer.toHexString(cluster.path().toAbsolutePath().normalize().toString().hashCode());
-        return Path.of(System.getProperty("java.io.tmpdir"), "qnix-pcicomm-" + System.getProperty("user.name"),
-            cluster.name() + "-" + where + "." + node + "." + Integer.toUnsignedString(cid) + ".lock");
-    }
-
-    /**
-     * @return true if the file at {@code path} is the one {@code channel} locked: a token written through
-     * the channel reads back through the path (a file deleted and made again would not hold it).
-     */
-    private static boolean sameFile(final Path path, final FileChannel channel) throws IOException
-    {
-        final byte[] token = (ProcessHandle.current().pid() + ":" + System.nanoTime() + ":" +
-            System.identityHashCode(channel)).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-        channel.truncate(0);
-        channel.write(java.nio.ByteBuffer.wrap(token), 0);
-        try
-        {
-            return java.util.Arrays.equals(token, Files.readAllBytes(path));
-        }
-        catch (final java.nio.file.NoSuchFileException ex)
-        {
-            return false;
-        }
+        return directory().resolve(cluster.name() + "-" + where + "." + node + "." + Integer.toUnsignedString(cid) +
+            ".lock");
     }
 }

@@ -45,6 +45,15 @@ public final class PciComm
         return options().connect(node, cid);
     }
 
+    /**
+     * @return the directory of the cid lock files (empty files, one per cid ever listened on, kept for
+     * good; see {@link CidLock}): to remove a cluster's, {@code NAME-*} files, once it is down.
+     */
+    public static java.nio.file.Path cidLockDirectory()
+    {
+        return CidLock.directory();
+    }
+
     public static Options options()
     {
         return new Options();

@@ -271,8 +271,8 @@ public final class PciConnection implements AutoCloseable
      */
     public synchronized void prepostRecv(final PciBuffer buffer, final int length)
     {
-        checkOwn(buffer, length);
         checkOpen();
+        checkOwn(buffer, length);
         device.prepost(buffer, length);
         work();
     }
@@ -316,8 +316,8 @@ public final class PciConnection implements AutoCloseable
      */
     public synchronized void send(final PciBuffer buffer, final int length)
     {
-        checkOwn(buffer, length);
         checkOpen();
+        checkOwn(buffer, length);
         device.send(buffer, length);
         work();
     }

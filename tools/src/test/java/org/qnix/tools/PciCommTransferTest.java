@@ -13,6 +13,7 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.NicCoordinates;
@@ -34,6 +35,30 @@ import org.qnix.pcicomm.PciConnection;
 class PciCommTransferTest extends ViplClusterTest
 {
     private static final long WAIT_MS = 60_000;
+
+    @AfterAll
+    static void removeLocks() throws Exception
+    {
+        removeCidLocks();
+    }
+
+    /** The cid lock files of this class's cluster (PCIComm keeps them for good; see PciComm.cidLockDirectory). */
+    static void removeCidLocks() throws java.io.IOException
+    {
+        final java.nio.file.Path locks = PciComm.cidLockDirectory();
+        if (null == dir || !java.nio.file.Files.isDirectory(locks))
+        {
+            return;
+        }
+        try (java.nio.file.DirectoryStream<java.nio.file.Path> files =
+            java.nio.file.Files.newDirectoryStream(locks, dir.name() + "-*.lock"))
+        {
+            for (final java.nio.file.Path file : files)
+            {
+                java.nio.file.Files.deleteIfExists(file);
+            }
+        }
+    }
 
     @Test
     void buffersComeBackInOrderAndASendSpansPrepostedBuffersWithTheirActualLengths() throws Exception
@@ -142,18 +167,13 @@ class PciCommTransferTest extends ViplClusterTest
                 }
                 received += got.length();
                 in.prepostRecv(got, size);
-                PciBuffer back;
-                while (null != (back = out.trySendRecycle()))
-                {
-                    free.addLast(back);
-                    recycledCount++;
-                }
-            }
-            while (recycledCount < count)
-            {
-                assertNotNull(out.sendRecycle(WAIT_MS));
+                // Each send filled one buffer: the one just received was send number index, recycled next.
+                final PciBuffer back = out.sendRecycle(WAIT_MS);
+                assertSame(sends[index % sends.length], back, "recycled in sending order");
+                free.addLast(back);
                 recycledCount++;
             }
+            assertEquals(count, recycledCount);
             final PciConnection.Statistics stats = out.statistics();
             assertEquals((long)size * count, stats.dataBytesWritten());
             assertEquals(1, stats.registrations(), "both buffers lie in one chunk, registered once for all " + count +
