@@ -286,6 +286,7 @@ public final class PciConnection implements AutoCloseable
      */
     public synchronized PciBuffer tryRecv()
     {
+        checkNotClosed();
         work();
         final PciBuffer filled = device.takeFilled();
         if (null == filled && isEnded())
@@ -330,6 +331,7 @@ public final class PciConnection implements AutoCloseable
      */
     public synchronized PciBuffer trySendRecycle()
     {
+        checkNotClosed();
         work();
         final PciBuffer recycled = device.takeRecycled();
         if (null == recycled && isEnded())
@@ -667,6 +669,15 @@ public final class PciConnection implements AutoCloseable
                 " disconnected; everything it sent before was received");
         }
         return new PciCommException(PciCommException.Reason.CLOSED, "cid " + cid + ": this end disconnected");
+    }
+
+    /** After {@link #close()} the buffers are unmapped: none may be handed out. */
+    private void checkNotClosed()
+    {
+        if (nicClosed)
+        {
+            throw new PciCommException(PciCommException.Reason.CLOSED, "cid " + cid + ": the connection was closed");
+        }
     }
 
     private void checkOpen()
