@@ -230,7 +230,8 @@ class PciCommTransferTest extends ViplClusterTest
     @Test
     void aRandomStressDeliversEveryByteOnceInOrder() throws Exception
     {
-        final long seed = System.nanoTime();
+        // Fixed, and printed: -Dpcicomm.seed=N replays another.
+        final long seed = Long.getLong("pcicomm.seed", 20_261_124L);
         System.out.println("PciCommTransferTest stress seed " + seed);
         stress(seed, "1-0", "0-0", 24);
     }
