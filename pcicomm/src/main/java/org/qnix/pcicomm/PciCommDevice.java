@@ -264,6 +264,15 @@ final class PciCommDevice
         return bytes;
     }
 
+    /** @return the protocol's state in a line: what a stalled close or a bug report needs. */
+    String describe()
+    {
+        return "sends posted " + sendsPosted + ", completed " + sendsCompleted + "; receives completed " +
+            receivesCompleted + "; credits " + credits.credits() + ", owed " + credits.owed() + "; exports held " +
+            remote.size() + "; close requested " + closeRequested + ", DISCONNECT posted " + disconnectPosted +
+            ", completed " + disconnectCompleted + "; peer closed " + peerClosed + ", gone " + peerGone;
+    }
+
     Statistics statistics()
     {
         return stats;

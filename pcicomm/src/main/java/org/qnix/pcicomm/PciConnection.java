@@ -398,11 +398,12 @@ public final class PciConnection implements AutoCloseable
                 if (!waitUntil(deadline))
                 {
                     final long unwritten = device.bytesNotWritten();
+                    final String where = device.describe();
                     device.fail(PciCommException.Reason.TIMEOUT, "disconnect took over " + timeoutMs + " ms");
                     tearDown();
                     throw new PciCommException(PciCommException.Reason.TIMEOUT, "cid " + cid + ": the peer did not " +
                         (unwritten > 0 ? "export room for " + unwritten + " queued bytes" : "answer the disconnect") +
-                        " in " + timeoutMs + " ms; the connection is closed");
+                        " in " + timeoutMs + " ms; the connection is closed (" + where + ")");
                 }
             }
             final PciCommException failure = device.failure();
