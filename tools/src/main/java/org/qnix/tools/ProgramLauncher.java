@@ -25,6 +25,7 @@ import org.qnix.abi.NicCoordinates;
 import org.qnix.daemon.ClusterState;
 import org.qnix.examples.Collectives;
 import org.qnix.examples.Hello;
+import org.qnix.examples.PciCommCat;
 import org.qnix.examples.PingPong;
 import org.qnix.examples.Stream;
 
@@ -70,7 +71,8 @@ public final class ProgramLauncher
         Hello.class.getName(), Hello.Options::parse,
         PingPong.class.getName(), PingPong.Options::parse,
         Stream.class.getName(), Stream.Options::parse,
-        Collectives.class.getName(), Collectives.Options::parse);
+        Collectives.class.getName(), Collectives.Options::parse,
+        PciCommCat.class.getName(), PciCommCat.Options::parse);
     private static final long STOP_GRACE_MS = 5_000;
 
     private final ClusterDirectory dir;

@@ -1,0 +1,129 @@
+package org.qnix.pcicomm;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.NicCoordinates;
+
+/**
+ * A cid taken on a node of a cluster: an exclusive lock on a file named after them, held by the
+ * listening end from {@code listen} until its connection is closed. The seed's driver keeps its
+ * connections in a table and refuses a second listen on a cid (000 5.1.1); the VIPL matches requests
+ * by discriminator but lets any number of servers wait on one, so the exclusion lives here. The
+ * operating system drops the lock when the process dies, so a killed listener frees its cid.
+ *
+ * <p>The file is in the temporary directory ({@link #directory()}), not the cluster's: the daemon
+ * removes exactly the files it made there (issue 13), and a file left by a killed process would keep
+ * the directory. It is empty and stays after the release: deleting a lock file lets a process that
+ * opened it just before lock a file no longer at the path while a third locks a new one, and checking
+ * the path again would open the file a second time, which on Linux drops the process's lock (POSIX
+ * record locks belong to the process and go with any close of the file).
+ *
+ * <pre>{@code
+ * CidLock lock = CidLock.acquire(ClusterDirectory.of("default"), node, 7);   // CID_TAKEN if held
+ * lock.release();
+ * }</pre>
+ */
+final class CidLock
+{
+    /**
+     * The lock files this JVM holds. Checked before the file is opened: closing a second channel of a
+     * locked file, as a failed attempt would, drops the JVM's lock on Linux (see above).
+     */
+    private static final java.util.Set<Path> HELD = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    private final Path path;
+    private final FileChannel channel;
+    private final FileLock lock;
+    private boolean released;
+
+    private CidLock(final Path path, final FileChannel channel, final FileLock lock)
+    {
+        this.path = path;
+        this.channel = channel;
+        this.lock = lock;
+    }
+
+    /** @return the lock, or throws {@code CID_TAKEN} if another connection holds it. */
+    static CidLock acquire(final ClusterDirectory cluster, final NicCoordinates node, final int cid)
+    {
+        final Path path = path(cluster, node, cid);
+        if (!HELD.add(path))
+        {
+            throw taken(cluster, node, cid);
+        }
+        try
+        {
+            Files.createDirectories(path.getParent());
+            final FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileLock lock = null;
+            try
+            {
+                lock = channel.tryLock();
+            }
+            catch (final OverlappingFileLockException ex)
+            {
+                // Not after HELD; kept as the JDK's own guard.
+            }
+            if (null == lock)
+            {
+                channel.close();
+                HELD.remove(path);
+                throw taken(cluster, node, cid);
+            }
+            return new CidLock(path, channel, lock);
+        }
+        catch (final IOException ex)
+        {
+            HELD.remove(path);
+            throw new PciCommException(PciCommException.Reason.RESOURCE, "cannot take cid " + cid + " on node " + node +
+                ": " + path + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /** Frees the cid; idempotent. */
+    void release()
+    {
+        if (released)
+        {
+            return;
+        }
+        released = true;
+        try
+        {
+            lock.release();
+            channel.close();
+        }
+        catch (final IOException ex)
+        {
+            // The lock goes with the channel or with the process; nothing else to undo.
+        }
+        HELD.remove(path);
+    }
+
+    private static PciCommException taken(final ClusterDirectory cluster, final NicCoordinates node, final int cid)
+    {
+        return new PciCommException(PciCommException.Reason.CID_TAKEN, "cid " + cid + " on node " + node +
+            " of cluster '" + cluster.name() + "' is listened on or connected already");
+    }
+
+    /** @return where the lock files of every cluster are. */
+    static Path directory()
+    {
+        return Path.of(System.getProperty("java.io.tmpdir"), "qnix-pcicomm-" + System.getProperty("user.name"));
+    }
+
+    /** @return the lock file of a cid: the cluster's name and a hash of its directory, the node, the cid. */
+    static Path path(final ClusterDirectory cluster, final NicCoordinates node, final int cid)
+    {
+        final String where = Integer.toHexString(cluster.path().toAbsolutePath().normalize().toString().hashCode());
+        return directory().resolve(cluster.name() + "-" + where + "." + node + "." + Integer.toUnsignedString(cid) +
+            ".lock");
+    }
+}

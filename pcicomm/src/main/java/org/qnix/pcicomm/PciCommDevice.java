@@ -1,0 +1,558 @@
+package org.qnix.pcicomm;
+
+import java.util.ArrayDeque;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.qnix.abi.ViplDescriptor;
+import org.qnix.vipl.CompletionQueue;
+import org.qnix.vipl.Descriptor;
+import org.qnix.vipl.MemoryRegion;
+import org.qnix.vipl.Vi;
+import org.qnix.vipl.ViplException;
+import org.qnix.vipl.ViplMemory;
+
+/**
+ * The device of one connection (seed 000, 5.2), from the point of view of this node: the outgoing queue
+ * of buffers to transmit, the exported queue of the peer's buffers to transmit into
+ * ({@link RemoteExports}), our preposted buffers waiting to be exported and then filled, and the
+ * control messages ({@link PciCommMessage}) that pass between the two ends, all over one Reliable
+ * Reception VI. {@link #doWork()} is one step, Agent-style: take the NIC's completions, in posting
+ * order on each queue, then post what can be posted. Not thread safe: its {@link PciConnection} calls it
+ * under its monitor.
+ *
+ * <p>Data moves by RDMA write with immediate data: one write per exported buffer, of the bytes
+ * {@code min(bytes left of the send, exported length)}, the byte count as immediate data. A send
+ * longer than the head export spans the next ones; a write never fills part of a buffer another
+ * write already filled, so the receiver gets each buffer back with the actual length the immediate
+ * data says (the seed's "actual length of the region", 5.1.2). The write consumes a receive slot of
+ * the peer, whose completion, in order, names the buffer filled. Sends recycle in the order they were
+ * given: the NIC completes a VI's sends in order, and a send's last write completes after its data is
+ * in the peer's memory (Reliable Reception).
+ *
+ * <p>Slots: {@link #RECEIVE_SLOTS} receive descriptors, each with room for one control message, stay
+ * posted on the VI (reposted as soon as taken); {@link #SEND_SLOTS} send descriptors, reused in a ring
+ * in posting order. Their memory is one registered region, laid out as
+ * {@code [receive descriptors][send descriptors][receive messages][send messages]}.
+ */
+final class PciCommDevice
+{
+    /** Receive descriptors each end keeps posted: the credits of the peer ({@link CreditWindow}). */
+    static final int RECEIVE_SLOTS = 32;
+    /** Send descriptors in flight at most. */
+    static final int SEND_SLOTS = 64;
+    static final int DESCRIPTOR_BYTES = ViplDescriptor.ALIGNMENT;
+    static final int RECEIVE_DESCRIPTORS_OFFSET = 0;
+    static final int SEND_DESCRIPTORS_OFFSET = RECEIVE_DESCRIPTORS_OFFSET + RECEIVE_SLOTS * DESCRIPTOR_BYTES;
+    static final int RECEIVE_MESSAGES_OFFSET = SEND_DESCRIPTORS_OFFSET + SEND_SLOTS * DESCRIPTOR_BYTES;
+    static final int SEND_MESSAGES_OFFSET = RECEIVE_MESSAGES_OFFSET + RECEIVE_SLOTS * PciCommMessage.MAX_LENGTH;
+    static final int CONTROL_BYTES = SEND_MESSAGES_OFFSET + SEND_SLOTS * PciCommMessage.MAX_LENGTH;
+    /** Entries a CQ needs for every descriptor that can be posted at once. */
+    static final int CQ_ENTRIES = 2 * (RECEIVE_SLOTS + SEND_SLOTS);
+
+    private static final int KIND_DATA = 0;
+    private static final int KIND_CONTROL = 1;
+    private static final int KIND_DISCONNECT = 2;
+
+    private final Vi vi;
+    private final CompletionQueue cq;
+    private final ViplMemory control;
+    private final MemoryRegion controlRegion;
+    private final UnsafeBuffer controlBuffer;
+    private final int maxTransfer;
+    private final Descriptor[] receives = new Descriptor[RECEIVE_SLOTS];
+    private final Descriptor[] sends = new Descriptor[SEND_SLOTS];
+    private final int[] sendKinds = new int[SEND_SLOTS];
+    private final PciCommMessage message = new PciCommMessage();
+    private final CreditWindow credits = new CreditWindow(RECEIVE_SLOTS);
+    private final RemoteExports remote = new RemoteExports();
+    /** Preposted, not yet exported; exported, not yet filled; filled, not yet received. */
+    private final ArrayDeque<PciBuffer> toExport = new ArrayDeque<>();
+    private final ArrayDeque<PciBuffer> exported = new ArrayDeque<>();
+    private final ArrayDeque<PciBuffer> filled = new ArrayDeque<>();
+    /** Sent, not all posted; all posted, not completed; completed, not yet recycled. */
+    private final ArrayDeque<PciBuffer> outgoing = new ArrayDeque<>();
+    private final ArrayDeque<PciBuffer> inFlight = new ArrayDeque<>();
+    private final ArrayDeque<PciBuffer> recycled = new ArrayDeque<>();
+    private long sendsPosted;
+    private long sendsCompleted;
+    private long receivesCompleted;
+    private boolean connected;
+
+    private boolean closeRequested;
+    private boolean disconnectPosted;
+    private boolean disconnectCompleted;
+    private boolean peerClosed;
+    /** An error completion after the peer's DISCONNECT: its end of the VI is gone. */
+    private boolean peerGone;
+    private PciCommException failure;
+
+    private final Statistics stats = new Statistics();
+
+    /** What a connection has moved, for tests and tools: counts since it was made. */
+    static final class Statistics
+    {
+        long dataWrites;
+        long dataBytesWritten;
+        long buffersFilled;
+        long bytesReceived;
+        long controlMessagesSent;
+        long controlBytesSent;
+        long buffersExported;
+        long creditMessagesSent;
+    }
+
+    PciCommDevice(final Vi vi, final CompletionQueue cq, final MemoryRegion controlRegion, final int maxTransfer)
+    {
+        this.vi = vi;
+        this.cq = cq;
+        this.control = controlRegion.memory();
+        this.controlRegion = controlRegion;
+        this.controlBuffer = control.buffer();
+        this.maxTransfer = maxTransfer;
+        for (int i = 0; i < RECEIVE_SLOTS; i++)
+        {
+            receives[i] = control.descriptor(RECEIVE_DESCRIPTORS_OFFSET + i * DESCRIPTOR_BYTES);
+        }
+        for (int i = 0; i < SEND_SLOTS; i++)
+        {
+            sends[i] = control.descriptor(SEND_DESCRIPTORS_OFFSET + i * DESCRIPTOR_BYTES);
+        }
+    }
+
+    /** Every receive slot to the NIC: before connecting, so the peer's first message finds one (issue 14). */
+    void postReceives()
+    {
+        for (int i = 0; i < RECEIVE_SLOTS; i++)
+        {
+            postReceive(i);
+        }
+    }
+
+    void connected()
+    {
+        connected = true;
+    }
+
+    /** @return the work done: completions taken and descriptors posted. */
+    int doWork()
+    {
+        // The CQ only wakes the connection's thread; the queues themselves say what completed. Drained
+        // first: a completion after this adds an entry, and the next wait returns at once.
+        while (null != cq.done())
+        {
+        }
+        int work = takeSendCompletions() + takeReceiveCompletions();
+        if (!connected || null != failure)
+        {
+            return work;
+        }
+        if (peerClosed || closeRequested && outgoing.isEmpty())
+        {
+            work += postDisconnect();
+        }
+        if (!disconnectPosted)
+        {
+            work += postExports();
+            work += postWrites();
+            work += postCredits();
+        }
+        return work;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // The application's side, through PciConnection.
+    // ---------------------------------------------------------------------------------------------
+
+    void prepost(final PciBuffer buffer, final int length)
+    {
+        buffer.length(length);
+        buffer.owner = PciBuffer.PREPOSTED;
+        toExport.addLast(buffer);
+    }
+
+    PciBuffer takeFilled()
+    {
+        final PciBuffer buffer = filled.pollFirst();
+        if (null != buffer)
+        {
+            buffer.owner = PciBuffer.WITH_APPLICATION;
+        }
+        return buffer;
+    }
+
+    void send(final PciBuffer buffer, final int length)
+    {
+        buffer.length(length);
+        buffer.posted = 0;
+        buffer.owner = PciBuffer.SENDING;
+        outgoing.addLast(buffer);
+    }
+
+    PciBuffer takeRecycled()
+    {
+        final PciBuffer buffer = recycled.pollFirst();
+        if (null != buffer)
+        {
+            buffer.owner = PciBuffer.WITH_APPLICATION;
+        }
+        return buffer;
+    }
+
+    /** @return true if sent buffers are still with the library (queued or in flight). */
+    boolean sending()
+    {
+        return !outgoing.isEmpty() || !inFlight.isEmpty();
+    }
+
+    boolean hasFilled()
+    {
+        return !filled.isEmpty();
+    }
+
+    boolean hasRecycled()
+    {
+        return !recycled.isEmpty();
+    }
+
+    /** {@code disconnect()}: the queued data goes first, then this end's DISCONNECT. */
+    void requestClose()
+    {
+        closeRequested = true;
+    }
+
+    boolean closeRequested()
+    {
+        return closeRequested;
+    }
+
+    boolean peerClosed()
+    {
+        return peerClosed;
+    }
+
+    /**
+     * @return true once both ends said DISCONNECT and ours completed (or the peer, having said it, took
+     * its VI away): nothing is in flight either way.
+     */
+    boolean closed()
+    {
+        return peerClosed && (disconnectCompleted || peerGone);
+    }
+
+    PciCommException failure()
+    {
+        return failure;
+    }
+
+    /** The connection broke (or could not be kept): everything waiting ends with this. */
+    void fail(final PciCommException.Reason reason, final String why)
+    {
+        if (null == failure)
+        {
+            failure = new PciCommException(reason, why);
+        }
+    }
+
+    /** @return the bytes queued for sending that no write carried yet. */
+    long bytesNotWritten()
+    {
+        long bytes = 0;
+        for (final PciBuffer b : outgoing)
+        {
+            bytes += b.length() - b.posted;
+        }
+        return bytes;
+    }
+
+    /** @return the protocol's state in a line: what a stalled close or a bug report needs. */
+    String describe()
+    {
+        return "sends posted " + sendsPosted + ", completed " + sendsCompleted + "; receives completed " +
+            receivesCompleted + "; credits " + credits.credits() + ", owed " + credits.owed() + "; exports held " +
+            remote.size() + "; close requested " + closeRequested + ", DISCONNECT posted " + disconnectPosted +
+            ", completed " + disconnectCompleted + "; peer closed " + peerClosed + ", gone " + peerGone;
+    }
+
+    Statistics statistics()
+    {
+        return stats;
+    }
+
+    int credits()
+    {
+        return credits.credits();
+    }
+
+    int remoteExports()
+    {
+        return remote.size();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Completions.
+    // ---------------------------------------------------------------------------------------------
+
+    private int takeSendCompletions()
+    {
+        int work = 0;
+        Descriptor done;
+        while (null != (done = vi.sendDone()))
+        {
+            final long sequence = sendsCompleted++;
+            final int slot = (int)(sequence % SEND_SLOTS);
+            work++;
+            if (done.hasError())
+            {
+                broken("a send", done.status());
+                continue;
+            }
+            if (KIND_DATA == sendKinds[slot])
+            {
+                // Sends complete in posting order: a buffer whose last write completed is in the peer's memory.
+                while (!inFlight.isEmpty() && inFlight.peekFirst().lastSequence <= sequence)
+                {
+                    recycled.addLast(inFlight.pollFirst());
+                }
+            }
+            else if (KIND_DISCONNECT == sendKinds[slot])
+            {
+                disconnectCompleted = true;
+            }
+        }
+        return work;
+    }
+
+    private int takeReceiveCompletions()
+    {
+        int work = 0;
+        Descriptor done;
+        while (null != (done = vi.recvDone()))
+        {
+            final int slot = (int)(receivesCompleted++ % RECEIVE_SLOTS);
+            work++;
+            final int status = done.status();
+            if (done.hasError())
+            {
+                broken("a receive", status);
+                continue;
+            }
+            if (ViplDescriptor.STATUS_OP_REMOTE_RDMA_WRITE == (status & ViplDescriptor.STATUS_OP_MASK))
+            {
+                onWrite(status, done.immediateData());
+            }
+            else
+            {
+                onMessage(slot, done.length());
+            }
+            if (null == failure)
+            {
+                postReceive(slot);
+                credits.reposted();
+            }
+        }
+        return work;
+    }
+
+    /** The peer filled the oldest exported buffer: the immediate data is how many bytes. */
+    private void onWrite(final int status, final int bytes)
+    {
+        final PciBuffer buffer = exported.peekFirst();
+        if (0 == (status & ViplDescriptor.STATUS_IMMEDIATE) || null == buffer || bytes < 1 || bytes > buffer.length())
+        {
+            fail(PciCommException.Reason.CONNECTION_LOST, "the peer wrote " + bytes + " bytes into " +
+                (null == buffer ? "no exported buffer" : "an exported buffer of " + buffer.length()) +
+                ": not a PCIComm peer, or a broken one");
+            return;
+        }
+        exported.pollFirst();
+        buffer.length(bytes);
+        filled.addLast(buffer);
+        stats.buffersFilled++;
+        stats.bytesReceived += bytes;
+    }
+
+    private void onMessage(final int slot, final int length)
+    {
+        final int at = RECEIVE_MESSAGES_OFFSET + slot * PciCommMessage.MAX_LENGTH;
+        final String bad = PciCommMessage.check(controlBuffer, at, length);
+        if (null != bad)
+        {
+            fail(PciCommException.Reason.CONNECTION_LOST, "the peer sent " + bad);
+            return;
+        }
+        final PciCommMessage m = message.wrap(controlBuffer, at);
+        if (!credits.returned(m.credits()))
+        {
+            fail(PciCommException.Reason.CONNECTION_LOST, "the peer returned " + m.credits() + " credits with " +
+                credits.credits() + " of " + credits.slots() + " held");
+            return;
+        }
+        switch (m.type())
+        {
+            case PciCommMessage.EXPORT:
+                for (int i = 0; i < m.entryCount(); i++)
+                {
+                    remote.add(m.entryAddress(i), m.entryHandle(i), m.entryLength(i));
+                }
+                break;
+
+            case PciCommMessage.DISCONNECT:
+                peerClosed = true;
+                break;
+
+            default:
+                // CREDIT: its credits are all it carries.
+        }
+    }
+
+    /**
+     * An error completion. Once the peer said DISCONNECT, its end of the VI going away flushes what is
+     * still posted here: that is the close, not a failure.
+     */
+    private void broken(final String what, final int status)
+    {
+        if (peerClosed)
+        {
+            peerGone = true;
+            return;
+        }
+        fail(PciCommException.Reason.CONNECTION_LOST, 0 != (status & ViplDescriptor.STATUS_DESC_FLUSHED_ERROR) ?
+            "the connection broke: the peer died or left without disconnecting (" + what + " was flushed, status 0x" +
+            Integer.toHexString(status) + ")" :
+            "the NIC completed " + what + " with status 0x" + Integer.toHexString(status));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Posting.
+    // ---------------------------------------------------------------------------------------------
+
+    private boolean sendSlotFree()
+    {
+        return sendsPosted - sendsCompleted < SEND_SLOTS;
+    }
+
+    /** Exports every preposted buffer not yet exported, up to a message's worth at a time. */
+    private int postExports()
+    {
+        int work = 0;
+        while (!toExport.isEmpty() && credits.canSend(CreditWindow.KEEP_FOR_DATA) && sendSlotFree())
+        {
+            final int slot = (int)(sendsPosted % SEND_SLOTS);
+            final PciCommMessage m = message.wrap(controlBuffer, SEND_MESSAGES_OFFSET + slot * PciCommMessage.MAX_LENGTH);
+            int n = 0;
+            while (n < PciCommMessage.MAX_ENTRIES && !toExport.isEmpty())
+            {
+                final PciBuffer buffer = toExport.pollFirst();
+                m.entry(n++, buffer.address(), buffer.handle(), buffer.length());
+                exported.addLast(buffer);
+            }
+            m.type(PciCommMessage.EXPORT).entryCount(n).credits(credits.takeOwed());
+            stats.buffersExported += n;
+            postControl(slot, KIND_CONTROL, m.length());
+            work++;
+        }
+        return work;
+    }
+
+    /** Fills the peer's exported buffers from the outgoing queue, one RDMA write with immediate data each. */
+    private int postWrites()
+    {
+        int work = 0;
+        while (!outgoing.isEmpty() && !remote.isEmpty() && credits.canSend(CreditWindow.KEEP_FOR_DATA) && sendSlotFree())
+        {
+            final PciBuffer buffer = outgoing.peekFirst();
+            final int bytes = Math.min(Math.min(buffer.length() - buffer.posted, remote.length()), maxTransfer);
+            final long sequence = sendsPosted;
+            final int slot = (int)(sequence % SEND_SLOTS);
+            final Descriptor d = sends[slot];
+            d.fields().reset().control(ViplDescriptor.OP_RDMA_WRITE | ViplDescriptor.CONTROL_IMMEDIATE)
+                .segmentCount(1).length(bytes).immediateData(bytes)
+                .addressSegment(remote.address(), remote.handle())
+                .dataSegment(0, buffer.address(buffer.posted), buffer.handle(), bytes);
+            remote.remove();
+            sendKinds[slot] = KIND_DATA;
+            post(d);
+            buffer.posted += bytes;
+            stats.dataWrites++;
+            stats.dataBytesWritten += bytes;
+            if (buffer.posted == buffer.length())
+            {
+                buffer.lastSequence = sequence;
+                inFlight.addLast(outgoing.pollFirst());
+            }
+            work++;
+        }
+        return work;
+    }
+
+    private int postCredits()
+    {
+        if (credits.shouldReturn() && credits.canSend(CreditWindow.KEEP_FOR_CREDIT) && sendSlotFree())
+        {
+            final int slot = (int)(sendsPosted % SEND_SLOTS);
+            final PciCommMessage m = message.wrap(controlBuffer, SEND_MESSAGES_OFFSET + slot * PciCommMessage.MAX_LENGTH);
+            m.type(PciCommMessage.CREDIT).entryCount(0).credits(credits.takeOwed());
+            stats.creditMessagesSent++;
+            postControl(slot, KIND_CONTROL, m.length());
+            return 1;
+        }
+        return 0;
+    }
+
+    /** This end's last message: after the queued data when closing, at once when the peer closed first. */
+    private int postDisconnect()
+    {
+        if (disconnectPosted || !credits.canSend(CreditWindow.KEEP_FOR_DISCONNECT) || !sendSlotFree())
+        {
+            return 0;
+        }
+        final int slot = (int)(sendsPosted % SEND_SLOTS);
+        final PciCommMessage m = message.wrap(controlBuffer, SEND_MESSAGES_OFFSET + slot * PciCommMessage.MAX_LENGTH);
+        m.type(PciCommMessage.DISCONNECT).entryCount(0).credits(credits.takeOwed());
+        postControl(slot, KIND_DISCONNECT, m.length());
+        disconnectPosted = true;
+        return 1;
+    }
+
+    private void postControl(final int slot, final int kind, final int length)
+    {
+        final Descriptor d = sends[slot];
+        d.fields().reset().control(ViplDescriptor.OP_SEND).segmentCount(1).length(length)
+            .dataSegment(0, control.address(SEND_MESSAGES_OFFSET + slot * PciCommMessage.MAX_LENGTH),
+                controlRegion.handle(), length);
+        sendKinds[slot] = kind;
+        stats.controlMessagesSent++;
+        stats.controlBytesSent += length;
+        post(d);
+    }
+
+    private void post(final Descriptor d)
+    {
+        credits.sent();
+        sendsPosted++;
+        try
+        {
+            vi.postSend(d, controlRegion);
+        }
+        catch (final ViplException ex)
+        {
+            fail(PciCommException.Reason.CONNECTION_LOST, "the VIPL refused a send: " + ex.getMessage());
+        }
+    }
+
+    private void postReceive(final int slot)
+    {
+        final Descriptor d = receives[slot];
+        d.fields().reset().control(ViplDescriptor.OP_SEND).segmentCount(1)
+            .dataSegment(0, control.address(RECEIVE_MESSAGES_OFFSET + slot * PciCommMessage.MAX_LENGTH),
+                controlRegion.handle(), PciCommMessage.MAX_LENGTH);
+        try
+        {
+            vi.postRecv(d, controlRegion);
+        }
+        catch (final ViplException ex)
+        {
+            fail(PciCommException.Reason.CONNECTION_LOST, "the VIPL refused a receive: " + ex.getMessage());
+        }
+    }
+}
