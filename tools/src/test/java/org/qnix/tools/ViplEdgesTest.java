@@ -12,15 +12,18 @@ import java.util.function.Consumer;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.qnix.abi.ViaProcessStructuresLayout;
 import org.qnix.abi.ViplDescriptor;
 import org.qnix.abi.ViplResult;
 import org.qnix.firmware.NicCounters;
+import org.qnix.vipl.CompletionQueue;
 import org.qnix.vipl.Descriptor;
 import org.qnix.vipl.MemoryAttributes;
 import org.qnix.vipl.MemoryRegion;
 import org.qnix.vipl.ProtectionTag;
 import org.qnix.vipl.Reliability;
 import org.qnix.vipl.Vi;
+import org.qnix.vipl.ViAttributes;
 import org.qnix.vipl.ViState;
 import org.qnix.vipl.Vipl;
 import org.qnix.vipl.ViplException;
@@ -33,7 +36,8 @@ import org.qnix.vipl.ViplNic;
  * outside its region, foreign ptag or handle, deregistered) complete with FORMAT / PROTECTION / LENGTH;
  * an Unreliable VI stays connected, a reliable one goes to Error with its peer; Error flushes what was
  * posted before and after, and only {@code disconnect()} leaves it; a receive shorter than the message;
- * RDMA writes without enable, into another ptag's region or past a region's end.
+ * RDMA writes without enable, into another ptag's region or past a region's end; a CQ overflowing.
+ * (A peer killed and a NIC stopped: {@link ViplKillTest}.)
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ViplEdgesTest extends ViplClusterTest
@@ -408,6 +412,39 @@ class ViplEdgesTest extends ViplClusterTest
             }
             readOnly.close();
             otherPtag.close();
+        }
+    }
+
+    /** A CQ that fills up: the NIC raises an asynchronous error; the descriptors themselves complete. */
+    @Test
+    void anOverflowingCqRaisesAnAsynchronousError() throws Exception
+    {
+        try (ViplEnd a = new ViplEnd(dir, "0-0", 1, MEMORY); ViplEnd b = new ViplEnd(dir, "1-0", 1, MEMORY))
+        {
+            final CompletionQueue small = b.nic.createCq(2);
+            final Vi va = a.vi(Reliability.RELIABLE_DELIVERY, false);
+            final Vi vb = b.nic.createVi(new ViAttributes(Reliability.RELIABLE_DELIVERY,
+                b.nic.parameters().maxMessageBytes(), b.ptag, false, false), null, small);
+            ViplEnd.connect(a, va, b, vb, "overflow");
+            final Descriptor[] receives = {b.receive(0, 0, 100), b.receive(1, 100, 100), b.receive(2, 200, 100)};
+            b.postRecvTaken(vb, receives);
+            for (int i = 0; i < receives.length; i++)
+            {
+                final Descriptor send = a.send(i, 0, 100, 60 + i);
+                va.postSend(send, a.descriptorRegion);
+                assertSame(send, va.sendWait(ViplEnd.TIMEOUT_MS));
+                assertSame(receives[i], vb.recvWait(ViplEnd.TIMEOUT_MS));
+                assertEquals(OK_RECEIVE, receives[i].status());
+            }
+            TestClusters.await("the CQ's overflow reported", () -> b.hasAsyncEvent(vb,
+                ViaProcessStructuresLayout.RESOURCE_CQ, ViaProcessStructuresLayout.ERROR_CATASTROPHIC));
+            assertSame(vb, small.done().vi());
+            assertSame(vb, small.done().vi());
+            assertNull(small.done(), "the third completion found the CQ full");
+            va.disconnect();
+            vb.disconnect();
+            vb.close();
+            small.close();
         }
     }
 

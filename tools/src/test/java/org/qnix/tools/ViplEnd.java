@@ -8,7 +8,11 @@ import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ProcessTableLayout;
+import org.qnix.abi.ViaProcessStructuresLayout;
 import org.qnix.abi.ViplDescriptor;
 import org.qnix.firmware.NicCounters;
 import org.qnix.vipl.CompletionQueue;
@@ -204,6 +208,41 @@ final class ViplEnd implements AutoCloseable
             client.nic.connectRequest(clientVi, new ViplAddress(server.node, discriminator), TIMEOUT_MS));
         server.nic.connectWait(discriminator, TIMEOUT_MS).accept(serverVi);
         asked.get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * @return true if this end's asynchronous-error ring holds an event of {@code resource} and
+     * {@code error} for {@code vi}: read from its VIA Process Structures in host memory, as the NIC wrote
+     * them, whether or not the library took them.
+     */
+    boolean hasAsyncEvent(final Vi vi, final int resource, final int error)
+    {
+        final ClusterStatus.ViplVi entry = ClusterStatus.read(dir).vipl().vis().stream()
+            .filter(v -> v.node().equals(node) && v.index() == vi.index()).findFirst().orElseThrow();
+        final NicSdramLayout layout = new NicSdramLayout(nic.parameters());
+        final long structures;
+        try (MappedFile sdram = MappedFile.mapExisting(dir.nicSdram(node), 0, layout.managedMemoryOffset()))
+        {
+            structures = sdram.buffer().getLong((int)layout.processEntryOffset(entry.owner()) +
+                ProcessTableLayout.VIA_STRUCTURES_OFFSET);
+        }
+        try (MappedFile host = MappedFile.mapExisting(dir.hostMemory(node), structures, ViaProcessStructuresLayout.LENGTH))
+        {
+            final UnsafeBuffer b = host.buffer();
+            // Writer: the NIC, the Tail after the event's Valid word, with release.
+            final int tail = b.getIntVolatile(ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET);
+            for (int i = Math.max(0, tail - ViaProcessStructuresLayout.ASYNC_EVENTS); i < tail; i++)
+            {
+                final int event = ViaProcessStructuresLayout.asyncEventOffset(i);
+                if (vi.index() == b.getInt(event + ViaProcessStructuresLayout.EVENT_VI_OFFSET) &&
+                    resource == b.getInt(event + ViaProcessStructuresLayout.EVENT_RESOURCE_OFFSET) &&
+                    error == b.getInt(event + ViaProcessStructuresLayout.EVENT_ERROR_OFFSET))
+                {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     public void close()

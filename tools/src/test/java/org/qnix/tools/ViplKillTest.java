@@ -17,11 +17,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
-import org.qnix.abi.ClusterProperties;
-import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
-import org.qnix.abi.NicSdramLayout;
-import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.ViaProcessStructuresLayout;
 import org.qnix.abi.ViplDescriptor;
 import org.qnix.abi.ViplResult;
@@ -151,7 +147,7 @@ class ViplKillTest extends ViplClusterTest
                 assertTrue(k >= 30, k + " messages");
                 assertNull(vi.recvDone());
                 TestClusters.await("the VI in Error", () -> ViState.ERROR == vi.query().state());
-                assertTrue(connLost(server, vi), "a CONN_LOST asynchronous event for VI " + vi.index());
+                assertTrue(server.hasAsyncEvent(vi, ViaProcessStructuresLayout.RESOURCE_VI, ViaProcessStructuresLayout.ERROR_CONN_LOST), "a CONN_LOST asynchronous event for VI " + vi.index());
                 // Error until disconnected: a receive posted now is flushed at once.
                 vi.postRecv(receives[0], server.descriptorRegion);
                 assertSame(receives[0], vi.recvWait(ViplEnd.TIMEOUT_MS));
@@ -169,39 +165,6 @@ class ViplKillTest extends ViplClusterTest
                 reader.join(10_000);
             }
         }
-    }
-
-    /** @return true if the asynchronous-error ring of {@code end}'s process holds CONN_LOST for {@code vi}. */
-    private static boolean connLost(final ViplEnd end, final Vi vi)
-    {
-        final ClusterStatus.ViplVi entry = ClusterStatus.read(dir).vipl().vis().stream()
-            .filter(v -> v.node().equals(end.node) && v.index() == vi.index()).findFirst().orElseThrow();
-        final NicSdramLayout layout = new NicSdramLayout(ClusterProperties.read(dir.propertiesFile()).orElseThrow()
-            .parameters());
-        final long structures;
-        try (MappedFile sdram = MappedFile.mapExisting(dir.nicSdram(end.node), 0, layout.managedMemoryOffset()))
-        {
-            structures = sdram.buffer().getLong((int)layout.processEntryOffset(entry.owner()) +
-                ProcessTableLayout.VIA_STRUCTURES_OFFSET);
-        }
-        try (MappedFile host = MappedFile.mapExisting(dir.hostMemory(end.node), structures,
-            ViaProcessStructuresLayout.LENGTH))
-        {
-            final UnsafeBuffer b = host.buffer();
-            final int tail = b.getIntVolatile(ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET);
-            for (int i = Math.max(0, tail - ViaProcessStructuresLayout.ASYNC_EVENTS); i < tail; i++)
-            {
-                final int event = ViaProcessStructuresLayout.ASYNC_RING_OFFSET +
-                    i % ViaProcessStructuresLayout.ASYNC_EVENTS * ViaProcessStructuresLayout.EVENT_LENGTH;
-                if (vi.index() == b.getInt(event + ViaProcessStructuresLayout.EVENT_VI_OFFSET) &&
-                    ViaProcessStructuresLayout.RESOURCE_VI == b.getInt(event + ViaProcessStructuresLayout.EVENT_RESOURCE_OFFSET) &&
-                    ViaProcessStructuresLayout.ERROR_CONN_LOST == b.getInt(event + ViaProcessStructuresLayout.EVENT_ERROR_OFFSET))
-                {
-                    return true;
-                }
-            }
-        }
-        return false;
     }
 
     /** The firmware of the NIC killed: a wait on it ends with the NIC-dead exception, and close returns. */
