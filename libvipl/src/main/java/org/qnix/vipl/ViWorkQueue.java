@@ -155,13 +155,17 @@ final class ViWorkQueue
         final long deadline = System.nanoTime() + timeoutNs;
         while (true)
         {
+            // Read before the oldest's status: the NIC writes the status, then the counter (release), so
+            // an oldest not done below is not counted in this value yet, and its completion moves the
+            // counter past it. Read after, a completion in between would be counted already, and the
+            // wait below would be for one more that never comes.
+            // Writer: the NIC, after the status of the descriptor it completed.
+            final int count = structures.getIntVolatile(counter);
             final Descriptor done = done();
             if (null != done)
             {
                 return done;
             }
-            // Writer: the NIC, after the status of the descriptor it completed.
-            final int count = structures.getIntVolatile(counter);
             final int expected;
             synchronized (this)
             {

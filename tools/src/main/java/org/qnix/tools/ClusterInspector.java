@@ -27,6 +27,7 @@ import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.PublishedTables;
 import org.qnix.abi.RxFifo;
 import org.qnix.abi.RxFifoLayout;
+import org.qnix.abi.ViTableEntry;
 import org.qnix.abi.VniContext;
 import org.qnix.abi.VniLayout;
 import org.qnix.firmware.NicCounters;
@@ -35,7 +36,7 @@ import org.qnix.firmware.NicCounters;
  * Decodes, read-only, what a process or a NIC holds in the cluster's shared memory: a process's
  * Virtual Network Interface (Command Queue with head, tail and pending entries; each Send and Receive
  * Context in use with its doorbell and page table) or a NIC's tables (Process, Name and Group Tables,
- * staging use, input FIFO fill). Nothing is stopped or written. What a process wrote is untrusted: a
+ * VIA processes with their VIs, memory regions and CQs, staging use, input FIFO fill). Nothing is stopped or written. What a process wrote is untrusted: a
  * value that cannot be (a length past the largest message, a page count past K, a doorbell code that
  * does not exist) is shown as {@code "impossible: ..."} and not followed. The Name and Group Tables are
  * read under the sequence locks the NIC writes them with.
@@ -304,6 +305,7 @@ public final class ClusterInspector
                 groups.add(e);
             }
             out.put("groupTable", groups);
+            out.put("vipl", vipl(status.vipl(), node));
             final Map<String, Long> counters = NicStatistics.counters(dir, node);
             final Map<String, Object> staging = new LinkedHashMap<>();
             staging.put("bytesInUse", counters.getOrDefault(NicCounters.STAGING_BYTES_IN_USE, 0L));
@@ -318,6 +320,82 @@ public final class ClusterInspector
             rx.put("capacity", fifo.capacity());
             out.put("inputFifo", rx);
         }
+        return out;
+    }
+
+    /** What the VIA processes of {@code node} hold, from its VIA tables (issue 14). */
+    private static Map<String, Object> vipl(final ClusterStatus.Vipl vipl, final NicCoordinates node)
+    {
+        final Map<String, Object> out = new LinkedHashMap<>();
+        final List<Object> processes = new ArrayList<>();
+        for (final ClusterStatus.ViplProcess p : vipl.processes())
+        {
+            if (p.node().equals(node))
+            {
+                final Map<String, Object> e = new LinkedHashMap<>();
+                e.put("slot", p.slot());
+                e.put("nicPid", p.nicPid());
+                e.put("osPid", p.osPid());
+                e.put("state", ProcessTableLayout.stateName(p.state()));
+                processes.add(e);
+            }
+        }
+        out.put("processes", processes);
+        final List<Object> vis = new ArrayList<>();
+        for (final ClusterStatus.ViplVi v : vipl.vis())
+        {
+            if (v.node().equals(node))
+            {
+                final Map<String, Object> e = new LinkedHashMap<>();
+                e.put("vi", v.index());
+                e.put("slot", v.owner());
+                e.put("state", ViTableEntry.stateName(v.state()));
+                e.put("reliability", v.reliabilityName());
+                e.put("ptag", v.ptag());
+                e.put("attributes", ClusterStatus.attributesName(v.attributes()));
+                e.put("maxTransferSize", v.maxTransfer());
+                e.put("sendCq", v.sendCq());
+                e.put("receiveCq", v.receiveCq());
+                if (null != v.peer())
+                {
+                    e.put("peer", v.peer().toString());
+                    e.put("peerVi", v.peerVi());
+                    e.put("connectionId", v.connectionId());
+                }
+                e.put("messagesDropped", v.dropped());
+                vis.add(e);
+            }
+        }
+        out.put("vis", vis);
+        final List<Object> regions = new ArrayList<>();
+        for (final ClusterStatus.ViplRegion r : vipl.regions())
+        {
+            if (r.node().equals(node))
+            {
+                final Map<String, Object> e = new LinkedHashMap<>();
+                e.put("handle", r.handle());
+                e.put("slot", r.owner());
+                e.put("ptag", r.ptag());
+                e.put("address", r.address());
+                e.put("length", r.length());
+                e.put("attributes", ClusterStatus.attributesName(r.attributes()));
+                regions.add(e);
+            }
+        }
+        out.put("memoryRegions", regions);
+        final List<Object> cqs = new ArrayList<>();
+        for (final ClusterStatus.ViplCq c : vipl.cqs())
+        {
+            if (c.node().equals(node))
+            {
+                final Map<String, Object> e = new LinkedHashMap<>();
+                e.put("cq", c.index());
+                e.put("slot", c.owner());
+                e.put("entries", c.entries());
+                cqs.add(e);
+            }
+        }
+        out.put("completionQueues", cqs);
         return out;
     }
 

@@ -133,7 +133,8 @@ final class TestClusters
     }
 
     /**
-     * Staging memory is empty again and no packet was ever dropped (DESIGN.md 8, item 11).
+     * Staging memory is empty again, no packet was ever dropped (DESIGN.md 8, item 11), and every entry
+     * of the VIA tables is free: no VI, memory region or CQ outlives the test (issue 14).
      *
      * @return the counters summed over the NICs.
      */
@@ -153,7 +154,30 @@ final class TestClusters
             assertEquals(0L, values.get(NicCounters.PACKETS_DROPPED), "packets dropped on " + node);
             values.forEach((k, v) -> totals.merge(k, v, Long::sum));
         }
+        assertViaTablesFree(dir);
         return totals;
+    }
+
+    /**
+     * Every VI, memory region and CQ entry of every NIC is free again (a process's death frees them
+     * asynchronously: waited for, with the usual hang guard).
+     */
+    static void assertViaTablesFree(final ClusterDirectory dir) throws InterruptedException
+    {
+        final String[] held = new String[1];
+        try
+        {
+            await("the VIA tables to be free", () ->
+            {
+                final ClusterStatus.Vipl vipl = ClusterStatus.read(dir).vipl();
+                held[0] = vipl.vis() + " " + vipl.regions() + " " + vipl.cqs();
+                return vipl.vis().isEmpty() && vipl.regions().isEmpty() && vipl.cqs().isEmpty();
+            });
+        }
+        catch (final AssertionError ex)
+        {
+            throw new AssertionError("VIA table entries still in use: " + held[0], ex);
+        }
     }
 
     static Map<String, Long> counters(final ClusterDirectory dir, final NicCoordinates node)
