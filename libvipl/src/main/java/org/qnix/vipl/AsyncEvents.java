@@ -132,32 +132,16 @@ final class AsyncEvents implements Runnable
         final Vi vi = viIndex >= 0 ? nic.viOfIndex(viIndex) : null;
         return new AsyncError(nic, resource,
             AsyncError.Code.of(structures.getInt(event + ViaProcessStructuresLayout.EVENT_ERROR_OFFSET)), vi,
-            AsyncError.Resource.CQ == resource ? cqOf(cqIndex, vi) : null,
+            AsyncError.Resource.CQ == resource ? cqOf(cqIndex) : null,
             structures.getInt(event + ViaProcessStructuresLayout.EVENT_DESCRIPTOR_HANDLE_OFFSET),
             structures.getInt(event + ViaProcessStructuresLayout.EVENT_DESCRIPTOR_OFFSET_OFFSET),
             structures.getInt(event + ViaProcessStructuresLayout.EVENT_OP_OFFSET), false);
     }
 
-    /**
-     * The CQ of an event: the one it names, or, since the NIC names only the VI whose completion found
-     * the CQ full, that VI's CQ whose ring says it overflowed.
-     */
-    private CompletionQueue cqOf(final int cqIndex, final Vi vi)
+    /** The CQ an event names (a CQ's overflow), or null. */
+    private CompletionQueue cqOf(final int cqIndex)
     {
-        final CompletionQueue named = cqIndex >= 0 ? nic.cqOfIndex(cqIndex) : null;
-        if (null != named || null == vi)
-        {
-            return named;
-        }
-        if (null != vi.sendCq() && vi.sendCq().isOverflowed())
-        {
-            return vi.sendCq();
-        }
-        if (null != vi.receiveCq() && vi.receiveCq().isOverflowed())
-        {
-            return vi.receiveCq();
-        }
-        return null != vi.receiveCq() ? vi.receiveCq() : vi.sendCq();
+        return cqIndex >= 0 ? nic.cqOfIndex(cqIndex) : null;
     }
 
     private void dispatch(final AsyncError error)

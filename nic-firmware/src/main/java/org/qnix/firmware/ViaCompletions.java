@@ -80,8 +80,8 @@ final class ViaCompletions
         if (ViaMemory.REFUSED == physical)
         {
             counters.viaCompletionsLost.increment();
-            asyncEvent(owner, s.vi, ViaProcessStructuresLayout.RESOURCE_DESCRIPTOR,
-                ViaProcessStructuresLayout.ERROR_POST_DESC);
+            asyncEvent(owner, s.vi, -1, handle, offset, status & ViplDescriptor.STATUS_OP_MASK,
+                ViaProcessStructuresLayout.RESOURCE_DESCRIPTOR, ViaProcessStructuresLayout.ERROR_POST_DESC);
             return;
         }
         // Readers: the process polling the status (VipSendDone/VipRecvDone), then the counter's waiters.
@@ -147,7 +147,8 @@ final class ViaCompletions
         {
             // VIA 1.0: an overflowed CQ is broken; the process learns it from the async event.
             host.putIntRelease(ring + CqRingLayout.OVERFLOWED_OFFSET, 1);
-            asyncEvent(owner, viIndex, ViaProcessStructuresLayout.RESOURCE_CQ, ViaProcessStructuresLayout.ERROR_CATASTROPHIC);
+            asyncEvent(owner, viIndex, cqIndex, 0, 0, 0, ViaProcessStructuresLayout.RESOURCE_CQ,
+                ViaProcessStructuresLayout.ERROR_CATASTROPHIC);
             return;
         }
         final int entry = ring + CqRingLayout.entryOffset(entries, tail & 0xFFFFFFFFL);
@@ -168,6 +169,17 @@ final class ViaCompletions
      * the ring full sets Overflowed instead.
      */
     void asyncEvent(final int owner, final int viIndex, final int resource, final int error)
+    {
+        asyncEvent(owner, viIndex, -1, 0, 0, 0, resource, error);
+    }
+
+    /**
+     * An asynchronous event that names the CQ ({@code cqIndex}, -1 for none) or the descriptor
+     * ({@code handle}, {@code offset}, and {@code op}: the completion status op bits) it is about, so
+     * that the process's handler is told which one ({@code VIP_ERROR_DESCRIPTOR}'s fields).
+     */
+    void asyncEvent(final int owner, final int viIndex, final int cqIndex, final int handle, final int offset,
+        final int op, final int resource, final int error)
     {
         counters.viaAsyncEvents.increment();
         final int entry = (int)layout.processEntryOffset(owner);
@@ -191,10 +203,10 @@ final class ViaCompletions
         }
         final int event = base + ViaProcessStructuresLayout.asyncEventOffset(tail & Integer.MAX_VALUE);
         host.putInt(event + ViaProcessStructuresLayout.EVENT_VI_OFFSET, viIndex);
-        host.putInt(event + ViaProcessStructuresLayout.EVENT_CQ_OFFSET, -1);
-        host.putInt(event + ViaProcessStructuresLayout.EVENT_DESCRIPTOR_HANDLE_OFFSET, 0);
-        host.putInt(event + ViaProcessStructuresLayout.EVENT_DESCRIPTOR_OFFSET_OFFSET, 0);
-        host.putInt(event + ViaProcessStructuresLayout.EVENT_OP_OFFSET, 0);
+        host.putInt(event + ViaProcessStructuresLayout.EVENT_CQ_OFFSET, cqIndex);
+        host.putInt(event + ViaProcessStructuresLayout.EVENT_DESCRIPTOR_HANDLE_OFFSET, handle);
+        host.putInt(event + ViaProcessStructuresLayout.EVENT_DESCRIPTOR_OFFSET_OFFSET, offset);
+        host.putInt(event + ViaProcessStructuresLayout.EVENT_OP_OFFSET, op);
         host.putInt(event + ViaProcessStructuresLayout.EVENT_RESOURCE_OFFSET, resource);
         host.putInt(event + ViaProcessStructuresLayout.EVENT_ERROR_OFFSET, error);
         // Reader: the process's error handler thread; Valid says the entry is whole.

@@ -67,7 +67,7 @@ final class ViaPosts
         if (ViaDescriptors.UNREADABLE == check)
         {
             counters.commandsRejected.increment();
-            completions.asyncEvent(slot.index, vi, ViaProcessStructuresLayout.RESOURCE_DESCRIPTOR,
+            completions.asyncEvent(slot.index, vi, -1, handle, offset, 0, ViaProcessStructuresLayout.RESOURCE_DESCRIPTOR,
                 ViaProcessStructuresLayout.ERROR_POST_DESC);
             return;
         }

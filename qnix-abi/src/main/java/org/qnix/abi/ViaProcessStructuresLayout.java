@@ -30,6 +30,10 @@ package org.qnix.abi;
  *  |  op  | resource code | error code | Valid (NIC, release, last)|
  *  +---------------------------------------------------------------+ length()
  * </pre>
+ *
+ * <p>An event's CQ is -1 unless it is about a CQ (its overflow); its descriptor handle, offset and op
+ * (the completion status op bits, {@code ViplDescriptor.STATUS_OP_MASK}) are 0 unless it is about a
+ * descriptor ({@code RESOURCE_DESCRIPTOR}).
  */
 public final class ViaProcessStructuresLayout
 {
