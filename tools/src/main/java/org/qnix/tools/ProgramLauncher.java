@@ -27,6 +27,7 @@ import org.qnix.examples.Collectives;
 import org.qnix.examples.Hello;
 import org.qnix.examples.PingPong;
 import org.qnix.examples.Stream;
+import org.qnix.examples.ViplPingPong;
 
 /**
  * {@code qnix run}: launches a parallel program of K JVMs on a cluster, process i named (AI, i) in
@@ -70,7 +71,8 @@ public final class ProgramLauncher
         Hello.class.getName(), Hello.Options::parse,
         PingPong.class.getName(), PingPong.Options::parse,
         Stream.class.getName(), Stream.Options::parse,
-        Collectives.class.getName(), Collectives.Options::parse);
+        Collectives.class.getName(), Collectives.Options::parse,
+        ViplPingPong.class.getName(), ViplPingPong.Options::parse);
     private static final long STOP_GRACE_MS = 5_000;
 
     private final ClusterDirectory dir;
@@ -397,7 +399,7 @@ public final class ProgramLauncher
         {
             throw new IllegalArgumentException("no class " + program + " on the class path (" +
                 (userClassPath.isEmpty() ? "give yours with -cp or $CLASSPATH" : userClassPath.describe()) +
-                "; examples: Hello, PingPong, Stream, Collectives)");
+                "; examples: Hello, PingPong, Stream, Collectives, ViplPingPong, ViplStream, ViplRdma)");
         }
         return new String[]{ program, classPath };
     }
