@@ -28,6 +28,8 @@ import org.qnix.examples.Hello;
 import org.qnix.examples.PingPong;
 import org.qnix.examples.Stream;
 import org.qnix.examples.ViplPingPong;
+import org.qnix.examples.ViplRdma;
+import org.qnix.examples.ViplStream;
 
 /**
  * {@code qnix run}: launches a parallel program of K JVMs on a cluster, process i named (AI, i) in
@@ -72,7 +74,9 @@ public final class ProgramLauncher
         PingPong.class.getName(), PingPong.Options::parse,
         Stream.class.getName(), Stream.Options::parse,
         Collectives.class.getName(), Collectives.Options::parse,
-        ViplPingPong.class.getName(), ViplPingPong.Options::parse);
+        ViplPingPong.class.getName(), ViplPingPong.Options::parse,
+        ViplStream.class.getName(), ViplStream.Options::parse,
+        ViplRdma.class.getName(), ViplRdma.Options::parse);
     private static final long STOP_GRACE_MS = 5_000;
 
     private final ClusterDirectory dir;
