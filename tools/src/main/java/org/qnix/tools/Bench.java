@@ -311,8 +311,8 @@ final class Bench implements Runnable
     @Command(name = "jmh", mixinStandardHelpOptions = true,
         description = {
             "Run the JMH benchmarks: latency, bandwidth and barrier, QNIX beside the baselines.",
-            "LatencyBenchmark (one-way, QNIX Send_Short and Send, VIA Send and RDMA write, floor, relay, TCP,",
-            "Aeron IPC), BandwidthBenchmark (payload bytes/s with a window; QNIX, VIA and the baselines), BarrierBenchmark (2 and 4 processes). Each fork (three per",
+            "LatencyBenchmark (one-way, QNIX Send_Short and Send, floor, relay, TCP, Aeron IPC; -p api=vipl or",
+            "vipl-rdma for VIA), BandwidthBenchmark (payload bytes/s with a window; -p api=vipl for VIA), BarrierBenchmark (2 and 4 processes). Each fork (three per",
             "latency or bandwidth trial) starts its own cluster and peer JVMs and stops them. Arguments after",
             "-- go to JMH, for example:",
             "  qnix bench jmh -- LatencyBenchmark -p size=64 -p api=floor,qnix -rf json -rff lat.json",

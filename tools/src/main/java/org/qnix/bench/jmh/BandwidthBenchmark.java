@@ -39,8 +39,8 @@ import org.qnix.bench.ViplStreamTransport;
 @Fork(3)
 public class BandwidthBenchmark
 {
-    /** qnix: QNIX Send; vipl: VIA Send on a Reliable Delivery VI, credits given back by the peer. */
-    @Param({"floor", "tcp", "aeron-ipc", "qnix", "vipl"})
+    /** qnix: QNIX Send. Also taken, with {@code -p api=vipl}: VIA Send on a Reliable Delivery VI, credits given back. */
+    @Param({"floor", "tcp", "aeron-ipc", "qnix"})
     public String api;
 
     @Param({"4096", "65536", "1048576", "2097152"})
