@@ -89,6 +89,30 @@ final class ViplLink implements AutoCloseable
         return control.memory().descriptor(offset);
     }
 
+    /**
+     * The oldest posted send ({@code send}) or receive of the VI once completed, sleeping on the CQ
+     * both its queues report to (the entries drained first: they only say that something completed).
+     * Not {@code Vi.sendWait}/{@code recvWait}: those can miss a completion that lands just as the wait
+     * starts (libvipl's ViWorkQueue.await then waits for one completion more), which stalls a ping-pong.
+     */
+    Descriptor await(final boolean send, final long timeoutMs)
+    {
+        final long deadline = System.currentTimeMillis() + timeoutMs;
+        while (true)
+        {
+            while (null != cq.done())
+            {
+                // Wake-ups of completions looked at below or before.
+            }
+            final Descriptor d = send ? vi.sendDone() : vi.recvDone();
+            if (null != d)
+            {
+                return d;
+            }
+            cq.await(Math.max(1, deadline - System.currentTimeMillis()));
+        }
+    }
+
     /** The server: waits for the peer's request and accepts it. */
     void accept(final byte[] discriminator)
     {

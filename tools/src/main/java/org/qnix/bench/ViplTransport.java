@@ -19,8 +19,9 @@ import org.qnix.vipl.ViplException;
  * registered memory, completing a receive with no data segment (api {@code vipl-rdma}); the peer
  * echoes each message the same way. Each side keeps the receive of the next message posted before it
  * sends what lets the other send it (VIA has no flow control: a message finding no receive breaks a
- * reliable connection), into two areas used in turn. Both wait on completions the same way: busy,
- * yield, backoff or sleep ({@link DoorbellWait}).
+ * reliable connection), into two areas used in turn. Both wait on a CQ both queues of the VI report
+ * to (it spins, then sleeps: VIPL has no other way to wait on a CQ), whatever {@code wait} says; see
+ * {@link ViplLink#await}.
  */
 public final class ViplTransport implements LatencyTransport
 {
@@ -64,7 +65,7 @@ public final class ViplTransport implements LatencyTransport
         PeerProcess peer = null;
         try
         {
-            side = new Side(ViplLink.open(cluster, node, maxSize, rdma, 0), rdma, maxSize, wait);
+            side = new Side(ViplLink.open(cluster, node, maxSize, rdma, 16), rdma, maxSize, wait);
             // Before the peer can connect: its hello may come as soon as the VI connects.
             side.postHelloReceive();
             peer = PeerProcess.launch(Map.of(), "vipl", cluster, peerNode, node,
@@ -84,7 +85,7 @@ public final class ViplTransport implements LatencyTransport
 
     public String name()
     {
-        return QnixTransport.apiName(rdma ? "vipl-rdma" : "vipl", wait);
+        return rdma ? "vipl-rdma" : "vipl";
     }
 
     public int maxSize()
@@ -110,7 +111,7 @@ public final class ViplTransport implements LatencyTransport
     static void echo(final String cluster, final String node, final String serverNode, final byte[] discriminator,
         final DoorbellWait wait, final int maxSize, final boolean rdma)
     {
-        try (Side side = new Side(ViplLink.open(cluster, node, maxSize, rdma, 0), rdma, maxSize, wait))
+        try (Side side = new Side(ViplLink.open(cluster, node, maxSize, rdma, 16), rdma, maxSize, wait))
         {
             // The first message's receive before the request: it may come as soon as the VI connects.
             side.postHelloReceive();
@@ -195,8 +196,8 @@ public final class ViplTransport implements LatencyTransport
             d.fields().reset().control(ViplDescriptor.OP_SEND).segmentCount(1).length(HELLO_LENGTH)
                 .dataSegment(0, link.control.memory().address(HELLO_OUT), link.control.handle(), HELLO_LENGTH);
             link.vi.postSend(d, link.control);
-            expectDone(link.vi.sendWait(TIMEOUT_MS, wait), "the hello sent");
-            expectDone(link.vi.recvWait(TIMEOUT_MS, wait), "the hello received");
+            expectDone(link.await(true, TIMEOUT_MS), "the hello sent");
+            expectDone(link.await(false, TIMEOUT_MS), "the hello received");
             for (int k = 0; k < 2; k++)
             {
                 peerAddress[k] = c.getLong(HELLO_IN + k * 12);
@@ -244,13 +245,13 @@ public final class ViplTransport implements LatencyTransport
 
         void sent()
         {
-            expectDone(link.vi.sendWait(TIMEOUT_MS, wait), "a message sent");
+            expectDone(link.await(true, TIMEOUT_MS), "a message sent");
         }
 
         /** @return the size of the next message, once it arrived. */
         int received()
         {
-            final Descriptor d = expectDone(link.vi.recvWait(TimeUnit.DAYS.toMillis(1), wait), "a message received");
+            final Descriptor d = expectDone(link.await(false, TimeUnit.DAYS.toMillis(1)), "a message received");
             return rdma ? d.immediateData() : d.length();
         }
 

@@ -10,6 +10,7 @@ import org.qnix.lib.GroupMember;
 import org.qnix.lib.Qnix;
 import org.qnix.lib.QnixBuffer;
 import org.qnix.lib.ReceiveStatus;
+import org.qnix.vipl.CompletionQueue;
 import org.qnix.vipl.Descriptor;
 import org.qnix.vipl.MemoryAttributes;
 import org.qnix.vipl.MemoryRegion;
@@ -126,6 +127,35 @@ final class ViplPair implements AutoCloseable
             {
                 throw new IllegalArgumentException("--sizes: " + size + " is more than " + MAX_SIZE + " bytes (2 MiB)");
             }
+        }
+    }
+
+    /**
+     * The oldest posted send ({@code send}) or receive of {@code vi} once it completed, sleeping on
+     * {@code cq}, which both of the VI's queues report to. A CQ entry only says that something
+     * completed: the descriptor is taken from its queue ({@code VipSendDone}/{@code VipRecvDone}), and
+     * the entries are drained before each look, so that the ring never fills. The examples wait so
+     * rather than with {@code Vi.sendWait}/{@code recvWait}, which can miss a completion that lands
+     * just as the wait starts (libvipl's ViWorkQueue.await, then waiting for one completion more).
+     *
+     * @throws org.qnix.vipl.ViplException TIMEOUT after {@code timeoutMs}.
+     */
+    static Descriptor await(final Vi vi, final CompletionQueue cq, final boolean send, final long timeoutMs)
+    {
+        final long deadline = System.currentTimeMillis() + timeoutMs;
+        while (true)
+        {
+            while (null != cq.done())
+            {
+                // Wake-ups of completions looked at below or before.
+            }
+            final Descriptor d = send ? vi.sendDone() : vi.recvDone();
+            if (null != d)
+            {
+                return d;
+            }
+            // A completion after the look above has its entry written after its status: this wait sees it.
+            cq.await(Math.max(1, deadline - System.currentTimeMillis()));
         }
     }
 

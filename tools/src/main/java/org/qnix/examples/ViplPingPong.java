@@ -7,6 +7,7 @@ import java.util.Locale;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.qnix.abi.ViplDescriptor;
+import org.qnix.vipl.CompletionQueue;
 import org.qnix.vipl.Descriptor;
 import org.qnix.vipl.MemoryRegion;
 import org.qnix.vipl.Reliability;
@@ -116,6 +117,8 @@ public final class ViplPingPong
         private final Descriptor[] receive = new Descriptor[2];
         private final Descriptor send;
         private final Vi vi;
+        /** Both queues of the VI report to it: the waits sleep on it (see {@link ViplPair#await}). */
+        private final CompletionQueue cq;
         /** The peer's receive areas, where RDMA writes go. */
         private final long[] peerAddress = new long[2];
         private final int[] peerHandle = new int[2];
@@ -154,8 +157,8 @@ public final class ViplPingPong
             {
                 data.putByte(i, pattern(i, from));
             }
-            vi = pair.nic().createVi(new ViAttributes(options.reliability(), slot, pair.ptag(), rdma, false),
-                null, null);
+            cq = pair.nic().createCq(16);
+            vi = pair.nic().createVi(new ViAttributes(options.reliability(), slot, pair.ptag(), rdma, false), cq, cq);
         }
 
         void run()
@@ -179,8 +182,8 @@ public final class ViplPingPong
             helloOut.fields().reset().control(ViplDescriptor.OP_SEND).segmentCount(1).length(HELLO_LENGTH)
                 .dataSegment(0, control.memory().address(HELLO_OUT), control.handle(), HELLO_LENGTH);
             vi.postSend(helloOut, control);
-            ViplPair.expectDone(vi.sendWait(TIMEOUT_MS), "the hello sent");
-            ViplPair.expectDone(vi.recvWait(TIMEOUT_MS), "the hello received");
+            ViplPair.expectDone(ViplPair.await(vi, cq, true, TIMEOUT_MS), "the hello sent");
+            ViplPair.expectDone(ViplPair.await(vi, cq, false, TIMEOUT_MS), "the hello received");
             for (int k = 0; k < 2; k++)
             {
                 peerAddress[k] = c.getLong(HELLO_IN + k * 12);
@@ -252,7 +255,7 @@ public final class ViplPingPong
         /** Takes the send's completion; the buffer's stamp is undone once the NIC has read it. */
         private void sent()
         {
-            ViplPair.expectDone(vi.sendWait(TIMEOUT_MS), "a message sent");
+            ViplPair.expectDone(ViplPair.await(vi, cq, true, TIMEOUT_MS), "a message sent");
         }
 
         /** Posts the receive for message number {@code received + (posted so far)}: areas alternate. */
@@ -308,7 +311,7 @@ public final class ViplPingPong
 
         private Descriptor awaitMessage(final int size)
         {
-            final Descriptor d = vi.recvWait(TIMEOUT_MS);
+            final Descriptor d = ViplPair.await(vi, cq, false, TIMEOUT_MS);
             final int number = received++;
             if (d != receive[number & 1])
             {

@@ -6,6 +6,7 @@ import java.util.Locale;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.qnix.abi.ViplDescriptor;
+import org.qnix.vipl.CompletionQueue;
 import org.qnix.vipl.Descriptor;
 import org.qnix.vipl.MemoryRegion;
 import org.qnix.vipl.Reliability;
@@ -105,6 +106,8 @@ public final class ViplRdma
         private final Descriptor send;
         private final Descriptor write;
         private final Vi vi;
+        /** Both queues of the VI report to it: the waits sleep on it (see {@link ViplPair#await}). */
+        private final CompletionQueue cq;
         private long targetAddress;
         private int targetHandle;
         /** Writes so far, over every size and kind: the next one's number. */
@@ -131,8 +134,9 @@ public final class ViplRdma
             send = control.memory().descriptor(SEND);
             write = control.memory().descriptor(WRITE);
             // Only the server's VI takes RDMA writes; the region's enable and the VI's are both needed.
+            cq = pair.nic().createCq(16);
             vi = pair.nic().createVi(new ViAttributes(options.reliability(), Math.max(1, maxSize), pair.ptag(), server,
-                false), null, null);
+                false), cq, cq);
         }
 
         void run()
@@ -151,13 +155,13 @@ public final class ViplRdma
                 c.putLong(HELLO, data.address());
                 c.putInt(HELLO + Long.BYTES, data.handle());
                 sendMessage(HELLO_LENGTH, 0);
-                ViplPair.expectDone(vi.sendWait(TIMEOUT_MS), "the region sent");
+                ViplPair.expectDone(ViplPair.await(vi, cq, true, TIMEOUT_MS), "the region sent");
                 System.out.printf("%-9s %-9s %7s %-19s %10s%n", "bytes", "immediate", "writes", "reliability",
                     "mean us");
             }
             else
             {
-                final Descriptor hello = ViplPair.expectDone(vi.recvWait(TIMEOUT_MS), "the server's region");
+                final Descriptor hello = ViplPair.expectDone(ViplPair.await(vi, cq, false, TIMEOUT_MS), "the server's region");
                 targetAddress = control.memory().buffer().getLong(HELLO);
                 targetHandle = control.memory().buffer().getInt(HELLO + Long.BYTES);
                 if (hello.length() != HELLO_LENGTH)
@@ -209,7 +213,7 @@ public final class ViplRdma
          */
         private void serve(final int size, final boolean immediate, final boolean last)
         {
-            final Descriptor notice = ViplPair.expectDone(vi.recvWait(TIMEOUT_MS), "write " + number);
+            final Descriptor notice = ViplPair.expectDone(ViplPair.await(vi, cq, false, TIMEOUT_MS), "write " + number);
             final int status = immediate ?
                 ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_REMOTE_RDMA_WRITE | ViplDescriptor.STATUS_IMMEDIATE :
                 ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE | ViplDescriptor.STATUS_IMMEDIATE;
@@ -241,7 +245,7 @@ public final class ViplRdma
             {
                 postReceive(0);
                 sendMessage(0, number + 1);
-                ViplPair.expectDone(vi.sendWait(TIMEOUT_MS), "the go-ahead of write " + (number + 1));
+                ViplPair.expectDone(ViplPair.await(vi, cq, true, TIMEOUT_MS), "the go-ahead of write " + (number + 1));
             }
         }
 
@@ -250,7 +254,7 @@ public final class ViplRdma
         {
             if (number > 0)
             {
-                final Descriptor go = ViplPair.expectDone(vi.recvWait(TIMEOUT_MS), "the go-ahead of write " + number);
+                final Descriptor go = ViplPair.expectDone(ViplPair.await(vi, cq, false, TIMEOUT_MS), "the go-ahead of write " + number);
                 if (go.immediateData() != number)
                 {
                     throw new IllegalStateException("the go-ahead of write " + go.immediateData() + " came for " +
@@ -276,10 +280,10 @@ public final class ViplRdma
                 // Carried after the write's bytes, as the VI sends in posting order.
                 sendMessage(0, number);
             }
-            ViplPair.expectDone(vi.sendWait(TIMEOUT_MS), "write " + number);
+            ViplPair.expectDone(ViplPair.await(vi, cq, true, TIMEOUT_MS), "write " + number);
             if (!immediate)
             {
-                ViplPair.expectDone(vi.sendWait(TIMEOUT_MS), "the notice of write " + number);
+                ViplPair.expectDone(ViplPair.await(vi, cq, true, TIMEOUT_MS), "the notice of write " + number);
             }
         }
 

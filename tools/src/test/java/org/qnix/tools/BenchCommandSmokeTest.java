@@ -100,11 +100,10 @@ class BenchCommandSmokeTest
         final String name = TestClusters.uniqueName("bv");
         try
         {
-            // vipl-rdma is left out while the firmware's RDMA write stalls now and then (ViplExamplesTest.RDMA_STALLS).
-            final CliResult latency = CliResult.run("bench", "latency", "--api", "qnix,vipl", "--name", name,
+            final CliResult latency = CliResult.run("bench", "latency", "--api", "qnix,vipl,vipl-rdma", "--name", name,
                 "--sizes", "0,4096,70000", "--iterations", "20", "--warmup", "5", "--warmup-ms", "0");
             assertEquals(0, latency.exit, latency.out + latency.err);
-            for (final String api : new String[] {"qnix", "vipl"})
+            for (final String api : new String[] {"qnix", "vipl", "vipl-rdma"})
             {
                 assertEquals(3, latency.out.lines().filter(l -> l.startsWith("BENCH kind=latency api=" + api + " "))
                     .count(), api + " in:\n" + latency.out);
