@@ -1,5 +1,6 @@
 package org.qnix.bench;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -13,7 +14,9 @@ import org.qnix.host.DoorbellWait;
  * latency (it echoes), and {@code tcp-sink PORT MAX_SIZE}, {@code aeron-sink DIRECTORY} or
  * {@code qnix-sink CLUSTER NODE AI busy|yield|backoff|sleep MAX_SIZE WINDOW} for bandwidth (it receives and
  * acknowledges each stream's last message), and {@code qnix-barrier CLUSTER NODE AI PI SIZE busy|yield|backoff|sleep}
- * (it does barriers); it exits when its benchmark closes the transport or dies.
+ * (it does barriers), {@code vipl CLUSTER NODE SERVER_NODE DISCRIMINATOR busy|yield|backoff|sleep MAX_SIZE send|rdma}
+ * (it echoes through a VI) and {@code vipl-sink CLUSTER NODE SERVER_NODE DISCRIMINATOR MAX_SIZE WINDOW} (it receives
+ * and gives credits back); it exits when its benchmark closes the transport or dies.
  */
 public final class BenchPeer
 {
@@ -31,7 +34,9 @@ public final class BenchPeer
             System.err.println("usage: BenchPeer floor FILE MAX_SIZE | relay FILE MAX_SIZE | relay-echo FILE MAX_SIZE | " +
                 "tcp PORT MAX_SIZE | aeron DIRECTORY | " +
                 "qnix CLUSTER NODE AI busy|yield|backoff|sleep MAX_SIZE short|send | tcp-sink PORT MAX_SIZE | aeron-sink DIRECTORY | " +
-                "qnix-sink CLUSTER NODE AI busy|yield|backoff|sleep MAX_SIZE WINDOW | qnix-barrier CLUSTER NODE AI PI SIZE busy|yield|backoff|sleep");
+                "qnix-sink CLUSTER NODE AI busy|yield|backoff|sleep MAX_SIZE WINDOW | " +
+                "vipl CLUSTER NODE SERVER_NODE DISCRIMINATOR busy|yield|backoff|sleep MAX_SIZE send|rdma | " +
+                "vipl-sink CLUSTER NODE SERVER_NODE DISCRIMINATOR MAX_SIZE WINDOW | qnix-barrier CLUSTER NODE AI PI SIZE busy|yield|backoff|sleep");
             System.exit(2);
         }
         switch (args[0])
@@ -47,6 +52,10 @@ public final class BenchPeer
             case "aeron-sink" -> AeronStreamTransport.sink(Path.of(args[1]));
             case "qnix-sink" -> QnixStreamTransport.sink(args[1], args[2], Integer.parseInt(args[3]),
                 DoorbellWait.parse(args[4]), Integer.parseInt(args[5]), Integer.parseInt(args[6]));
+            case "vipl" -> ViplTransport.echo(args[1], args[2], args[3], args[4].getBytes(StandardCharsets.US_ASCII),
+                DoorbellWait.parse(args[5]), Integer.parseInt(args[6]), "rdma".equals(args[7]));
+            case "vipl-sink" -> ViplStreamTransport.sink(args[1], args[2], args[3],
+                args[4].getBytes(StandardCharsets.US_ASCII), Integer.parseInt(args[5]), Integer.parseInt(args[6]));
             case "qnix-barrier" -> BarrierGroup.member(args[1], args[2], Integer.parseInt(args[3]),
                 Integer.parseInt(args[4]), Integer.parseInt(args[5]), DoorbellWait.parse(args[6]));
             default ->

@@ -124,6 +124,20 @@ final class Arguments
         return sizes;
     }
 
+    /** @return the current option's value, one of {@code choices}. */
+    String oneOf(final String... choices)
+    {
+        final String text = value();
+        for (final String choice : choices)
+        {
+            if (choice.equals(text))
+            {
+                return text;
+            }
+        }
+        throw new IllegalArgumentException(option + " " + text + ": one of " + String.join(", ", choices));
+    }
+
     /** @param usage the example's options, for the message. */
     IllegalArgumentException unknown(final String usage)
     {

@@ -46,6 +46,8 @@ import org.qnix.bench.RunSetup;
 import org.qnix.bench.TcpStreamTransport;
 import org.qnix.bench.TcpTransport;
 import org.qnix.bench.Transport;
+import org.qnix.bench.ViplStreamTransport;
+import org.qnix.bench.ViplTransport;
 import org.qnix.host.DoorbellWait;
 
 import picocli.CommandLine.Command;
@@ -60,7 +62,7 @@ import picocli.CommandLine.TypeConversionException;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = {
-        "Measure QNIX beside the baselines a Java user has, in the same run: the floor (two JVMs",
+        "Measure QNIX and the VIPL beside the baselines a Java user has, in the same run: the floor (two JVMs",
         "ping-ponging through one shared mapping; a memory copy for bandwidth), the relay (for latency: three",
         "JVMs, A -> a busy relay -> B and back, the least one agent in the middle costs), TCP over loopback",
         "and Aeron IPC." },
@@ -75,12 +77,17 @@ final class Bench implements Runnable
         spec.commandLine().usage(System.out);
     }
 
+    /** What {@code --api} takes: every interface for latency, the streaming ones for bandwidth. */
+    static final List<String> LATENCY_APIS = List.of("qnix", "qnix-send", "vipl", "vipl-rdma");
+    static final List<String> BANDWIDTH_APIS = List.of("qnix", "vipl");
+
     /** The options latency and bandwidth share: what to measure, where, and where to write it. */
     static final class Common
     {
         @Option(names = "--api", defaultValue = "qnix", split = ",",
-            description = "QNIX interfaces to measure: qnix (default: Send_Short up to the short threshold, Send " +
-                "above) and, for latency, qnix-send (Send for every size).")
+            description = "Interfaces of the cluster to measure: qnix (default: Send_Short up to the short threshold, " +
+                "Send above), vipl (VIA Send into a posted receive, Reliable Delivery) and, for latency, qnix-send " +
+                "(Send for every size) and vipl-rdma (VIA RDMA write with immediate data).")
         List<String> api;
 
         @Option(names = "--baselines",
@@ -156,9 +163,9 @@ final class Bench implements Runnable
             }
             for (final String one : api)
             {
-                if (!"qnix".equals(one) && !"qnix-send".equals(one))
+                if (!LATENCY_APIS.contains(one))
                 {
-                    throw new IllegalArgumentException("--api " + one + ": use qnix or qnix-send (the VIPL is not built)");
+                    throw new IllegalArgumentException("--api " + one + ": use " + String.join(", ", LATENCY_APIS));
                 }
             }
             if (api.size() != new HashSet<>(api).size())
@@ -199,10 +206,10 @@ final class Bench implements Runnable
 
     @Command(name = "latency", mixinStandardHelpOptions = true,
         description = {
-            "One-way latency per message size, QNIX and (with --baselines) the baselines.",
+            "One-way latency per message size, QNIX, the VIPL (--api vipl,vipl-rdma) and (with --baselines) the baselines.",
             "Half the round trip: p50, p99, p99.9 and max, and each p50 as a multiple of the floor's and the relay's.",
             "In each of --passes: the baselines first; then, without --cluster, a 2x1 cluster is brought up",
-            "for QNIX and torn down after. QNIX runs between the first two nodes; every measurement is a pair",
+            "for QNIX and the VIPL and torn down after. They run between the first two nodes; every measurement is a pair",
             "of JVMs." })
     static final class Latency implements Callable<Integer>
     {
@@ -231,7 +238,8 @@ final class Bench implements Runnable
             return measureAndReport(common, maxSize, sizeList,
                 List.<IntFunction<LatencyTransport>>of(FloorTransport::start, RelayTransport::start,
                     TcpTransport::start, AeronIpcTransport::start),
-                run -> common.api.stream().<IntFunction<LatencyTransport>>map(api -> max ->
+                run -> common.api.stream().<IntFunction<LatencyTransport>>map(api -> max -> api.startsWith("vipl") ?
+                    ViplTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "vipl-rdma".equals(api), max) :
                     QnixTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "qnix".equals(api), max))
                     .toList(),
                 LatencySamples::new, (transport, size, into) -> LatencyRun.measure(transport, size, warmup,
@@ -243,8 +251,8 @@ final class Bench implements Runnable
 
     @Command(name = "bandwidth", mixinStandardHelpOptions = true,
         description = {
-            "Bandwidth per message size, QNIX and (with --baselines) the baselines.",
-            "Payload MB/s streaming about --bytes per repeat with --window messages in flight (QNIX; TCP and",
+            "Bandwidth per message size, QNIX, the VIPL (--api vipl) and (with --baselines) the baselines.",
+            "Payload MB/s streaming about --bytes per repeat with --window messages in flight (QNIX, VIPL; TCP and",
             "Aeron pace themselves), median, min and max over --repeats, and each median as a fraction of",
             "the floor's, a single-thread memory copy. In each of --passes: the baselines first; then,",
             "without --cluster, a 2x1 cluster is brought up for QNIX and torn down after." })
@@ -260,7 +268,7 @@ final class Bench implements Runnable
         @Option(names = "--bytes", defaultValue = "33554432", description = "Bytes per timed stream (default 32 MiB).")
         long bytes;
 
-        @Option(names = "--window", defaultValue = "8", description = "QNIX sends in flight (default 8).")
+        @Option(names = "--window", defaultValue = "8", description = "QNIX and VIPL sends in flight (default 8; VIPL at most 64).")
         int window;
 
         @Option(names = "--repeats", defaultValue = "5", description = "Timed streams per size (default 5).")
@@ -269,26 +277,33 @@ final class Bench implements Runnable
         public Integer call() throws Exception
         {
             common.check();
-            if (!List.of("qnix").equals(common.api))
+            if (!BANDWIDTH_APIS.containsAll(common.api))
             {
-                throw new IllegalArgumentException("--api: bandwidth measures qnix (Send) only");
+                throw new IllegalArgumentException("--api " + String.join(",", common.api) +
+                    ": bandwidth measures qnix (Send) and vipl (VIA Send)");
             }
             if (bytes < 1 || repeats < 1 || window < 1)
             {
                 throw new IllegalArgumentException("--bytes, --repeats and --window must be at least 1");
+            }
+            if (common.api.contains("vipl") && window > ViplStreamTransport.MAX_WINDOW)
+            {
+                throw new IllegalArgumentException("--window " + window + ": vipl takes at most " +
+                    ViplStreamTransport.MAX_WINDOW);
             }
             final int[] sizeList = parseSizes(sizes, 1);
             final int maxSize = Arrays.stream(sizeList).max().orElse(1);
             return measureAndReport(common, maxSize, sizeList,
                 List.<IntFunction<BandwidthTransport>>of(MemoryCopyTransport::start, TcpStreamTransport::start,
                     AeronStreamTransport::start),
-                run -> List.<IntFunction<BandwidthTransport>>of(max ->
-                    QnixStreamTransport.start(run.name(), "0-0", run.peerNode(), common.wait, max, window)),
+                run -> common.api.stream().<IntFunction<BandwidthTransport>>map(api -> max -> "vipl".equals(api) ?
+                    ViplStreamTransport.start(run.name(), "0-0", run.peerNode(), max, window) :
+                    QnixStreamTransport.start(run.name(), "0-0", run.peerNode(), common.wait, max, window)).toList(),
                 (api, size) -> new BandwidthSamples(api, size, window),
                 (transport, size, into) -> BandwidthRun.measure(transport, size, bytes, window, repeats,
                     TimeUnit.MILLISECONDS.toNanos(common.warmupMs), into),
                 BandwidthSamples::result, BandwidthReport::new, String.format(Locale.ROOT,
-                    "about %d bytes per stream, median of %d after %d ms of warm-up; QNIX window %d", bytes, repeats,
+                    "about %d bytes per stream, median of %d after %d ms of warm-up; QNIX and VIPL window %d", bytes, repeats,
                     common.warmupMs, window));
         }
     }
@@ -296,8 +311,8 @@ final class Bench implements Runnable
     @Command(name = "jmh", mixinStandardHelpOptions = true,
         description = {
             "Run the JMH benchmarks: latency, bandwidth and barrier, QNIX beside the baselines.",
-            "LatencyBenchmark (one-way, QNIX Send_Short and Send, floor, relay, TCP, Aeron IPC), BandwidthBenchmark",
-            "(payload bytes/s with a window), BarrierBenchmark (2 and 4 processes). Each fork (three per",
+            "LatencyBenchmark (one-way, QNIX Send_Short and Send, floor, relay, TCP, Aeron IPC; -p api=vipl or",
+            "vipl-rdma for VIA), BandwidthBenchmark (payload bytes/s with a window; -p api=vipl for VIA), BarrierBenchmark (2 and 4 processes). Each fork (three per",
             "latency or bandwidth trial) starts its own cluster and peer JVMs and stops them. Arguments after",
             "-- go to JMH, for example:",
             "  qnix bench jmh -- LatencyBenchmark -p size=64 -p api=floor,qnix -rf json -rff lat.json",

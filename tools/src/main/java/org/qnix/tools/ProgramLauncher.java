@@ -28,6 +28,9 @@ import org.qnix.examples.Hello;
 import org.qnix.examples.PciCommCat;
 import org.qnix.examples.PingPong;
 import org.qnix.examples.Stream;
+import org.qnix.examples.ViplPingPong;
+import org.qnix.examples.ViplRdma;
+import org.qnix.examples.ViplStream;
 
 /**
  * {@code qnix run}: launches a parallel program of K JVMs on a cluster, process i named (AI, i) in
@@ -72,7 +75,10 @@ public final class ProgramLauncher
         PingPong.class.getName(), PingPong.Options::parse,
         Stream.class.getName(), Stream.Options::parse,
         Collectives.class.getName(), Collectives.Options::parse,
-        PciCommCat.class.getName(), PciCommCat.Options::parse);
+        PciCommCat.class.getName(), PciCommCat.Options::parse,
+        ViplPingPong.class.getName(), ViplPingPong.Options::parse,
+        ViplStream.class.getName(), ViplStream.Options::parse,
+        ViplRdma.class.getName(), ViplRdma.Options::parse);
     private static final long STOP_GRACE_MS = 5_000;
 
     private final ClusterDirectory dir;
@@ -399,7 +405,7 @@ public final class ProgramLauncher
         {
             throw new IllegalArgumentException("no class " + program + " on the class path (" +
                 (userClassPath.isEmpty() ? "give yours with -cp or $CLASSPATH" : userClassPath.describe()) +
-                "; examples: Hello, PingPong, Stream, Collectives)");
+                "; examples: Hello, PingPong, Stream, Collectives, ViplPingPong, ViplStream, ViplRdma, ViplHello, PciCommCat)");
         }
         return new String[]{ program, classPath };
     }

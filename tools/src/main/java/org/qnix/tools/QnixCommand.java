@@ -323,7 +323,8 @@ public final class QnixCommand implements Runnable
             "output prefixed by its rank; each rank's OS pid is printed as it starts. Exits with the first",
             "non-zero exit code and stops the other processes when one fails.",
             "PROGRAM is a main class of your class path (-cp, or $CLASSPATH), an example (Hello, PingPong,",
-            "Stream, Collectives), a jar with a Main-Class, or a class of qnix's own class path. Your class path",
+            "Stream, Collectives; VIPL: ViplHello, ViplPingPong, ViplStream, ViplRdma; PCIComm: PciCommCat), a jar with a Main-Class,",
+            "or a class of qnix's own class path. Your class path",
             "goes after qnix's, so programs run on the libqnix of the cluster.",
             "Refused before any JVM starts: an unknown program, an example's bad arguments, and more ranks",
             "than the cluster has free Process Table entries (P per NIC) on the nodes they go to." })
@@ -368,9 +369,10 @@ public final class QnixCommand implements Runnable
 
     @Command(name = "demo", mixinStandardHelpOptions = true,
         description = {
-            "Run the demo: a 2x2 cluster, Hello, PingPong, Stream and Collectives, a table of results, teardown.",
-            "Brings up an embedded 2x2 cluster, runs Hello on 4 processes and shows the cluster status while",
-            "they are registered, then PingPong (one-way latency) and Stream (bandwidth) between two",
+            "Run the demo: a 2x2 cluster, Hello, PingPong, ViplPingPong, Stream and Collectives, a table of results,",
+            "teardown. Brings up an embedded 2x2 cluster, runs Hello on 4 processes and shows the cluster status",
+            "while they are registered, then PingPong (one-way latency, QNIX), ViplPingPong (the same through",
+            "a VIA Reliable Delivery VI) and Stream (bandwidth) between two",
             "processes on different nodes, then Collectives (barrier, broadcast, all-reduce) on 4 processes,",
             "prints what they measured and a few of the NICs' counters (qnix stat), and tears everything down." })
     static final class Demo implements Callable<Integer>
@@ -388,7 +390,7 @@ public final class QnixCommand implements Runnable
         }
     }
 
-    /** The demo's table, from the machine-readable lines PingPong, Stream and Collectives print. */
+    /** The demo's table, from the machine-readable lines PingPong, ViplPingPong, Stream and Collectives print. */
     private static void printResults(final List<String> results, final PrintStream out)
     {
         out.println("== what the demo measured (latency: one way, half the round trip; bandwidth: payload MB/s;");
@@ -405,7 +407,12 @@ public final class QnixCommand implements Runnable
                     fields.put(part.substring(0, eq), part.substring(eq + 1));
                 }
             }
-            if (line.startsWith("PINGPONG"))
+            if (line.startsWith("VIPL_PINGPONG"))
+            {
+                out.printf("   %-12s %-10s %-10s %12s %12s %12s%n", "ViplPingPong", fields.get("size"),
+                    "VIA " + fields.get("op"), fields.get("min_us"), fields.get("median_us"), "");
+            }
+            else if (line.startsWith("PINGPONG"))
             {
                 out.printf("   %-12s %-10s %-10s %12s %12s %12s%n", "PingPong", fields.get("size"), fields.get("mode"),
                     fields.get("min_us"), fields.get("median_us"), "");
@@ -485,6 +492,7 @@ public final class QnixCommand implements Runnable
             final List<String> results = new java.util.ArrayList<>();
             for (final List<String> program : List.of(
                 List.of("PingPong", "--sizes", "0,64,1024,4096,65536", "--iterations", "300"),
+                List.of("ViplPingPong", "--sizes", "0,64,4096,65536", "--iterations", "300"),
                 List.of("Stream", "--sizes", "4096,65536,1048576", "--bytes", "16777216"),
                 List.of("Collectives", "--barriers", "300", "--sizes", "4096,1048576", "--repeats", "20")))
             {
@@ -496,7 +504,7 @@ public final class QnixCommand implements Runnable
                     .onLine(line ->
                     {
                         int at = -1;
-                        for (final String tag : List.of("PINGPONG ", "STREAM ", "COLLECTIVES "))
+                        for (final String tag : List.of("VIPL_PINGPONG ", "PINGPONG ", "STREAM ", "COLLECTIVES "))
                         {
                             at = at >= 0 ? at : line.indexOf(tag);
                         }

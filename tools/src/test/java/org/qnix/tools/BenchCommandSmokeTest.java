@@ -95,6 +95,50 @@ class BenchCommandSmokeTest
     }
 
     @Test
+    void latencyAndBandwidthMeasureTheViplBesideQnixInTheSameRun() throws Exception
+    {
+        final String name = TestClusters.uniqueName("bv");
+        try
+        {
+            final CliResult latency = CliResult.run("bench", "latency", "--api", "qnix,vipl,vipl-rdma", "--name", name,
+                "--sizes", "0,4096,70000", "--iterations", "20", "--warmup", "5", "--warmup-ms", "0");
+            assertEquals(0, latency.exit, latency.out + latency.err);
+            for (final String api : new String[] {"qnix", "vipl", "vipl-rdma"})
+            {
+                assertEquals(3, latency.out.lines().filter(l -> l.startsWith("BENCH kind=latency api=" + api + " "))
+                    .count(), api + " in:\n" + latency.out);
+            }
+            final CliResult bandwidth = CliResult.run("bench", "bandwidth", "--api", "qnix,vipl", "--name", name,
+                "--sizes", "4096,65536,2097152", "--bytes", "4194304", "--repeats", "1", "--window", "4",
+                "--warmup-ms", "0");
+            assertEquals(0, bandwidth.exit, bandwidth.out + bandwidth.err);
+            for (final String api : new String[] {"qnix", "vipl"})
+            {
+                assertEquals(3, bandwidth.out.lines().filter(l -> l.startsWith("BENCH kind=bandwidth api=" + api + " "))
+                    .count(), api + " in:\n" + bandwidth.out);
+            }
+            assertFalse(Files.exists(ClusterDirectory.of(name).path()), "the run's cluster is down");
+        }
+        finally
+        {
+            TestClusters.down(ClusterDirectory.of(name));
+        }
+    }
+
+    @Test
+    void theJmhBenchmarksTakeTheVipl() throws Exception
+    {
+        final Path results = out.resolve("jmh-vipl.json");
+        final CliResult result = CliResult.run("bench", "jmh", "--", "LatencyBenchmark", "-p", "api=vipl",
+            "-p", "size=64", "-wi", "0", "-i", "1", "-r", "200ms", "-f", "1", "-rf", "json", "-rff", results.toString());
+        assertEquals(0, result.exit, result.out + result.err);
+        final String json = Files.readString(results);
+        assertTrue(json.contains("\"api\" : \"vipl\""), json);
+        assertEquals(1, json.lines().filter(l -> l.contains("\"benchmark\" : \"org.qnix.bench.jmh.LatencyBenchmark.oneWay\""))
+            .count(), json);
+    }
+
+    @Test
     void strategiesMeasuresEveryCombinationBesideTheFloorAndCountsCores() throws Exception
     {
         final String name = TestClusters.uniqueName("bs");
@@ -141,6 +185,15 @@ class BenchCommandSmokeTest
         final CliResult api = CliResult.run("bench", "latency", "--api", "qnix,qnix");
         assertEquals(QnixCommand.BAD_ARGUMENT, api.exit, api.out + api.err);
         assertTrue(api.err.contains("each at most once"), api.out + api.err);
+        final CliResult unknownApi = CliResult.run("bench", "latency", "--api", "qnix,via");
+        assertEquals(QnixCommand.BAD_ARGUMENT, unknownApi.exit, unknownApi.out + unknownApi.err);
+        assertTrue(unknownApi.err.contains("use qnix, qnix-send, vipl, vipl-rdma"), unknownApi.out + unknownApi.err);
+        final CliResult rdmaStream = CliResult.run("bench", "bandwidth", "--api", "vipl-rdma");
+        assertEquals(QnixCommand.BAD_ARGUMENT, rdmaStream.exit, rdmaStream.out + rdmaStream.err);
+        assertTrue(rdmaStream.err.contains("qnix (Send) and vipl (VIA Send)"), rdmaStream.out + rdmaStream.err);
+        final CliResult window = CliResult.run("bench", "bandwidth", "--api", "vipl", "--window", "65");
+        assertEquals(QnixCommand.BAD_ARGUMENT, window.exit, window.out + window.err);
+        assertTrue(window.err.contains("vipl takes at most 64"), window.out + window.err);
         // Refused before the baselines are measured: nothing was measured.
         final CliResult absent = CliResult.run("bench", "latency", "--baselines", "--cluster", "no-such-cluster");
         assertEquals(QnixCommand.BAD_ARGUMENT, absent.exit, absent.out + absent.err);

@@ -22,6 +22,7 @@ import org.qnix.bench.BandwidthTransport;
 import org.qnix.bench.MemoryCopyTransport;
 import org.qnix.bench.QnixStreamTransport;
 import org.qnix.bench.TcpStreamTransport;
+import org.qnix.bench.ViplStreamTransport;
 
 /**
  * Bandwidth of QNIX Send with a window of sends in flight between two nodes, and of the baselines: one
@@ -38,6 +39,7 @@ import org.qnix.bench.TcpStreamTransport;
 @Fork(3)
 public class BandwidthBenchmark
 {
+    /** qnix: QNIX Send. Also taken, with {@code -p api=vipl}: VIA Send on a Reliable Delivery VI, credits given back. */
     @Param({"floor", "tcp", "aeron-ipc", "qnix"})
     public String api;
 
@@ -76,6 +78,11 @@ public class BandwidthBenchmark
             {
                 cluster = qnix.cluster();
                 transport = QnixStreamTransport.start(cluster.name(), "0-0", "1-0", qnix.doorbellWait(), max, window);
+            }
+            case "vipl" ->
+            {
+                cluster = qnix.cluster();
+                transport = ViplStreamTransport.start(cluster.name(), "0-0", "1-0", max, window);
             }
             default -> throw new IllegalArgumentException("api " + api);
         }

@@ -23,10 +23,11 @@ import org.qnix.bench.LatencyTransport;
 import org.qnix.bench.QnixTransport;
 import org.qnix.bench.RelayTransport;
 import org.qnix.bench.TcpTransport;
+import org.qnix.bench.ViplTransport;
 
 /**
  * One-way latency (a round trip counts as two operations, so JMH reports half of it) of QNIX Send_Short
- * and Send between two nodes, and of the baselines, each against its peer JVM started in the trial's
+ * and Send and of VIA Send and RDMA write between two nodes, and of the baselines, each against its peer JVM started in the trial's
  * setup. Run with {@code ./qnix bench jmh}. Three short forks rather than one long one: each fork is a
  * new pair of JVMs, and on the 2-core VM of docs/PERFORMANCE.md the floor's median moved between 0.06
  * and 0.3 us from one pair to the next while staying within 0.02 us inside a pair; one fork's iterations
@@ -40,7 +41,11 @@ import org.qnix.bench.TcpTransport;
 @Fork(3)
 public class LatencyBenchmark
 {
-    /** qnix: Send_Short up to 1024 bytes, Send above; qnix-send: Send for every size. */
+    /**
+     * qnix: Send_Short up to 1024 bytes, Send above; qnix-send: Send for every size. Also taken, with
+     * {@code -p api=...}: vipl, VIA Send on a Reliable Delivery VI; vipl-rdma, VIA RDMA write with
+     * immediate data (not in the default run while the firmware's RDMA write stalls now and then).
+     */
     @Param({"floor", "relay", "tcp", "aeron-ipc", "qnix", "qnix-send"})
     public String api;
 
@@ -64,6 +69,12 @@ public class LatencyBenchmark
             {
                 cluster = qnix.cluster();
                 transport = QnixTransport.start(cluster.name(), "0-0", "1-0", qnix.doorbellWait(), "qnix".equals(api),
+                    max);
+            }
+            case "vipl", "vipl-rdma" ->
+            {
+                cluster = qnix.cluster();
+                transport = ViplTransport.start(cluster.name(), "0-0", "1-0", qnix.doorbellWait(), "vipl-rdma".equals(api),
                     max);
             }
             default -> throw new IllegalArgumentException("api " + api);

@@ -1,0 +1,133 @@
+package org.qnix.bench;
+
+import java.nio.charset.StandardCharsets;
+
+import org.qnix.abi.NicCoordinates;
+import org.qnix.vipl.CompletionQueue;
+import org.qnix.vipl.Descriptor;
+import org.qnix.vipl.MemoryAttributes;
+import org.qnix.vipl.MemoryRegion;
+import org.qnix.vipl.ProtectionTag;
+import org.qnix.vipl.Reliability;
+import org.qnix.vipl.Vi;
+import org.qnix.vipl.ViAttributes;
+import org.qnix.vipl.Vipl;
+import org.qnix.vipl.ViplAddress;
+import org.qnix.vipl.ViplNic;
+
+/**
+ * One end of the VIPL connection of a benchmark: this node's NIC opened, a ptag, a page of registered
+ * memory for descriptors and small messages, and a Reliable Delivery VI (the level MVICH and the
+ * CHEMPI device of seed 004 ran on), its queues reporting to a CQ if asked. The benchmark JVM is the
+ * server ({@link #accept}), its peer the client ({@link #request}); the discriminator names the pair.
+ *
+ * <pre>{@code
+ * try (ViplLink link = ViplLink.open(cluster, "0-0", 65536, true, 0))
+ * {
+ *     MemoryRegion in = link.register(65536, true);
+ *     link.accept(discriminator);
+ * }
+ * }</pre>
+ */
+final class ViplLink implements AutoCloseable
+{
+    static final long CONNECT_TIMEOUT_MS = 60_000;
+    static final int CONTROL_BYTES = 16384;
+
+    final ViplNic nic;
+    final ProtectionTag ptag;
+    final MemoryRegion control;
+    final CompletionQueue cq;
+    final Vi vi;
+
+    private ViplLink(final ViplNic nic, final int maxTransfer, final boolean rdmaWrite, final int cqEntries)
+    {
+        this.nic = nic;
+        this.ptag = nic.createPtag();
+        this.control = register(CONTROL_BYTES, false);
+        this.cq = cqEntries > 0 ? nic.createCq(cqEntries) : null;
+        this.vi = nic.createVi(new ViAttributes(Reliability.RELIABLE_DELIVERY, maxTransfer, ptag, rdmaWrite, false), cq,
+            cq);
+    }
+
+    /**
+     * @param rdmaWrite  whether the VI takes RDMA writes.
+     * @param cqEntries  the entries of a CQ both queues report to, or 0 for none.
+     */
+    static ViplLink open(final String cluster, final String node, final int maxTransfer, final boolean rdmaWrite,
+        final int cqEntries)
+    {
+        final ViplNic nic = Vipl.openNic(node, cluster);
+        try
+        {
+            return new ViplLink(nic, Math.max(1, maxTransfer), rdmaWrite, cqEntries);
+        }
+        catch (final RuntimeException ex)
+        {
+            nic.close();
+            throw ex;
+        }
+    }
+
+    /** @return a discriminator of its own for a benchmark's pair: a previous pair may still be disconnecting. */
+    static byte[] discriminator(final String kind, final int instance)
+    {
+        return (kind + Long.toHexString(ProcessHandle.current().pid()) + ":" + instance)
+            .getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** @return {@code bytes} of this node's memory, registered whole. */
+    MemoryRegion register(final int bytes, final boolean rdmaWrite)
+    {
+        return nic.registerMem(nic.allocate(Math.max(1, bytes)), 0, Math.max(1, bytes),
+            new MemoryAttributes(ptag, rdmaWrite, false));
+    }
+
+    /** @return the descriptor at {@code offset} of the control memory (64-byte aligned). */
+    Descriptor descriptor(final int offset)
+    {
+        return control.memory().descriptor(offset);
+    }
+
+    /**
+     * The oldest posted send ({@code send}) or receive of the VI once completed, sleeping on the CQ
+     * both its queues report to (the entries drained first: they only say that something completed).
+     * Not {@code Vi.sendWait}/{@code recvWait}: those can miss a completion that lands just as the wait
+     * starts (libvipl's ViWorkQueue.await then waits for one completion more), which stalls a ping-pong.
+     */
+    Descriptor await(final boolean send, final long timeoutMs)
+    {
+        final long deadline = System.currentTimeMillis() + timeoutMs;
+        while (true)
+        {
+            while (null != cq.done())
+            {
+                // Wake-ups of completions looked at below or before.
+            }
+            final Descriptor d = send ? vi.sendDone() : vi.recvDone();
+            if (null != d)
+            {
+                return d;
+            }
+            cq.await(Math.max(1, deadline - System.currentTimeMillis()));
+        }
+    }
+
+    /** The server: waits for the peer's request and accepts it. */
+    void accept(final byte[] discriminator)
+    {
+        nic.connectWait(discriminator, CONNECT_TIMEOUT_MS).accept(vi);
+    }
+
+    /** The peer: asks the server at {@code serverNode}. */
+    void request(final String serverNode, final byte[] discriminator)
+    {
+        nic.connectRequest(vi, new ViplAddress(NicCoordinates.parse(serverNode), discriminator), CONNECT_TIMEOUT_MS);
+    }
+
+    /** {@code VipCloseNic}: the peer's VI goes to Error, which ends its waits. */
+    public void close()
+    {
+        nic.close();
+    }
+}
