@@ -3,6 +3,7 @@ package org.qnix.bench;
 import java.nio.charset.StandardCharsets;
 
 import org.qnix.abi.NicCoordinates;
+import org.qnix.host.DoorbellWait;
 import org.qnix.vipl.CompletionQueue;
 import org.qnix.vipl.Descriptor;
 import org.qnix.vipl.MemoryAttributes;
@@ -91,11 +92,10 @@ final class ViplLink implements AutoCloseable
 
     /**
      * The oldest posted send ({@code send}) or receive of the VI once completed, sleeping on the CQ
-     * both its queues report to (the entries drained first: they only say that something completed).
-     * Not {@code Vi.sendWait}/{@code recvWait}: those can miss a completion that lands just as the wait
-     * starts (libvipl's ViWorkQueue.await then waits for one completion more), which stalls a ping-pong.
+     * both its queues report to (the entries drained first: they only say that something completed),
+     * the way {@code wait} says (busy, yield, backoff or sleep), as QNIX's rows wait on their doorbells.
      */
-    Descriptor await(final boolean send, final long timeoutMs)
+    Descriptor await(final boolean send, final long timeoutMs, final DoorbellWait wait)
     {
         final long deadline = System.currentTimeMillis() + timeoutMs;
         while (true)
@@ -109,7 +109,7 @@ final class ViplLink implements AutoCloseable
             {
                 return d;
             }
-            cq.await(Math.max(1, deadline - System.currentTimeMillis()));
+            cq.await(Math.max(1, deadline - System.currentTimeMillis()), wait);
         }
     }
 

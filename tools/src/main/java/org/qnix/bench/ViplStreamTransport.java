@@ -18,8 +18,8 @@ import org.qnix.vipl.ViplException;
  * re-posts them (a send with no data whose immediate data is the count, every half window); this JVM
  * keeps up to {@code window} sends in flight from one registered buffer, while it holds credits. The
  * last message of a stream carries a mark in its immediate data, and the peer's credit for it is the
- * stream's acknowledgement. Both sides take their completions from a CQ ({@code VipCQWait}, which
- * spins and then sleeps: the VIPL has no other way to wait on a CQ).
+ * stream's acknowledgement. Both sides take their completions from a CQ ({@code VipCQWait}: spin,
+ * then sleep, as QNIX's stream waits by default).
  */
 public final class ViplStreamTransport implements BandwidthTransport
 {

@@ -20,8 +20,7 @@ import org.qnix.vipl.ViplException;
  * echoes each message the same way. Each side keeps the receive of the next message posted before it
  * sends what lets the other send it (VIA has no flow control: a message finding no receive breaks a
  * reliable connection), into two areas used in turn. Both wait on a CQ both queues of the VI report
- * to (it spins, then sleeps: VIPL has no other way to wait on a CQ), whatever {@code wait} says; see
- * {@link ViplLink#await}.
+ * to, the way {@code wait} says; see {@link ViplLink#await}.
  */
 public final class ViplTransport implements LatencyTransport
 {
@@ -38,16 +37,13 @@ public final class ViplTransport implements LatencyTransport
 
     private final Side side;
     private final PeerProcess peer;
-    private final DoorbellWait wait;
     private final boolean rdma;
     private final int maxSize;
 
-    private ViplTransport(final Side side, final PeerProcess peer, final DoorbellWait wait, final boolean rdma,
-        final int maxSize)
+    private ViplTransport(final Side side, final PeerProcess peer, final boolean rdma, final int maxSize)
     {
         this.side = side;
         this.peer = peer;
-        this.wait = wait;
         this.rdma = rdma;
         this.maxSize = maxSize;
     }
@@ -74,7 +70,7 @@ public final class ViplTransport implements LatencyTransport
             side.link.accept(discriminator);
             side.hello();
             peer.awaitReady();
-            return new ViplTransport(side, peer, wait, rdma, maxSize);
+            return new ViplTransport(side, peer, rdma, maxSize);
         }
         catch (final RuntimeException ex)
         {
@@ -196,8 +192,8 @@ public final class ViplTransport implements LatencyTransport
             d.fields().reset().control(ViplDescriptor.OP_SEND).segmentCount(1).length(HELLO_LENGTH)
                 .dataSegment(0, link.control.memory().address(HELLO_OUT), link.control.handle(), HELLO_LENGTH);
             link.vi.postSend(d, link.control);
-            expectDone(link.await(true, TIMEOUT_MS), "the hello sent");
-            expectDone(link.await(false, TIMEOUT_MS), "the hello received");
+            expectDone(link.await(true, TIMEOUT_MS, wait), "the hello sent");
+            expectDone(link.await(false, TIMEOUT_MS, wait), "the hello received");
             for (int k = 0; k < 2; k++)
             {
                 peerAddress[k] = c.getLong(HELLO_IN + k * 12);
@@ -245,13 +241,13 @@ public final class ViplTransport implements LatencyTransport
 
         void sent()
         {
-            expectDone(link.await(true, TIMEOUT_MS), "a message sent");
+            expectDone(link.await(true, TIMEOUT_MS, wait), "a message sent");
         }
 
         /** @return the size of the next message, once it arrived. */
         int received()
         {
-            final Descriptor d = expectDone(link.await(false, TimeUnit.DAYS.toMillis(1)), "a message received");
+            final Descriptor d = expectDone(link.await(false, TimeUnit.DAYS.toMillis(1), wait), "a message received");
             return rdma ? d.immediateData() : d.length();
         }
 
