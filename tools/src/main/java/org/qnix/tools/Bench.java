@@ -31,6 +31,8 @@ import org.qnix.bench.BandwidthRun;
 import org.qnix.bench.BandwidthSamples;
 import org.qnix.bench.BandwidthTransport;
 import org.qnix.bench.BenchReport;
+import org.qnix.bench.CoresBusy;
+import org.qnix.bench.CpuSample;
 import org.qnix.bench.FloorTransport;
 import org.qnix.bench.JmhComparison;
 import org.qnix.bench.LatencyReport;
@@ -210,7 +212,8 @@ final class Bench implements Runnable
             "Half the round trip: p50, p99, p99.9 and max, and each p50 as a multiple of the floor's and the relay's.",
             "In each of --passes: the baselines first; then, without --cluster, a 2x1 cluster is brought up",
             "for QNIX and the VIPL and torn down after. They run between the first two nodes; every measurement is a pair",
-            "of JVMs." })
+            "of JVMs. Then the cores the whole machine kept busy while each was measured, and with the cluster up",
+            "and idle (sampled 2 s in each pass, before QNIX runs)." })
     static final class Latency implements Callable<Integer>
     {
         @Mixin
@@ -255,7 +258,8 @@ final class Bench implements Runnable
             "Payload MB/s streaming about --bytes per repeat with --window messages in flight (QNIX, VIPL; TCP and",
             "Aeron pace themselves), median, min and max over --repeats, and each median as a fraction of",
             "the floor's, a single-thread memory copy. In each of --passes: the baselines first; then,",
-            "without --cluster, a 2x1 cluster is brought up for QNIX and torn down after." })
+            "without --cluster, a 2x1 cluster is brought up for QNIX and torn down after. Then the cores the",
+            "whole machine kept busy while each was measured, and with the cluster up and idle (2 s a pass)." })
     static final class Bandwidth implements Callable<Integer>
     {
         @Mixin
@@ -397,6 +401,7 @@ final class Bench implements Runnable
         final Map<String, S> samples = new LinkedHashMap<>();
         final Function<String, IntFunction<S>> samplesOf =
             api -> size -> samples.computeIfAbsent(api + " " + size, k -> newSamples.apply(api, size));
+        final CoresBusy cores = new CoresBusy();
         RunSetup setup = null;
         for (int pass = 1; pass <= common.passes; pass++)
         {
@@ -406,17 +411,19 @@ final class Bench implements Runnable
             }
             if (common.baselines)
             {
-                measureEach(baselines, maxSize, sizes, out, measurement, samplesOf);
+                measureEach(baselines, maxSize, sizes, out, measurement, samplesOf, cores);
             }
             try (BenchCluster run = common.cluster(out))
             {
-                measureEach(qnix.apply(run), maxSize, sizes, out, measurement, samplesOf);
+                sampleIdle(cores);
+                measureEach(qnix.apply(run), maxSize, sizes, out, measurement, samplesOf, cores);
                 setup = common.setup(run, how);
             }
         }
         final BenchReport<R> report = newReport.apply(setup);
         samples.values().forEach(s -> report.add(result.apply(s)));
         report.print(out);
+        cores.print(out);
         if (null != common.json)
         {
             report.writeJson(common.json);
@@ -430,10 +437,13 @@ final class Bench implements Runnable
         return QnixCommand.OK;
     }
 
-    /** Starts each transport in turn, measures every size with it, and closes it before the next. */
+    /**
+     * Starts each transport in turn, measures every size with it, and closes it before the next; the
+     * machine's busy cores while it measured go to {@code cores}.
+     */
     private static <T extends Transport, S> void measureEach(final List<IntFunction<T>> transports,
         final int maxSize, final int[] sizes, final PrintStream out, final SizeMeasurement<T, S> measurement,
-        final Function<String, IntFunction<S>> samplesOf)
+        final Function<String, IntFunction<S>> samplesOf, final CoresBusy cores)
     {
         for (final IntFunction<T> start : transports)
         {
@@ -441,12 +451,28 @@ final class Bench implements Runnable
             {
                 out.println("== measuring " + transport.name());
                 final IntFunction<S> ofSize = samplesOf.apply(transport.name());
+                final CpuSample before = CpuSample.now();
                 for (final int size : sizes)
                 {
                     measurement.measure(transport, size, ofSize.apply(size));
                 }
+                cores.add(transport.name(), before, CpuSample.now());
             }
         }
+    }
+
+    /** How long the cluster settles after it came up (its NICs go to sleep after 50 ms idle). */
+    private static final long IDLE_SETTLE_MS = 500;
+    /** How long the idle cluster's cores are sampled, in each pass. */
+    private static final long IDLE_SAMPLE_MS = 2_000;
+
+    /** The cores busy while the cluster is up and nothing runs on it yet, after it settled. */
+    private static void sampleIdle(final CoresBusy cores) throws InterruptedException
+    {
+        TimeUnit.MILLISECONDS.sleep(IDLE_SETTLE_MS);
+        final CpuSample before = CpuSample.now();
+        TimeUnit.MILLISECONDS.sleep(IDLE_SAMPLE_MS);
+        cores.add(CoresBusy.IDLE, before, CpuSample.now());
     }
 
     /**

@@ -50,6 +50,12 @@ class BenchCommandSmokeTest
             }
             assertTrue(result.out.contains("x_floor=1.00"), result.out);
             assertTrue(result.out.contains("api=relay size=0 ") && result.out.contains("x_relay=1.00"), result.out);
+            // The cores busy while each was measured, and with the cluster up and idle: a figure each.
+            for (final String what : new String[] {"floor", "relay", "tcp", "aeron-ipc", "qnix", "idle-cluster"})
+            {
+                assertTrue(result.out.lines().anyMatch(l -> l.matches("BENCH kind=cores what=" + what +
+                    " busy_cores=\\d+\\.\\d{3}")), what + " in:\n" + result.out);
+            }
             final String text = Files.readString(json);
             assertEquals(15, text.lines().filter(l -> l.contains("\"api\"")).count(), text);
             assertTrue(Files.readString(chart).startsWith("<svg"), "an SVG document");
@@ -80,6 +86,8 @@ class BenchCommandSmokeTest
             for (final String api : new String[] {"floor", "tcp", "aeron-ipc", "qnix"})
             {
                 assertEquals(2, result.out.lines().filter(l -> l.startsWith("BENCH kind=bandwidth api=" + api + " "))
+                    .count(), api + " in:\n" + result.out);
+                assertEquals(1, result.out.lines().filter(l -> l.startsWith("BENCH kind=cores what=" + api + " "))
                     .count(), api + " in:\n" + result.out);
             }
             assertEquals(8, Files.readString(json).lines().filter(l -> l.contains("\"api\"")).count());
