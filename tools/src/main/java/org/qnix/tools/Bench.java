@@ -39,6 +39,7 @@ import org.qnix.bench.LatencySamples;
 import org.qnix.bench.LatencyTransport;
 import org.qnix.bench.LogLogChart;
 import org.qnix.bench.MemoryCopyTransport;
+import org.qnix.bench.PciCommTransport;
 import org.qnix.bench.QnixStreamTransport;
 import org.qnix.bench.QnixTransport;
 import org.qnix.bench.RelayTransport;
@@ -78,7 +79,7 @@ final class Bench implements Runnable
     }
 
     /** What {@code --api} takes: every interface for latency, the streaming ones for bandwidth. */
-    static final List<String> LATENCY_APIS = List.of("qnix", "qnix-send", "vipl", "vipl-rdma");
+    static final List<String> LATENCY_APIS = List.of("qnix", "qnix-send", "vipl", "vipl-rdma", "pcicomm");
     static final List<String> BANDWIDTH_APIS = List.of("qnix", "vipl");
 
     /** The options latency and bandwidth share: what to measure, where, and where to write it. */
@@ -87,7 +88,8 @@ final class Bench implements Runnable
         @Option(names = "--api", defaultValue = "qnix", split = ",",
             description = "Interfaces of the cluster to measure: qnix (default: Send_Short up to the short threshold, " +
                 "Send above), vipl (VIA Send into a posted receive, Reliable Delivery) and, for latency, qnix-send " +
-                "(Send for every size) and vipl-rdma (VIA RDMA write with immediate data).")
+                "(Send for every size), vipl-rdma (VIA RDMA write with immediate data) and pcicomm (PCIComm " +
+                "connections: send into the peer's preposted buffers, zero copy; size 0 is sent as 1 byte).")
         List<String> api;
 
         @Option(names = "--baselines",
@@ -206,7 +208,8 @@ final class Bench implements Runnable
 
     @Command(name = "latency", mixinStandardHelpOptions = true,
         description = {
-            "One-way latency per message size, QNIX, the VIPL (--api vipl,vipl-rdma) and (with --baselines) the baselines.",
+            "One-way latency per message size, QNIX, the VIPL (--api vipl,vipl-rdma), PCIComm (--api pcicomm) and",
+            "(with --baselines) the baselines.",
             "Half the round trip: p50, p99, p99.9 and max, and each p50 as a multiple of the floor's and the relay's.",
             "In each of --passes: the baselines first; then, without --cluster, a 2x1 cluster is brought up",
             "for QNIX and the VIPL and torn down after. They run between the first two nodes; every measurement is a pair",
@@ -238,10 +241,13 @@ final class Bench implements Runnable
             return measureAndReport(common, maxSize, sizeList,
                 List.<IntFunction<LatencyTransport>>of(FloorTransport::start, RelayTransport::start,
                     TcpTransport::start, AeronIpcTransport::start),
-                run -> common.api.stream().<IntFunction<LatencyTransport>>map(api -> max -> api.startsWith("vipl") ?
-                    ViplTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "vipl-rdma".equals(api), max) :
-                    QnixTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "qnix".equals(api), max))
-                    .toList(),
+                run -> common.api.stream().<IntFunction<LatencyTransport>>map(api -> max -> switch (api)
+                {
+                    case "vipl", "vipl-rdma" ->
+                        ViplTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "vipl-rdma".equals(api), max);
+                    case "pcicomm" -> PciCommTransport.start(run.name(), "0-0", run.peerNode(), max);
+                    default -> QnixTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "qnix".equals(api), max);
+                }).toList(),
                 LatencySamples::new, (transport, size, into) -> LatencyRun.measure(transport, size, warmup,
                     TimeUnit.MILLISECONDS.toNanos(common.warmupMs), iterations, into),
                 LatencySamples::result, LatencyReport::new, String.format(Locale.ROOT,
