@@ -17,7 +17,8 @@ import org.qnix.host.DoorbellWait;
  * (it does barriers), {@code vipl CLUSTER NODE SERVER_NODE DISCRIMINATOR busy|yield|backoff|sleep MAX_SIZE send|rdma}
  * (it echoes through a VI) and {@code vipl-sink CLUSTER NODE SERVER_NODE DISCRIMINATOR MAX_SIZE WINDOW} (it receives
  * and gives credits back), {@code pcicomm CLUSTER NODE LISTENER_NODE CID MAX_SIZE} (it echoes through a PCIComm
- * connection); it exits when its benchmark closes the transport or dies.
+ * connection) and {@code pcicomm-sink CLUSTER NODE LISTENER_NODE CID MAX_SIZE WINDOW} (it receives and
+ * acknowledges each stream's last message); it exits when its benchmark closes the transport or dies.
  */
 public final class BenchPeer
 {
@@ -38,7 +39,8 @@ public final class BenchPeer
                 "qnix-sink CLUSTER NODE AI busy|yield|backoff|sleep MAX_SIZE WINDOW | " +
                 "vipl CLUSTER NODE SERVER_NODE DISCRIMINATOR busy|yield|backoff|sleep MAX_SIZE send|rdma | " +
                 "vipl-sink CLUSTER NODE SERVER_NODE DISCRIMINATOR MAX_SIZE WINDOW | " +
-                "pcicomm CLUSTER NODE LISTENER_NODE CID MAX_SIZE | qnix-barrier CLUSTER NODE AI PI SIZE busy|yield|backoff|sleep");
+                "pcicomm CLUSTER NODE LISTENER_NODE CID MAX_SIZE | pcicomm-sink CLUSTER NODE LISTENER_NODE CID MAX_SIZE WINDOW | " +
+                "qnix-barrier CLUSTER NODE AI PI SIZE busy|yield|backoff|sleep");
             System.exit(2);
         }
         switch (args[0])
@@ -60,6 +62,8 @@ public final class BenchPeer
                 args[4].getBytes(StandardCharsets.US_ASCII), Integer.parseInt(args[5]), Integer.parseInt(args[6]));
             case "pcicomm" -> PciCommTransport.echo(args[1], args[2], args[3], Integer.parseInt(args[4]),
                 Integer.parseInt(args[5]));
+            case "pcicomm-sink" -> PciCommStreamTransport.sink(args[1], args[2], args[3], Integer.parseInt(args[4]),
+                Integer.parseInt(args[5]), Integer.parseInt(args[6]));
             case "qnix-barrier" -> BarrierGroup.member(args[1], args[2], Integer.parseInt(args[3]),
                 Integer.parseInt(args[4]), Integer.parseInt(args[5]), DoorbellWait.parse(args[6]));
             default ->

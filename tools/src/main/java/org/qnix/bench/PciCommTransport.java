@@ -34,7 +34,7 @@ public final class PciCommTransport implements LatencyTransport
     private static final int CID_BASE = 0x4245_0000;
     private static final int CID_TRIES = 256;
     private static final AtomicInteger INSTANCES = new AtomicInteger();
-    private static final long TIMEOUT_MS = 60_000;
+    static final long TIMEOUT_MS = 60_000;
     /** The peer looks whether its benchmark JVM is gone this often while no message comes. */
     private static final long PEER_POLL_MS = 1_000;
 
@@ -67,7 +67,7 @@ public final class PciCommTransport implements LatencyTransport
         {
             connection = listen(cluster, node);
             final int cid = connection.cid();
-            prepost(connection, slot);
+            prepost(connection, slot, PREPOSTED);
             final PciBuffer out = connection.allocate(slot);
             final UnsafeBuffer bytes = out.buffer();
             for (int i = 0; i < slot; i++)
@@ -145,10 +145,9 @@ public final class PciCommTransport implements LatencyTransport
     static void echo(final String cluster, final String node, final String listenerNode, final int cid,
         final int maxSize) throws InterruptedException
     {
-        try (PciConnection connection = PciComm.options().cluster(cluster).localNode(node)
-            .connectTimeoutMs(TIMEOUT_MS).connect(listenerNode, cid))
+        try (PciConnection connection = connect(cluster, node, listenerNode, cid))
         {
-            prepost(connection, Math.max(1, maxSize));
+            prepost(connection, Math.max(1, maxSize), PREPOSTED);
             BenchPeer.ready();
             while (true)
             {
@@ -182,7 +181,7 @@ public final class PciCommTransport implements LatencyTransport
     }
 
     /** @return a listening connection on the first cid of {@link #CID_BASE} on that no other pair holds. */
-    private static PciConnection listen(final String cluster, final String node)
+    static PciConnection listen(final String cluster, final String node)
     {
         for (int i = 0; i < CID_TRIES; i++)
         {
@@ -203,9 +202,17 @@ public final class PciCommTransport implements LatencyTransport
             " on node " + node + " are all taken");
     }
 
-    private static void prepost(final PciConnection connection, final int slot)
+    /** The peer's end: from {@code node} to the benchmark JVM's cid. */
+    static PciConnection connect(final String cluster, final String node, final String listenerNode, final int cid)
     {
-        for (int i = 0; i < PREPOSTED; i++)
+        return PciComm.options().cluster(cluster).localNode(node).connectTimeoutMs(TIMEOUT_MS)
+            .connect(listenerNode, cid);
+    }
+
+    /** Allocates {@code count} buffers of {@code slot} bytes and preposts each whole. */
+    static void prepost(final PciConnection connection, final int slot, final int count)
+    {
+        for (int i = 0; i < count; i++)
         {
             final PciBuffer in = connection.allocate(slot);
             connection.prepostRecv(in, in.capacity());

@@ -39,6 +39,7 @@ import org.qnix.bench.LatencySamples;
 import org.qnix.bench.LatencyTransport;
 import org.qnix.bench.LogLogChart;
 import org.qnix.bench.MemoryCopyTransport;
+import org.qnix.bench.PciCommStreamTransport;
 import org.qnix.bench.PciCommTransport;
 import org.qnix.bench.QnixStreamTransport;
 import org.qnix.bench.QnixTransport;
@@ -80,16 +81,17 @@ final class Bench implements Runnable
 
     /** What {@code --api} takes: every interface for latency, the streaming ones for bandwidth. */
     static final List<String> LATENCY_APIS = List.of("qnix", "qnix-send", "vipl", "vipl-rdma", "pcicomm");
-    static final List<String> BANDWIDTH_APIS = List.of("qnix", "vipl");
+    static final List<String> BANDWIDTH_APIS = List.of("qnix", "vipl", "pcicomm");
 
     /** The options latency and bandwidth share: what to measure, where, and where to write it. */
     static final class Common
     {
         @Option(names = "--api", defaultValue = "qnix", split = ",",
             description = "Interfaces of the cluster to measure: qnix (default: Send_Short up to the short threshold, " +
-                "Send above), vipl (VIA Send into a posted receive, Reliable Delivery) and, for latency, qnix-send " +
-                "(Send for every size), vipl-rdma (VIA RDMA write with immediate data) and pcicomm (PCIComm " +
-                "connections: send into the peer's preposted buffers, zero copy; size 0 is sent as 1 byte).")
+                "Send above), vipl (VIA Send into a posted receive, Reliable Delivery), pcicomm (PCIComm " +
+                "connections: send into the peer's preposted buffers, zero copy; for latency size 0 is sent as 1 " +
+                "byte) and, for latency, qnix-send " +
+                "(Send for every size) and vipl-rdma (VIA RDMA write with immediate data).")
         List<String> api;
 
         @Option(names = "--baselines",
@@ -257,8 +259,9 @@ final class Bench implements Runnable
 
     @Command(name = "bandwidth", mixinStandardHelpOptions = true,
         description = {
-            "Bandwidth per message size, QNIX, the VIPL (--api vipl) and (with --baselines) the baselines.",
-            "Payload MB/s streaming about --bytes per repeat with --window messages in flight (QNIX, VIPL; TCP and",
+            "Bandwidth per message size, QNIX, the VIPL (--api vipl), PCIComm (--api pcicomm) and (with --baselines)",
+            "the baselines.",
+            "Payload MB/s streaming about --bytes per repeat with --window messages in flight (QNIX, VIPL, PCIComm; TCP and",
             "Aeron pace themselves), median, min and max over --repeats, and each median as a fraction of",
             "the floor's, a single-thread memory copy. In each of --passes: the baselines first; then,",
             "without --cluster, a 2x1 cluster is brought up for QNIX and torn down after." })
@@ -274,7 +277,7 @@ final class Bench implements Runnable
         @Option(names = "--bytes", defaultValue = "33554432", description = "Bytes per timed stream (default 32 MiB).")
         long bytes;
 
-        @Option(names = "--window", defaultValue = "8", description = "QNIX and VIPL sends in flight (default 8; VIPL at most 64).")
+        @Option(names = "--window", defaultValue = "8", description = "QNIX, VIPL and PCIComm sends in flight (default 8; VIPL and PCIComm at most 64).")
         int window;
 
         @Option(names = "--repeats", defaultValue = "5", description = "Timed streams per size (default 5).")
@@ -286,7 +289,7 @@ final class Bench implements Runnable
             if (!BANDWIDTH_APIS.containsAll(common.api))
             {
                 throw new IllegalArgumentException("--api " + String.join(",", common.api) +
-                    ": bandwidth measures qnix (Send) and vipl (VIA Send)");
+                    ": bandwidth measures qnix (Send), vipl (VIA Send) and pcicomm");
             }
             if (bytes < 1 || repeats < 1 || window < 1)
             {
@@ -297,14 +300,22 @@ final class Bench implements Runnable
                 throw new IllegalArgumentException("--window " + window + ": vipl takes at most " +
                     ViplStreamTransport.MAX_WINDOW);
             }
+            if (common.api.contains("pcicomm") && window > PciCommStreamTransport.MAX_WINDOW)
+            {
+                throw new IllegalArgumentException("--window " + window + ": pcicomm takes at most " +
+                    PciCommStreamTransport.MAX_WINDOW);
+            }
             final int[] sizeList = parseSizes(sizes, 1);
             final int maxSize = Arrays.stream(sizeList).max().orElse(1);
             return measureAndReport(common, maxSize, sizeList,
                 List.<IntFunction<BandwidthTransport>>of(MemoryCopyTransport::start, TcpStreamTransport::start,
                     AeronStreamTransport::start),
-                run -> common.api.stream().<IntFunction<BandwidthTransport>>map(api -> max -> "vipl".equals(api) ?
-                    ViplStreamTransport.start(run.name(), "0-0", run.peerNode(), max, window) :
-                    QnixStreamTransport.start(run.name(), "0-0", run.peerNode(), common.wait, max, window)).toList(),
+                run -> common.api.stream().<IntFunction<BandwidthTransport>>map(api -> max -> switch (api)
+                {
+                    case "vipl" -> ViplStreamTransport.start(run.name(), "0-0", run.peerNode(), max, window);
+                    case "pcicomm" -> PciCommStreamTransport.start(run.name(), "0-0", run.peerNode(), max, window);
+                    default -> QnixStreamTransport.start(run.name(), "0-0", run.peerNode(), common.wait, max, window);
+                }).toList(),
                 (api, size) -> new BandwidthSamples(api, size, window),
                 (transport, size, into) -> BandwidthRun.measure(transport, size, bytes, window, repeats,
                     TimeUnit.MILLISECONDS.toNanos(common.warmupMs), into),

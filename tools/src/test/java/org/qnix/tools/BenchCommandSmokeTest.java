@@ -127,7 +127,7 @@ class BenchCommandSmokeTest
     }
 
     @Test
-    void latencyMeasuresPciCommEveryByteEchoedThroughPrepostedBuffers() throws Exception
+    void latencyAndBandwidthMeasurePciCommThroughPrepostedBuffers() throws Exception
     {
         final String name = TestClusters.uniqueName("bp");
         try
@@ -137,6 +137,12 @@ class BenchCommandSmokeTest
             assertEquals(0, latency.exit, latency.out + latency.err);
             assertEquals(3, latency.out.lines().filter(l -> l.startsWith("BENCH kind=latency api=pcicomm ")).count(),
                 latency.out);
+            final CliResult bandwidth = CliResult.run("bench", "bandwidth", "--api", "pcicomm", "--name", name,
+                "--sizes", "4096,65536,2097152", "--bytes", "4194304", "--repeats", "1", "--window", "4",
+                "--warmup-ms", "0");
+            assertEquals(0, bandwidth.exit, bandwidth.out + bandwidth.err);
+            assertEquals(3, bandwidth.out.lines().filter(l -> l.startsWith("BENCH kind=bandwidth api=pcicomm "))
+                .count(), bandwidth.out);
             assertFalse(Files.exists(ClusterDirectory.of(name).path()), "the run's cluster is down");
         }
         finally
@@ -228,7 +234,7 @@ class BenchCommandSmokeTest
         assertTrue(unknownApi.err.contains("use qnix, qnix-send, vipl, vipl-rdma, pcicomm"), unknownApi.out + unknownApi.err);
         final CliResult rdmaStream = CliResult.run("bench", "bandwidth", "--api", "vipl-rdma");
         assertEquals(QnixCommand.BAD_ARGUMENT, rdmaStream.exit, rdmaStream.out + rdmaStream.err);
-        assertTrue(rdmaStream.err.contains("qnix (Send) and vipl (VIA Send)"), rdmaStream.out + rdmaStream.err);
+        assertTrue(rdmaStream.err.contains("qnix (Send), vipl (VIA Send) and pcicomm"), rdmaStream.out + rdmaStream.err);
         final CliResult window = CliResult.run("bench", "bandwidth", "--api", "vipl", "--window", "65");
         assertEquals(QnixCommand.BAD_ARGUMENT, window.exit, window.out + window.err);
         assertTrue(window.err.contains("vipl takes at most 64"), window.out + window.err);
