@@ -320,7 +320,7 @@ final class Bench implements Runnable
                 (transport, size, into) -> BandwidthRun.measure(transport, size, bytes, window, repeats,
                     TimeUnit.MILLISECONDS.toNanos(common.warmupMs), into),
                 BandwidthSamples::result, BandwidthReport::new, String.format(Locale.ROOT,
-                    "about %d bytes per stream, median of %d after %d ms of warm-up; QNIX and VIPL window %d", bytes, repeats,
+                    "about %d bytes per stream, median of %d after %d ms of warm-up; QNIX, VIPL and PCIComm window %d", bytes, repeats,
                     common.warmupMs, window));
         }
     }
