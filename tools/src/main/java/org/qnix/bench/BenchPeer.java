@@ -16,7 +16,9 @@ import org.qnix.host.DoorbellWait;
  * acknowledges each stream's last message), and {@code qnix-barrier CLUSTER NODE AI PI SIZE busy|yield|backoff|sleep}
  * (it does barriers), {@code vipl CLUSTER NODE SERVER_NODE DISCRIMINATOR busy|yield|backoff|sleep MAX_SIZE send|rdma}
  * (it echoes through a VI) and {@code vipl-sink CLUSTER NODE SERVER_NODE DISCRIMINATOR MAX_SIZE WINDOW} (it receives
- * and gives credits back); it exits when its benchmark closes the transport or dies.
+ * and gives credits back), {@code pcicomm CLUSTER NODE LISTENER_NODE CID MAX_SIZE} (it echoes through a PCIComm
+ * connection) and {@code pcicomm-sink CLUSTER NODE LISTENER_NODE CID MAX_SIZE WINDOW} (it receives and
+ * acknowledges each stream's last message); it exits when its benchmark closes the transport or dies.
  */
 public final class BenchPeer
 {
@@ -36,7 +38,9 @@ public final class BenchPeer
                 "qnix CLUSTER NODE AI busy|yield|backoff|sleep MAX_SIZE short|send | tcp-sink PORT MAX_SIZE | aeron-sink DIRECTORY | " +
                 "qnix-sink CLUSTER NODE AI busy|yield|backoff|sleep MAX_SIZE WINDOW | " +
                 "vipl CLUSTER NODE SERVER_NODE DISCRIMINATOR busy|yield|backoff|sleep MAX_SIZE send|rdma | " +
-                "vipl-sink CLUSTER NODE SERVER_NODE DISCRIMINATOR MAX_SIZE WINDOW | qnix-barrier CLUSTER NODE AI PI SIZE busy|yield|backoff|sleep");
+                "vipl-sink CLUSTER NODE SERVER_NODE DISCRIMINATOR MAX_SIZE WINDOW | " +
+                "pcicomm CLUSTER NODE LISTENER_NODE CID MAX_SIZE | pcicomm-sink CLUSTER NODE LISTENER_NODE CID MAX_SIZE WINDOW | " +
+                "qnix-barrier CLUSTER NODE AI PI SIZE busy|yield|backoff|sleep");
             System.exit(2);
         }
         switch (args[0])
@@ -56,6 +60,10 @@ public final class BenchPeer
                 DoorbellWait.parse(args[5]), Integer.parseInt(args[6]), "rdma".equals(args[7]));
             case "vipl-sink" -> ViplStreamTransport.sink(args[1], args[2], args[3],
                 args[4].getBytes(StandardCharsets.US_ASCII), Integer.parseInt(args[5]), Integer.parseInt(args[6]));
+            case "pcicomm" -> PciCommTransport.echo(args[1], args[2], args[3], Integer.parseInt(args[4]),
+                Integer.parseInt(args[5]));
+            case "pcicomm-sink" -> PciCommStreamTransport.sink(args[1], args[2], args[3], Integer.parseInt(args[4]),
+                Integer.parseInt(args[5]), Integer.parseInt(args[6]));
             case "qnix-barrier" -> BarrierGroup.member(args[1], args[2], Integer.parseInt(args[3]),
                 Integer.parseInt(args[4]), Integer.parseInt(args[5]), DoorbellWait.parse(args[6]));
             default ->

@@ -41,6 +41,8 @@ import org.qnix.bench.LatencySamples;
 import org.qnix.bench.LatencyTransport;
 import org.qnix.bench.LogLogChart;
 import org.qnix.bench.MemoryCopyTransport;
+import org.qnix.bench.PciCommStreamTransport;
+import org.qnix.bench.PciCommTransport;
 import org.qnix.bench.QnixStreamTransport;
 import org.qnix.bench.QnixTransport;
 import org.qnix.bench.RelayTransport;
@@ -80,15 +82,17 @@ final class Bench implements Runnable
     }
 
     /** What {@code --api} takes: every interface for latency, the streaming ones for bandwidth. */
-    static final List<String> LATENCY_APIS = List.of("qnix", "qnix-send", "vipl", "vipl-rdma");
-    static final List<String> BANDWIDTH_APIS = List.of("qnix", "vipl");
+    static final List<String> LATENCY_APIS = List.of("qnix", "qnix-send", "vipl", "vipl-rdma", "pcicomm");
+    static final List<String> BANDWIDTH_APIS = List.of("qnix", "vipl", "pcicomm");
 
     /** The options latency and bandwidth share: what to measure, where, and where to write it. */
     static final class Common
     {
         @Option(names = "--api", defaultValue = "qnix", split = ",",
             description = "Interfaces of the cluster to measure: qnix (default: Send_Short up to the short threshold, " +
-                "Send above), vipl (VIA Send into a posted receive, Reliable Delivery) and, for latency, qnix-send " +
+                "Send above), vipl (VIA Send into a posted receive, Reliable Delivery), pcicomm (PCIComm " +
+                "connections: send into the peer's preposted buffers, zero copy; for latency size 0 is sent as 1 " +
+                "byte) and, for latency, qnix-send " +
                 "(Send for every size) and vipl-rdma (VIA RDMA write with immediate data).")
         List<String> api;
 
@@ -208,7 +212,8 @@ final class Bench implements Runnable
 
     @Command(name = "latency", mixinStandardHelpOptions = true,
         description = {
-            "One-way latency per message size, QNIX, the VIPL (--api vipl,vipl-rdma) and (with --baselines) the baselines.",
+            "One-way latency per message size, QNIX, the VIPL (--api vipl,vipl-rdma), PCIComm (--api pcicomm) and",
+            "(with --baselines) the baselines.",
             "Half the round trip: p50, p99, p99.9 and max, and each p50 as a multiple of the floor's and the relay's.",
             "In each of --passes: the baselines first; then, without --cluster, a 2x1 cluster is brought up",
             "for QNIX and the VIPL and torn down after. They run between the first two nodes; every measurement is a pair",
@@ -241,10 +246,13 @@ final class Bench implements Runnable
             return measureAndReport(common, maxSize, sizeList,
                 List.<IntFunction<LatencyTransport>>of(FloorTransport::start, RelayTransport::start,
                     TcpTransport::start, AeronIpcTransport::start),
-                run -> common.api.stream().<IntFunction<LatencyTransport>>map(api -> max -> api.startsWith("vipl") ?
-                    ViplTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "vipl-rdma".equals(api), max) :
-                    QnixTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "qnix".equals(api), max))
-                    .toList(),
+                run -> common.api.stream().<IntFunction<LatencyTransport>>map(api -> max -> switch (api)
+                {
+                    case "vipl", "vipl-rdma" ->
+                        ViplTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "vipl-rdma".equals(api), max);
+                    case "pcicomm" -> PciCommTransport.start(run.name(), "0-0", run.peerNode(), max);
+                    default -> QnixTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "qnix".equals(api), max);
+                }).toList(),
                 LatencySamples::new, (transport, size, into) -> LatencyRun.measure(transport, size, warmup,
                     TimeUnit.MILLISECONDS.toNanos(common.warmupMs), iterations, into),
                 LatencySamples::result, LatencyReport::new, String.format(Locale.ROOT,
@@ -254,8 +262,9 @@ final class Bench implements Runnable
 
     @Command(name = "bandwidth", mixinStandardHelpOptions = true,
         description = {
-            "Bandwidth per message size, QNIX, the VIPL (--api vipl) and (with --baselines) the baselines.",
-            "Payload MB/s streaming about --bytes per repeat with --window messages in flight (QNIX, VIPL; TCP and",
+            "Bandwidth per message size, QNIX, the VIPL (--api vipl), PCIComm (--api pcicomm) and (with --baselines)",
+            "the baselines.",
+            "Payload MB/s streaming about --bytes per repeat with --window messages in flight (QNIX, VIPL, PCIComm; TCP and",
             "Aeron pace themselves), median, min and max over --repeats, and each median as a fraction of",
             "the floor's, a single-thread memory copy. In each of --passes: the baselines first; then,",
             "without --cluster, a 2x1 cluster is brought up for QNIX and torn down after. Then the cores the",
@@ -272,7 +281,7 @@ final class Bench implements Runnable
         @Option(names = "--bytes", defaultValue = "33554432", description = "Bytes per timed stream (default 32 MiB).")
         long bytes;
 
-        @Option(names = "--window", defaultValue = "8", description = "QNIX and VIPL sends in flight (default 8; VIPL at most 64).")
+        @Option(names = "--window", defaultValue = "8", description = "QNIX, VIPL and PCIComm sends in flight (default 8; VIPL and PCIComm at most 64).")
         int window;
 
         @Option(names = "--repeats", defaultValue = "5", description = "Timed streams per size (default 5).")
@@ -284,7 +293,7 @@ final class Bench implements Runnable
             if (!BANDWIDTH_APIS.containsAll(common.api))
             {
                 throw new IllegalArgumentException("--api " + String.join(",", common.api) +
-                    ": bandwidth measures qnix (Send) and vipl (VIA Send)");
+                    ": bandwidth measures qnix (Send), vipl (VIA Send) and pcicomm");
             }
             if (bytes < 1 || repeats < 1 || window < 1)
             {
@@ -295,19 +304,27 @@ final class Bench implements Runnable
                 throw new IllegalArgumentException("--window " + window + ": vipl takes at most " +
                     ViplStreamTransport.MAX_WINDOW);
             }
+            if (common.api.contains("pcicomm") && window > PciCommStreamTransport.MAX_WINDOW)
+            {
+                throw new IllegalArgumentException("--window " + window + ": pcicomm takes at most " +
+                    PciCommStreamTransport.MAX_WINDOW);
+            }
             final int[] sizeList = parseSizes(sizes, 1);
             final int maxSize = Arrays.stream(sizeList).max().orElse(1);
             return measureAndReport(common, maxSize, sizeList,
                 List.<IntFunction<BandwidthTransport>>of(MemoryCopyTransport::start, TcpStreamTransport::start,
                     AeronStreamTransport::start),
-                run -> common.api.stream().<IntFunction<BandwidthTransport>>map(api -> max -> "vipl".equals(api) ?
-                    ViplStreamTransport.start(run.name(), "0-0", run.peerNode(), max, window) :
-                    QnixStreamTransport.start(run.name(), "0-0", run.peerNode(), common.wait, max, window)).toList(),
+                run -> common.api.stream().<IntFunction<BandwidthTransport>>map(api -> max -> switch (api)
+                {
+                    case "vipl" -> ViplStreamTransport.start(run.name(), "0-0", run.peerNode(), max, window);
+                    case "pcicomm" -> PciCommStreamTransport.start(run.name(), "0-0", run.peerNode(), max, window);
+                    default -> QnixStreamTransport.start(run.name(), "0-0", run.peerNode(), common.wait, max, window);
+                }).toList(),
                 (api, size) -> new BandwidthSamples(api, size, window),
                 (transport, size, into) -> BandwidthRun.measure(transport, size, bytes, window, repeats,
                     TimeUnit.MILLISECONDS.toNanos(common.warmupMs), into),
                 BandwidthSamples::result, BandwidthReport::new, String.format(Locale.ROOT,
-                    "about %d bytes per stream, median of %d after %d ms of warm-up; QNIX and VIPL window %d", bytes, repeats,
+                    "about %d bytes per stream, median of %d after %d ms of warm-up; QNIX, VIPL and PCIComm window %d", bytes, repeats,
                     common.warmupMs, window));
         }
     }

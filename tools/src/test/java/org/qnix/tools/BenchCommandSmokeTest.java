@@ -19,6 +19,7 @@ import org.qnix.bench.LatencyReport;
 import org.qnix.bench.LatencyResult;
 import org.qnix.bench.RunSetup;
 import org.qnix.bench.StrategyReport;
+import org.qnix.pcicomm.PciComm;
 
 /**
  * {@code qnix bench latency|bandwidth --baselines} start, measure QNIX and the three baselines, write
@@ -134,6 +135,49 @@ class BenchCommandSmokeTest
     }
 
     @Test
+    void latencyAndBandwidthMeasurePciCommThroughPrepostedBuffers() throws Exception
+    {
+        final String name = TestClusters.uniqueName("bp");
+        try
+        {
+            final CliResult latency = CliResult.run("bench", "latency", "--api", "pcicomm", "--name", name,
+                "--sizes", "0,64,70000", "--iterations", "20", "--warmup", "5", "--warmup-ms", "0");
+            assertEquals(0, latency.exit, latency.out + latency.err);
+            assertEquals(3, latency.out.lines().filter(l -> l.startsWith("BENCH kind=latency api=pcicomm ")).count(),
+                latency.out);
+            final CliResult bandwidth = CliResult.run("bench", "bandwidth", "--api", "pcicomm", "--name", name,
+                "--sizes", "4096,65536,2097152", "--bytes", "4194304", "--repeats", "1", "--window", "4",
+                "--warmup-ms", "0");
+            assertEquals(0, bandwidth.exit, bandwidth.out + bandwidth.err);
+            assertEquals(3, bandwidth.out.lines().filter(l -> l.startsWith("BENCH kind=bandwidth api=pcicomm "))
+                .count(), bandwidth.out);
+            assertFalse(Files.exists(ClusterDirectory.of(name).path()), "the run's cluster is down");
+        }
+        finally
+        {
+            TestClusters.down(ClusterDirectory.of(name));
+            removeCidLocks(name);
+        }
+    }
+
+    /** PCIComm keeps its cid lock files for good (see PciComm.cidLockDirectory): the run's cluster's go. */
+    private static void removeCidLocks(final String cluster) throws java.io.IOException
+    {
+        final Path locks = PciComm.cidLockDirectory();
+        if (!Files.isDirectory(locks))
+        {
+            return;
+        }
+        try (java.nio.file.DirectoryStream<Path> files = Files.newDirectoryStream(locks, cluster + "-*.lock"))
+        {
+            for (final Path file : files)
+            {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+
+    @Test
     void theJmhBenchmarksTakeTheVipl() throws Exception
     {
         final Path results = out.resolve("jmh-vipl.json");
@@ -195,10 +239,10 @@ class BenchCommandSmokeTest
         assertTrue(api.err.contains("each at most once"), api.out + api.err);
         final CliResult unknownApi = CliResult.run("bench", "latency", "--api", "qnix,via");
         assertEquals(QnixCommand.BAD_ARGUMENT, unknownApi.exit, unknownApi.out + unknownApi.err);
-        assertTrue(unknownApi.err.contains("use qnix, qnix-send, vipl, vipl-rdma"), unknownApi.out + unknownApi.err);
+        assertTrue(unknownApi.err.contains("use qnix, qnix-send, vipl, vipl-rdma, pcicomm"), unknownApi.out + unknownApi.err);
         final CliResult rdmaStream = CliResult.run("bench", "bandwidth", "--api", "vipl-rdma");
         assertEquals(QnixCommand.BAD_ARGUMENT, rdmaStream.exit, rdmaStream.out + rdmaStream.err);
-        assertTrue(rdmaStream.err.contains("qnix (Send) and vipl (VIA Send)"), rdmaStream.out + rdmaStream.err);
+        assertTrue(rdmaStream.err.contains("qnix (Send), vipl (VIA Send) and pcicomm"), rdmaStream.out + rdmaStream.err);
         final CliResult window = CliResult.run("bench", "bandwidth", "--api", "vipl", "--window", "65");
         assertEquals(QnixCommand.BAD_ARGUMENT, window.exit, window.out + window.err);
         assertTrue(window.err.contains("vipl takes at most 64"), window.out + window.err);

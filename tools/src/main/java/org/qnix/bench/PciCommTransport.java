@@ -1,0 +1,248 @@
+package org.qnix.bench;
+
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.qnix.pcicomm.PciBuffer;
+import org.qnix.pcicomm.PciComm;
+import org.qnix.pcicomm.PciCommException;
+import org.qnix.pcicomm.PciConnection;
+
+/**
+ * PCIComm (seed 000, issue 15) point-to-point between this JVM, listening on a cid of one node of a
+ * running cluster, and a peer JVM connecting from another (api {@code pcicomm}): a {@code send} of the
+ * message from one buffer, which the library RDMA-writes into a buffer the peer preposted; the peer
+ * echoes the very buffer {@code recv} gave it (zero copy both ways) and preposts it again once
+ * {@code sendRecycle} returns it. Each side keeps {@link #PREPOSTED} receive buffers exported, so the
+ * next message always finds one (a send would wait for an export otherwise, nothing is dropped).
+ *
+ * <p>What a round trip costs here beside {@code vipl-rdma}: the export of the preposted buffer (a
+ * control message each way per message), and the connection's thread, which sleeps on the VI's CQ and
+ * wakes the caller blocked in {@code recv}: two wake-ups per message where {@code vipl-rdma} has one.
+ * Every echoed byte is checked against what was sent; the first bytes carry the round trip's number,
+ * so a buffer left from an earlier message fails the check. {@code pcic_send} takes at least one byte:
+ * size 0 is sent as one byte. {@code --wait} does not apply (the library blocks on its own monitor).
+ */
+public final class PciCommTransport implements LatencyTransport
+{
+    /** Receive buffers each side keeps preposted. */
+    static final int PREPOSTED = 2;
+    /** The cids of benchmark pairs start here ("BE" and a number); a taken one is skipped. */
+    private static final int CID_BASE = 0x4245_0000;
+    private static final int CID_TRIES = 256;
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+    static final long TIMEOUT_MS = 60_000;
+    /** The peer looks whether its benchmark JVM is gone this often while no message comes. */
+    private static final long PEER_POLL_MS = 1_000;
+
+    private final PciConnection connection;
+    private final PeerProcess peer;
+    private final PciBuffer out;
+    private final int maxSize;
+    private long roundTrips;
+
+    private PciCommTransport(final PciConnection connection, final PeerProcess peer, final PciBuffer out,
+        final int maxSize)
+    {
+        this.connection = connection;
+        this.peer = peer;
+        this.out = out;
+        this.maxSize = maxSize;
+    }
+
+    /**
+     * @param node     this JVM's node, e.g. {@code 0-0}, the listener's.
+     * @param peerNode the peer's node, the connecting end's.
+     */
+    public static PciCommTransport start(final String cluster, final String node, final String peerNode,
+        final int maxSize)
+    {
+        final int slot = Math.max(1, maxSize);
+        PciConnection connection = null;
+        PeerProcess peer = null;
+        try
+        {
+            connection = listen(cluster, node);
+            final int cid = connection.cid();
+            prepost(connection, slot, PREPOSTED);
+            final PciBuffer out = connection.allocate(slot);
+            final UnsafeBuffer bytes = out.buffer();
+            for (int i = 0; i < slot; i++)
+            {
+                bytes.putByte(i, (byte)(i * 31 + 7));
+            }
+            peer = PeerProcess.launch(Map.of(), "pcicomm", cluster, peerNode, node, Integer.toString(cid),
+                Integer.toString(maxSize));
+            connection.awaitConnected(TIMEOUT_MS);
+            peer.awaitReady();
+            return new PciCommTransport(connection, peer, out, maxSize);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            CloseHelper.quietCloseAll(connection, peer);
+            throw new IllegalStateException("interrupted while the pcicomm peer connected", ex);
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.quietCloseAll(connection, peer);
+            throw ex;
+        }
+    }
+
+    public String name()
+    {
+        return "pcicomm";
+    }
+
+    public int maxSize()
+    {
+        return maxSize;
+    }
+
+    public void roundTrip(final int size)
+    {
+        final int length = Math.max(1, size);
+        final UnsafeBuffer bytes = out.buffer();
+        final long number = ++roundTrips;
+        // The round trip's number in the first bytes: an echo from a buffer filled earlier differs there.
+        for (int i = 0; i < Math.min(Long.BYTES, length); i++)
+        {
+            bytes.putByte(i, (byte)(number >>> (8 * i)));
+        }
+        try
+        {
+            connection.send(out, length);
+            final PciBuffer echo = connection.recv(TIMEOUT_MS);
+            if (null == echo)
+            {
+                throw new IllegalStateException("pcicomm: no echo of " + length + " bytes in " + TIMEOUT_MS + " ms");
+            }
+            check(echo, length);
+            connection.prepostRecv(echo, echo.capacity());
+            if (out != connection.sendRecycle(TIMEOUT_MS))
+            {
+                throw new IllegalStateException("pcicomm: the sent buffer did not come back from sendRecycle");
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("pcicomm: interrupted in a round trip", ex);
+        }
+    }
+
+    public void close()
+    {
+        // The disconnect ends the peer's recv with PEER_DISCONNECTED: it closes its end and exits.
+        CloseHelper.quietCloseAll(connection, peer);
+    }
+
+    /** The echo side, in the peer JVM: connects from {@code node} to the benchmark JVM's cid. */
+    static void echo(final String cluster, final String node, final String listenerNode, final int cid,
+        final int maxSize) throws InterruptedException
+    {
+        try (PciConnection connection = connect(cluster, node, listenerNode, cid))
+        {
+            prepost(connection, Math.max(1, maxSize), PREPOSTED);
+            BenchPeer.ready();
+            while (true)
+            {
+                final PciBuffer message;
+                try
+                {
+                    message = connection.recv(PEER_POLL_MS);
+                }
+                catch (final PciCommException ex)
+                {
+                    return; // the benchmark disconnected, or died
+                }
+                if (null == message)
+                {
+                    if (BenchPeer.orphaned())
+                    {
+                        return;
+                    }
+                    continue;
+                }
+                // Back from the buffer it landed in: no copy on this side either.
+                connection.send(message, message.length());
+                final PciBuffer sent = connection.sendRecycle(TIMEOUT_MS);
+                if (null == sent)
+                {
+                    throw new IllegalStateException("pcicomm peer: the echo was not written in " + TIMEOUT_MS + " ms");
+                }
+                connection.prepostRecv(sent, sent.capacity());
+            }
+        }
+    }
+
+    /** @return a listening connection on the first cid of {@link #CID_BASE} on that no other pair holds. */
+    static PciConnection listen(final String cluster, final String node)
+    {
+        for (int i = 0; i < CID_TRIES; i++)
+        {
+            final int cid = CID_BASE + (INSTANCES.incrementAndGet() & 0xFFFF);
+            try
+            {
+                return PciComm.options().cluster(cluster).listen(node, cid);
+            }
+            catch (final PciCommException ex)
+            {
+                if (PciCommException.Reason.CID_TAKEN != ex.reason())
+                {
+                    throw ex;
+                }
+            }
+        }
+        throw new IllegalStateException("pcicomm: " + CID_TRIES + " cids from 0x" + Integer.toHexString(CID_BASE) +
+            " on node " + node + " are all taken");
+    }
+
+    /** The peer's end: from {@code node} to the benchmark JVM's cid. */
+    static PciConnection connect(final String cluster, final String node, final String listenerNode, final int cid)
+    {
+        return PciComm.options().cluster(cluster).localNode(node).connectTimeoutMs(TIMEOUT_MS)
+            .connect(listenerNode, cid);
+    }
+
+    /** Allocates {@code count} buffers of {@code slot} bytes and preposts each whole. */
+    static void prepost(final PciConnection connection, final int slot, final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            final PciBuffer in = connection.allocate(slot);
+            connection.prepostRecv(in, in.capacity());
+        }
+    }
+
+    /** Every byte of the echo against the sent buffer, eight at a time. */
+    private void check(final PciBuffer echo, final int length)
+    {
+        if (echo.length() != length)
+        {
+            throw new IllegalStateException("pcicomm: an echo of " + echo.length() + " bytes for " + length + " sent");
+        }
+        final UnsafeBuffer got = echo.buffer();
+        final UnsafeBuffer sent = out.buffer();
+        int i = 0;
+        for (; i + Long.BYTES <= length; i += Long.BYTES)
+        {
+            if (got.getLong(i) != sent.getLong(i))
+            {
+                break;
+            }
+        }
+        for (; i < length; i++)
+        {
+            if (got.getByte(i) != sent.getByte(i))
+            {
+                throw new IllegalStateException("pcicomm: byte " + i + " of round trip " + roundTrips + " (" + length +
+                    " bytes) came back as " + got.getByte(i) + ", sent " + sent.getByte(i));
+            }
+        }
+    }
+}
