@@ -8,7 +8,6 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -25,6 +24,7 @@ import java.util.Set;
 import org.agrona.CloseHelper;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.FileModes;
+import org.qnix.abi.LockFiles;
 
 /**
  * The right to create or remove a cluster's files: an exclusive {@link FileLock} on
@@ -39,7 +39,7 @@ import org.qnix.abi.FileModes;
  * what it built), so that taking clusters down leaves nothing in {@code $QNIX_DIR}. Another process may
  * have opened the file just before it was deleted and lock it just after: it would then hold a lock on a
  * file no one else sees. So a lock counts only once the path is seen to name the locked file ({@link
- * #acquire}); otherwise the holder lets go and opens the path again.
+ * LockFiles}); otherwise the holder lets go and opens the path again.
  *
  * <pre>{@code
  * try (ClusterLock lock = ClusterLock.acquire(dir, ClusterLock.Purpose.UP))
@@ -107,8 +107,6 @@ public final class ClusterLock implements AutoCloseable
      * the file in between, which only a holder's release does.
      */
     private static final int UNLINKED_RETRIES = 100;
-
-    private static final Path OPEN_FILES = Path.of("/proc/self/fd");
 
     private static final int HOLDER_LOOKS = 50;
     private static final long HOLDER_LOOK_MS = 10;
@@ -193,7 +191,7 @@ public final class ClusterLock implements AutoCloseable
                 channel.close();
                 throw busy(dir, other);
             }
-            if (!pathNamesOpenFile(file))
+            if (!LockFiles.pathNamesOpenFile(file))
             {
                 channel.close();
                 return null;
@@ -209,34 +207,6 @@ public final class ClusterLock implements AutoCloseable
             CloseHelper.quietClose(channel);
             throw new UncheckedIOException("cannot lock " + file, ex);
         }
-    }
-
-    /**
-     * Whether the file {@code file} names now is one this JVM has open: the lock's channel, the only
-     * one it has on that file while the class's monitor is held. The path is compared with each of
-     * {@code /proc/self/fd} by device and inode (a stat, never an open: opening and closing the lock
-     * file here would drop the POSIX lock just taken, see {@link #HELD_HERE}).
-     */
-    static boolean pathNamesOpenFile(final Path file) throws IOException
-    {
-        try (DirectoryStream<Path> descriptors = Files.newDirectoryStream(OPEN_FILES))
-        {
-            for (final Path descriptor : descriptors)
-            {
-                try
-                {
-                    if (Files.isSameFile(descriptor, file))
-                    {
-                        return true;
-                    }
-                }
-                catch (final IOException ex)
-                {
-                    // The path is gone (deleted by the last holder), or a descriptor closed meanwhile.
-                }
-            }
-        }
-        return false;
     }
 
     /**

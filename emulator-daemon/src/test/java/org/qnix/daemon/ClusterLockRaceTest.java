@@ -20,7 +20,7 @@ import org.qnix.abi.ClusterDirectory;
  * file (there is no cluster directory): a JVM that locked the file just deleted must not believe it
  * holds the lock while the other locks the new one. Each holder proves it is alone by creating a
  * directory that must not exist, and removes it before it lets go. The window in which a JVM opens the
- * file just before its deletion is narrow; ClusterLockTest pins how such a JVM tells.
+ * file just before its deletion is narrow; qnix-abi's LockFilesTest pins how such a JVM tells.
  */
 class ClusterLockRaceTest
 {

@@ -7,9 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,7 +15,7 @@ import org.qnix.abi.ClusterDirectory;
 
 /**
  * One holder at a time, named to the others; the lock file outlives the lock only while the cluster's
- * directory exists. Between processes the same is shown by ClusterLockRaceTest and by the tools
+ * directory exists (how a lock on a deleted file is told: qnix-abi's LockFilesTest). Between processes the same is shown by ClusterLockRaceTest and by the tools
  * module's ClusterOwnershipTest, with two real {@code cluster up}.
  */
 class ClusterLockTest
@@ -66,22 +64,6 @@ class ClusterLockTest
             Files.delete(dir.path());
         }
         assertFalse(Files.exists(dir.lockFile()), "the cluster is down: nothing of it is left");
-    }
-
-    @Test
-    void aLockTakenOnADeletedFileIsToldFromOneOnThePathsFile() throws IOException
-    {
-        // What a process sees that opened the lock file just before its holder deleted it on release.
-        final Path file = new ClusterDirectory(base, "t").lockFile();
-        Files.createFile(file);
-        try (FileChannel opened = FileChannel.open(file, StandardOpenOption.WRITE))
-        {
-            assertTrue(ClusterLock.pathNamesOpenFile(file));
-            Files.delete(file);
-            assertFalse(ClusterLock.pathNamesOpenFile(file), "deleted");
-            Files.createFile(file);
-            assertFalse(ClusterLock.pathNamesOpenFile(file), "deleted, and another file of the same name made");
-        }
     }
 
     @Test

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.LockFiles;
 import org.qnix.abi.NicCoordinates;
 
 /**
@@ -20,10 +21,10 @@ import org.qnix.abi.NicCoordinates;
  *
  * <p>The file is in the temporary directory ({@link #directory()}), not the cluster's: the daemon
  * removes exactly the files it made there (issue 13), and a file left by a killed process would keep
- * the directory. It is empty and stays after the release: deleting a lock file lets a process that
- * opened it just before lock a file no longer at the path while a third locks a new one, and checking
- * the path again would open the file a second time, which on Linux drops the process's lock (POSIX
- * record locks belong to the process and go with any close of the file).
+ * the directory. The holder deletes it when it releases the cid, and a lock counts only once the path
+ * names the locked file ({@link LockFiles}: a process that opened the file just before its deletion
+ * must not take a lock on a file no one else sees). A killed holder leaves its empty file, which the
+ * next holder of the cid takes over and deletes.
  *
  * <pre>{@code
  * CidLock lock = CidLock.acquire(ClusterDirectory.of("default"), node, 7);   // CID_TAKEN if held
@@ -37,6 +38,9 @@ final class CidLock
      * locked file, as a failed attempt would, drops the JVM's lock on Linux (see above).
      */
     private static final java.util.Set<Path> HELD = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** How many times a lock taken on a file deleted meanwhile is given up and taken again on the new one. */
+    private static final int UNLINKED_RETRIES = 100;
 
     private final Path path;
     private final FileChannel channel;
@@ -61,23 +65,33 @@ final class CidLock
         try
         {
             Files.createDirectories(path.getParent());
-            final FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            FileLock lock = null;
-            try
+            for (int attempt = 0; attempt <= UNLINKED_RETRIES; attempt++)
             {
-                lock = channel.tryLock();
-            }
-            catch (final OverlappingFileLockException ex)
-            {
-                // Not after HELD; kept as the JDK's own guard.
-            }
-            if (null == lock)
-            {
+                final FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                FileLock lock = null;
+                try
+                {
+                    lock = channel.tryLock();
+                }
+                catch (final OverlappingFileLockException ex)
+                {
+                    // Not after HELD; kept as the JDK's own guard.
+                }
+                if (null == lock)
+                {
+                    channel.close();
+                    HELD.remove(path);
+                    throw taken(cluster, node, cid);
+                }
+                if (LockFiles.pathNamesOpenFile(path))
+                {
+                    return new CidLock(path, channel, lock);
+                }
+                // Deleted by its last holder between the open and the lock: open the path again.
                 channel.close();
-                HELD.remove(path);
-                throw taken(cluster, node, cid);
             }
-            return new CidLock(path, channel, lock);
+            HELD.remove(path);
+            throw taken(cluster, node, cid);
         }
         catch (final IOException ex)
         {
@@ -97,6 +111,8 @@ final class CidLock
         released = true;
         try
         {
+            // While the lock is held no one else deletes or replaces the file: the path is this one.
+            Files.deleteIfExists(path);
             lock.release();
             channel.close();
         }

@@ -46,8 +46,9 @@ public final class PciComm
     }
 
     /**
-     * @return the directory of the cid lock files (empty files, one per cid ever listened on, kept for
-     * good; see {@link CidLock}): to remove a cluster's, {@code NAME-*} files, once it is down.
+     * @return the directory of the cid lock files (empty files, one per cid listened on, deleted when the
+     * cid is released; a listener killed with -9 leaves its own, which the cid's next holder takes over,
+     * see {@link CidLock}): a cluster's are its {@code NAME-*} files.
      */
     public static java.nio.file.Path cidLockDirectory()
     {

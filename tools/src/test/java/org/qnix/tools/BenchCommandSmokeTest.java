@@ -160,7 +160,7 @@ class BenchCommandSmokeTest
         }
     }
 
-    /** PCIComm keeps its cid lock files for good (see PciComm.cidLockDirectory): the run's cluster's go. */
+    /** The cid lock files of the run's cluster, should a peer have been killed holding one (see PciComm.cidLockDirectory). */
     private static void removeCidLocks(final String cluster) throws java.io.IOException
     {
         final Path locks = PciComm.cidLockDirectory();

@@ -37,27 +37,35 @@ class PciCommTransferTest extends ViplClusterTest
     private static final long WAIT_MS = 60_000;
 
     @AfterAll
-    static void removeLocks() throws Exception
+    static void noCidLockIsLeft() throws Exception
     {
-        removeCidLocks();
+        // Every connection of this class was closed: each released cid took its lock file with it.
+        assertEquals(java.util.List.of(), removeCidLocks(), "cid lock files left");
     }
 
-    /** The cid lock files of this class's cluster (PCIComm keeps them for good; see PciComm.cidLockDirectory). */
-    static void removeCidLocks() throws java.io.IOException
+    /**
+     * Removes the cid lock files of this class's cluster: a holder killed with -9 leaves its own.
+     *
+     * @return the files it found.
+     */
+    static java.util.List<java.nio.file.Path> removeCidLocks() throws java.io.IOException
     {
+        final java.util.List<java.nio.file.Path> found = new java.util.ArrayList<>();
         final java.nio.file.Path locks = PciComm.cidLockDirectory();
         if (null == dir || !java.nio.file.Files.isDirectory(locks))
         {
-            return;
+            return found;
         }
         try (java.nio.file.DirectoryStream<java.nio.file.Path> files =
             java.nio.file.Files.newDirectoryStream(locks, dir.name() + "-*.lock"))
         {
             for (final java.nio.file.Path file : files)
             {
+                found.add(file);
                 java.nio.file.Files.deleteIfExists(file);
             }
         }
+        return found;
     }
 
     @Test
