@@ -68,16 +68,39 @@ class ViplExamplesTest extends ViplClusterTest
 
     @ParameterizedTest(name = "ViplRdma --reliability {0}")
     @CsvSource({"reliable-reception", "reliable-delivery"})
-    void rdmaWritesWithAndWithoutImmediateDataLandWhereAsked(final String reliability) throws Exception
+    void rdmaWritesAndReadsLandWhereAsked(final String reliability) throws Exception
+    {
+        rdma(reliability, List.of("write", "write-imm", "read"));
+    }
+
+    @Test
+    void rdmaWritesAloneOnUnreliableVis() throws Exception
+    {
+        rdma("unreliable", List.of("write", "write-imm"));
+    }
+
+    @Test
+    void rdmaReadAlone() throws Exception
+    {
+        final String out = run("ViplRdma", "--op", "read", "--reliability", "reliable-delivery", "--sizes", "0,7",
+            "--iterations", "3");
+        assertEquals(2, out.lines().filter(l -> l.startsWith("[0] VIPL_RDMA ")).count(), out);
+        assertEquals(1, out.lines().filter(l -> l.startsWith("[0] VIPL_RDMA size=0 op=read count=3 ")).count(), out);
+        assertEquals(1, out.lines().filter(l -> l.startsWith("[0] VIPL_RDMA size=7 op=read count=3 ")).count(), out);
+    }
+
+    /** The default {@code --op all}: a row for each operation {@code ops} at each size, and no other. */
+    private static void rdma(final String reliability, final List<String> ops) throws Exception
     {
         final String out = run("ViplRdma", "--reliability", reliability, "--sizes", "1,4096,100001",
             "--iterations", "10");
+        assertEquals(3 * ops.size(), out.lines().filter(l -> l.startsWith("[0] VIPL_RDMA ")).count(), out);
         for (final String size : new String[] {"1", "4096", "100001"})
         {
-            for (final String immediate : new String[] {"no", "yes"})
+            for (final String op : ops)
             {
-                assertEquals(1, out.lines().filter(l -> l.startsWith("[0] VIPL_RDMA size=" + size + " immediate=" +
-                    immediate + " writes=10 reliability=" + reliability)).count(), size + " in:\n" + out);
+                assertEquals(1, out.lines().filter(l -> l.startsWith("[0] VIPL_RDMA size=" + size + " op=" + op +
+                    " count=10 reliability=" + reliability + " mean_us=")).count(), size + " in:\n" + out);
             }
         }
     }
@@ -99,7 +122,10 @@ class ViplExamplesTest extends ViplClusterTest
             List.of("ViplStream", "--window", "65", "|at most 64"),
             List.of("ViplStream", "--sizes", "0", "|each size at least 1"),
             List.of("ViplRdma", "--iterations", "0", "|at least 1"),
-            List.of("ViplRdma", "--read", "|unknown option; usage: ViplRdma")))
+            List.of("ViplRdma", "--read", "|unknown option; usage: ViplRdma"),
+            List.of("ViplRdma", "--op", "fetch", "|one of write, write-imm, read, all"),
+            List.of("ViplRdma", "--op", "read", "--reliability", "unreliable", "|RDMA read on reliable VIs only"),
+            List.of("ViplRdma", "--sizes", "2097152", "|less the guards")))
         {
             final List<String> args = new java.util.ArrayList<>(List.of("run", "-n", "2", "--cluster", dir.name(), "--"));
             args.addAll(bad.subList(0, bad.size() - 1));
