@@ -518,7 +518,12 @@ public final class PciConnection implements AutoCloseable
         }
     }
 
-    /** A listener's wait for a client, in slices so that a close is seen. @return true once connected. */
+    /**
+     * A listener's wait for a client, in slices so that a close is seen. @return true once connected,
+     * CLOSING included: a client's thread starts connected, and its application may have called
+     * {@link #disconnect()} before the thread first ran; that DISCONNECT's completion and the peer's
+     * answer are taken by this thread only.
+     */
     private boolean accepted()
     {
         final byte[] discriminator = discriminator(cid);
@@ -528,7 +533,7 @@ public final class PciConnection implements AutoCloseable
             {
                 if (closing || ConnectionState.LISTENING != state && ConnectionState.CONNECTING != state)
                 {
-                    return ConnectionState.CONNECTED == state;
+                    return !closing && (ConnectionState.CONNECTED == state || ConnectionState.CLOSING == state);
                 }
                 if (null != peer)
                 {

@@ -27,16 +27,11 @@ class PciCommSimultaneousCloseTest extends ViplClusterTest
         PciCommTransferTest.removeCidLocks();
     }
 
-    /**
-     * One round by default, on a cluster of its own: on this branch a connection whose two ends send their
-     * first message at once, made after other connections came and went on the same nodes, moves no
-     * message at all (each end's DISCONNECT neither completes nor is flushed, nothing is received;
-     * reproduce with -Dpcicomm.rounds=2). Reported for the VIPL/firmware owners.
-     */
+    /** Three rounds by default, each on the VI table entries and Process Table slots the previous one left. */
     @Test
     void bothEndsDisconnectingAtOnceCloseCleanly() throws Exception
     {
-        for (int round = 0; round < Integer.getInteger("pcicomm.rounds", 1); round++)
+        for (int round = 0; round < Integer.getInteger("pcicomm.rounds", 3); round++)
         {
             try (PciConnection listener = options().listen("1-0", 35);
                 PciConnection client = options().localNode("0-0").connect("1-0", 35))
@@ -55,6 +50,27 @@ class PciCommSimultaneousCloseTest extends ViplClusterTest
                 });
                 client.disconnect(WAIT_MS);
                 other.get(WAIT_MS, TimeUnit.MILLISECONDS);
+                assertEquals(ConnectionState.CLOSED, client.state());
+                assertEquals(ConnectionState.CLOSED, listener.state());
+            }
+        }
+    }
+
+    /**
+     * A client disconnecting as soon as {@code connect} returns, before its connection's thread first
+     * ran: the thread must still take the DISCONNECT's completion and the listener's answer (it used to
+     * see CLOSING, take the connection for never made, and end, leaving the disconnect to time out).
+     */
+    @Test
+    void clientDisconnectingAsSoonAsConnectedClosesCleanly() throws Exception
+    {
+        for (int round = 0; round < Integer.getInteger("pcicomm.rounds", 3); round++)
+        {
+            try (PciConnection listener = options().listen("1-0", 36);
+                PciConnection client = options().localNode("0-0").connect("1-0", 36))
+            {
+                client.disconnect(WAIT_MS);
+                listener.disconnect(WAIT_MS);
                 assertEquals(ConnectionState.CLOSED, client.state());
                 assertEquals(ConnectionState.CLOSED, listener.state());
             }
