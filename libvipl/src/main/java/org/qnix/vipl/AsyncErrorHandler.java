@@ -8,6 +8,7 @@ package org.qnix.vipl;
  * <pre>{@code
  * nic.onError(error -> lost.add(error.vi()));
  * nic.onError(AsyncErrorHandler.DEFAULT);     // back to the default
+ * nic.onError(AsyncErrorHandler.DEFAULT.ignoring(AsyncError.Code.CONN_LOST));   // a peer's disconnect is no news
  * }</pre>
  */
 @FunctionalInterface
@@ -18,4 +19,19 @@ public interface AsyncErrorHandler
 
     /** @param error what the NIC (or the library, for a dead NIC or a lost event) reported. */
     void onError(AsyncError error);
+
+    /**
+     * @return a handler that passes every error but those of code {@code ignored} to this one: for a
+     * program that learns of them otherwise (a lost peer shows in its flushed descriptors too).
+     */
+    default AsyncErrorHandler ignoring(final AsyncError.Code ignored)
+    {
+        return error ->
+        {
+            if (ignored != error.code())
+            {
+                onError(error);
+            }
+        };
+    }
 }

@@ -190,7 +190,11 @@ public final class PciConnection implements AutoCloseable
     {
         try
         {
-            return org.qnix.vipl.Vipl.openNic(node.toString(), cluster);
+            final ViplNic nic = org.qnix.vipl.Vipl.openNic(node.toString(), cluster);
+            // A lost peer (its disconnect, or its death) shows in the VI's flushed descriptors, which end
+            // the connection with PEER_DISCONNECTED or CONNECTION_LOST: the VIPL's line would repeat it.
+            nic.onError(org.qnix.vipl.AsyncErrorHandler.DEFAULT.ignoring(org.qnix.vipl.AsyncError.Code.CONN_LOST));
+            return nic;
         }
         catch (final ViplException ex)
         {

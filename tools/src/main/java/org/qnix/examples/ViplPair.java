@@ -10,6 +10,8 @@ import org.qnix.lib.GroupMember;
 import org.qnix.lib.Qnix;
 import org.qnix.lib.QnixBuffer;
 import org.qnix.lib.ReceiveStatus;
+import org.qnix.vipl.AsyncError;
+import org.qnix.vipl.AsyncErrorHandler;
 import org.qnix.vipl.CompletionQueue;
 import org.qnix.vipl.Descriptor;
 import org.qnix.vipl.MemoryAttributes;
@@ -49,6 +51,8 @@ final class ViplPair implements AutoCloseable
 
     private final Qnix qnix;
     private final ViplNic nic;
+    /** Set once this side took its last VIA completion: a CONN_LOST from then on is the peer's disconnect. */
+    private volatile boolean finishing;
     private final ProtectionTag ptag;
     private final NicCoordinates serverNode;
     private final byte[] discriminator;
@@ -57,6 +61,18 @@ final class ViplPair implements AutoCloseable
     {
         this.qnix = qnix;
         this.nic = nic;
+        if (null != nic)
+        {
+            // VIA: one end's disconnect puts the other's VI in Error with CONN_LOST; once both ends are
+            // finishing that is the expected end of the run, not an error worth a line.
+            nic.onError(error ->
+            {
+                if (!finishing || AsyncError.Code.CONN_LOST != error.code())
+                {
+                    AsyncErrorHandler.DEFAULT.onError(error);
+                }
+            });
+        }
         this.ptag = null == nic ? null : nic.createPtag();
         this.serverNode = serverNode;
         this.discriminator = discriminator;
@@ -216,6 +232,7 @@ final class ViplPair implements AutoCloseable
      */
     void finish()
     {
+        finishing = true;
         final ProcessName peer = new ProcessName(qnix.name().ai(), 1 - qnix.name().pi());
         if (isServer())
         {
