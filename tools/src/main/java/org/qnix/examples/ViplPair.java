@@ -150,9 +150,8 @@ final class ViplPair implements AutoCloseable
      * The oldest posted send ({@code send}) or receive of {@code vi} once it completed, sleeping on
      * {@code cq}, which both of the VI's queues report to. A CQ entry only says that something
      * completed: the descriptor is taken from its queue ({@code VipSendDone}/{@code VipRecvDone}), and
-     * the entries are drained before each look, so that the ring never fills. The examples wait so
-     * rather than with {@code Vi.sendWait}/{@code recvWait}, which can miss a completion that lands
-     * just as the wait starts (libvipl's ViWorkQueue.await, then waiting for one completion more).
+     * the entries are drained before each look, so that the ring never fills ({@code Vi.sendWait}/{@code
+     * recvWait} would leave them there, and a full CQ is an asynchronous error).
      *
      * @throws org.qnix.vipl.ViplException TIMEOUT after {@code timeoutMs}.
      */
