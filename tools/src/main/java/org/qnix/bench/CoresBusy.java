@@ -30,24 +30,25 @@ public final class CoresBusy
     /** Adds the machine's busy and total time between two samples to {@code what}'s. */
     public void add(final String what, final CpuSample before, final CpuSample after)
     {
+        // Listed even when too short for a tick of /proc/stat (10 ms) or unknown: it prints "na" then.
+        final long[] sum = ticks.computeIfAbsent(what, k -> new long[2]);
         if (before.totalTicks() < 0 || after.totalTicks() <= before.totalTicks())
         {
             return;
         }
-        final long[] sum = ticks.computeIfAbsent(what, k -> new long[2]);
         sum[0] += after.busyTicks() - before.busyTicks();
         sum[1] += after.totalTicks() - before.totalTicks();
         cpus = after.cpus();
     }
 
-    /** @return the cores busy on average over {@code what}'s samples, or NaN without any. */
+    /** @return the cores busy on average over {@code what}'s samples, or NaN without any that spans a tick. */
     public double of(final String what)
     {
         final long[] sum = ticks.get(what);
         return null == sum || 0 == sum[1] ? Double.NaN : (double)sum[0] / sum[1] * cpus;
     }
 
-    /** A line per label, then a {@code BENCH kind=cores} line per label. Nothing without samples. */
+    /** A line per label, then a {@code BENCH kind=cores} line per label ({@code na}: too short to sample). */
     public void print(final PrintStream out)
     {
         if (ticks.isEmpty())
@@ -56,8 +57,14 @@ public final class CoresBusy
         }
         out.printf(Locale.ROOT, "== cores busy, whole machine (/proc/stat, %d cores): while measuring each, " +
             "and with the cluster up and idle%n", cpus);
-        ticks.keySet().forEach(what -> out.printf(Locale.ROOT, "   %-14s %6.3f%n", what, of(what)));
-        ticks.keySet().forEach(what -> out.printf(Locale.ROOT, "BENCH kind=cores what=%s busy_cores=%.3f%n",
-            what.replace(' ', '-'), of(what)));
+        ticks.keySet().forEach(what -> out.printf(Locale.ROOT, "   %-14s %6s%n", what, format(of(what))));
+        ticks.keySet().forEach(what -> out.printf(Locale.ROOT, "BENCH kind=cores what=%s busy_cores=%s%n",
+            what.replace(' ', '-'), format(of(what))));
+    }
+
+    /** @return the figure with three decimals, or {@code na} for a measurement too short to sample. */
+    private static String format(final double cores)
+    {
+        return Double.isNaN(cores) ? "na" : String.format(Locale.ROOT, "%.3f", cores);
     }
 }
