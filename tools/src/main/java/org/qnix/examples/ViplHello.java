@@ -4,6 +4,8 @@ import static java.nio.charset.StandardCharsets.US_ASCII;
 
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ViplDescriptor;
+import org.qnix.vipl.AsyncError;
+import org.qnix.vipl.AsyncErrorHandler;
 import org.qnix.vipl.Descriptor;
 import org.qnix.vipl.MemoryAttributes;
 import org.qnix.vipl.MemoryRegion;
@@ -31,6 +33,8 @@ public final class ViplHello
 
         try (ViplNic nic = Vipl.openNic(System.getenv("QNIX_NODE")))              // VipOpenNic, on $QNIX_CLUSTER
         {
+            // VipErrorCallback: the first to disconnect puts the other's VI in Error (CONN_LOST); no news here.
+            nic.onError(AsyncErrorHandler.DEFAULT.ignoring(AsyncError.Code.CONN_LOST));
             final ProtectionTag ptag = nic.createPtag();
             final ViplMemory memory = nic.allocate(4096);                        // descriptors and data
             final MemoryRegion region = nic.registerMem(memory, 0, 4096, new MemoryAttributes(ptag, false, false));

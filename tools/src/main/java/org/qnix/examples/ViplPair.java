@@ -51,8 +51,6 @@ final class ViplPair implements AutoCloseable
 
     private final Qnix qnix;
     private final ViplNic nic;
-    /** Set once this side took its last VIA completion: a CONN_LOST from then on is the peer's disconnect. */
-    private volatile boolean finishing;
     private final ProtectionTag ptag;
     private final NicCoordinates serverNode;
     private final byte[] discriminator;
@@ -63,15 +61,10 @@ final class ViplPair implements AutoCloseable
         this.nic = nic;
         if (null != nic)
         {
-            // VIA: one end's disconnect puts the other's VI in Error with CONN_LOST; once both ends are
-            // finishing that is the expected end of the run, not an error worth a line.
-            nic.onError(error ->
-            {
-                if (!finishing || AsyncError.Code.CONN_LOST != error.code())
-                {
-                    AsyncErrorHandler.DEFAULT.onError(error);
-                }
-            });
+            // VIA: one end's disconnect puts the other's VI in Error with CONN_LOST. At the end of a run
+            // that is the peer's ordinary disconnect (which may come while this side still prints its
+            // last line); before it, the flushed descriptor fails the run (expectDone) and says it all.
+            nic.onError(AsyncErrorHandler.DEFAULT.ignoring(AsyncError.Code.CONN_LOST));
         }
         this.ptag = null == nic ? null : nic.createPtag();
         this.serverNode = serverNode;
@@ -231,7 +224,6 @@ final class ViplPair implements AutoCloseable
      */
     void finish()
     {
-        finishing = true;
         final ProcessName peer = new ProcessName(qnix.name().ai(), 1 - qnix.name().pi());
         if (isServer())
         {
