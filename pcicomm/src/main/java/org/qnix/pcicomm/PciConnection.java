@@ -271,10 +271,17 @@ public final class PciConnection implements AutoCloseable
     /**
      * {@code pcic_prepost_recv}: {@code buffer}'s first {@code length} bytes go under the library's
      * control, exported to the peer as (address, handle, length) to be filled; {@link #recv} returns it.
-     * Allowed before the connection is connected (it is exported then).
+     * Allowed before the connection is connected (it is exported then). After the peer disconnected it
+     * is accepted and does nothing, since nothing will fill the buffer: a receive loop that preposts each
+     * buffer again ends at {@link #recv}'s {@code PEER_DISCONNECTED}, once the filled ones are taken.
      */
     public synchronized void prepostRecv(final PciBuffer buffer, final int length)
     {
+        if (!nicClosed && device.peerClosed() && !device.closeRequested() && null == device.failure())
+        {
+            checkOwn(buffer, length);
+            return;
+        }
         checkOpen();
         checkOwn(buffer, length);
         device.prepost(buffer, length);
