@@ -1,6 +1,5 @@
 package org.qnix.bench;
 
-import java.util.Map;
 
 import org.agrona.CloseHelper;
 import org.qnix.pcicomm.PciBuffer;
@@ -46,11 +45,9 @@ public final class PciCommStreamTransport implements BandwidthTransport
         {
             throw new IllegalArgumentException("window " + maxWindow + " is outside [1, " + MAX_WINDOW + "]");
         }
-        PciConnection connection = null;
-        PeerProcess peer = null;
+        final PciConnection connection = PciCommTransport.listen(cluster, node);
         try
         {
-            connection = PciCommTransport.listen(cluster, node);
             // The acknowledgements' receives, exported before the peer can answer a stream.
             PciCommTransport.prepost(connection, 1, PciCommTransport.PREPOSTED);
             final PciBuffer[] out = new PciBuffer[maxWindow];
@@ -59,21 +56,13 @@ public final class PciCommStreamTransport implements BandwidthTransport
                 out[k] = connection.allocate(maxSize);
                 out[k].buffer().setMemory(0, maxSize, (byte)0);
             }
-            peer = PeerProcess.launch(Map.of(), "pcicomm-sink", cluster, peerNode, node,
-                Integer.toString(connection.cid()), Integer.toString(maxSize), Integer.toString(maxWindow));
-            connection.awaitConnected(PciCommTransport.TIMEOUT_MS);
-            peer.awaitReady();
+            final PeerProcess peer = PciCommTransport.connectPeer(connection, "pcicomm-sink", cluster, peerNode, node,
+                Integer.toString(maxSize), Integer.toString(maxWindow));
             return new PciCommStreamTransport(connection, peer, out, maxSize);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            CloseHelper.quietCloseAll(connection, peer);
-            throw new IllegalStateException("interrupted while the pcicomm peer connected", ex);
         }
         catch (final RuntimeException ex)
         {
-            CloseHelper.quietCloseAll(connection, peer);
+            CloseHelper.quietClose(connection);
             throw ex;
         }
     }

@@ -61,12 +61,9 @@ public final class PciCommTransport implements LatencyTransport
         final int maxSize)
     {
         final int slot = Math.max(1, maxSize);
-        PciConnection connection = null;
-        PeerProcess peer = null;
+        final PciConnection connection = listen(cluster, node);
         try
         {
-            connection = listen(cluster, node);
-            final int cid = connection.cid();
             prepost(connection, slot, PREPOSTED);
             final PciBuffer out = connection.allocate(slot);
             final UnsafeBuffer bytes = out.buffer();
@@ -74,21 +71,48 @@ public final class PciCommTransport implements LatencyTransport
             {
                 bytes.putByte(i, (byte)(i * 31 + 7));
             }
-            peer = PeerProcess.launch(Map.of(), "pcicomm", cluster, peerNode, node, Integer.toString(cid),
-                Integer.toString(maxSize));
+            final PeerProcess peer = connectPeer(connection, "pcicomm", cluster, peerNode, node, Integer.toString(maxSize));
+            return new PciCommTransport(connection, peer, out, maxSize);
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.quietClose(connection);
+            throw ex;
+        }
+    }
+
+    /**
+     * Launches the peer JVM in {@code mode} on {@code peerNode}, to connect to {@code connection}'s cid on
+     * {@code node}, and waits until the connection is up and the peer ready; closes the peer if not.
+     *
+     * @param more the mode's arguments after the cid.
+     */
+    static PeerProcess connectPeer(final PciConnection connection, final String mode, final String cluster,
+        final String peerNode, final String node, final String... more)
+    {
+        final String[] args = new String[5 + more.length];
+        args[0] = mode;
+        args[1] = cluster;
+        args[2] = peerNode;
+        args[3] = node;
+        args[4] = Integer.toString(connection.cid());
+        System.arraycopy(more, 0, args, 5, more.length);
+        final PeerProcess peer = PeerProcess.launch(Map.of(), args);
+        try
+        {
             connection.awaitConnected(TIMEOUT_MS);
             peer.awaitReady();
-            return new PciCommTransport(connection, peer, out, maxSize);
+            return peer;
         }
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
-            CloseHelper.quietCloseAll(connection, peer);
+            CloseHelper.quietClose(peer);
             throw new IllegalStateException("interrupted while the pcicomm peer connected", ex);
         }
         catch (final RuntimeException ex)
         {
-            CloseHelper.quietCloseAll(connection, peer);
+            CloseHelper.quietClose(peer);
             throw ex;
         }
     }
