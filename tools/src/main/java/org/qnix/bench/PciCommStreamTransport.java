@@ -21,7 +21,6 @@ public final class PciCommStreamTransport implements BandwidthTransport
     public static final int MAX_WINDOW = 64;
     private static final byte LAST = 1;
     private static final long TIMEOUT_MS = 120_000;
-    private static final long PEER_POLL_MS = 1_000;
 
     private final PciConnection connection;
     private final PeerProcess peer;
@@ -130,22 +129,10 @@ public final class PciCommStreamTransport implements BandwidthTransport
             BenchPeer.ready();
             while (true)
             {
-                final PciBuffer message;
-                try
-                {
-                    message = connection.recv(PEER_POLL_MS);
-                }
-                catch (final PciCommException ex)
-                {
-                    return; // the benchmark disconnected, or died
-                }
+                final PciBuffer message = PciCommTransport.nextMessage(connection);
                 if (null == message)
                 {
-                    if (BenchPeer.orphaned())
-                    {
-                        return;
-                    }
-                    continue;
+                    return;
                 }
                 final boolean last = LAST == message.buffer().getByte(0);
                 connection.prepostRecv(message, message.capacity());

@@ -175,22 +175,10 @@ public final class PciCommTransport implements LatencyTransport
             BenchPeer.ready();
             while (true)
             {
-                final PciBuffer message;
-                try
-                {
-                    message = connection.recv(PEER_POLL_MS);
-                }
-                catch (final PciCommException ex)
-                {
-                    return; // the benchmark disconnected, or died
-                }
+                final PciBuffer message = nextMessage(connection);
                 if (null == message)
                 {
-                    if (BenchPeer.orphaned())
-                    {
-                        return;
-                    }
-                    continue;
+                    return;
                 }
                 // Back from the buffer it landed in: no copy on this side either.
                 connection.send(message, message.length());
@@ -224,6 +212,31 @@ public final class PciCommTransport implements LatencyTransport
         }
         throw new IllegalStateException("pcicomm: " + CID_TRIES + " cids from 0x" + Integer.toHexString(CID_BASE) +
             " on node " + node + " are all taken");
+    }
+
+    /**
+     * The peer's next message, waiting in {@code PEER_POLL_MS} slices.
+     *
+     * @return null once the benchmark JVM disconnected, died, or left this peer orphaned: the peer ends.
+     */
+    static PciBuffer nextMessage(final PciConnection connection) throws InterruptedException
+    {
+        while (true)
+        {
+            final PciBuffer message;
+            try
+            {
+                message = connection.recv(PEER_POLL_MS);
+            }
+            catch (final PciCommException ex)
+            {
+                return null;
+            }
+            if (null != message || BenchPeer.orphaned())
+            {
+                return message;
+            }
+        }
     }
 
     /** The peer's end: from {@code node} to the benchmark JVM's cid. */
