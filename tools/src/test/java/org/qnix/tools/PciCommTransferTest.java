@@ -134,6 +134,12 @@ class PciCommTransferTest extends ViplClusterTest
             final PciConnection out = pair.client;
             final int size = 64 * 1024;
             final int count = 16;
+            // The NICs' counts start before anything is posted: a NIC reads a control message at its own
+            // pace, and a count taken between the message's post and its read would see it read but not sent.
+            final long readBefore = hostBytesRead(0);
+            final long controlBefore = out.statistics().controlBytesSent();
+            final long inControlBefore = in.statistics().controlBytesSent();
+            final long readBeforeIn = hostBytesRead(1);
             final PciBuffer[] receives = new PciBuffer[4];
             final long[] addresses = new long[receives.length];
             for (int i = 0; i < receives.length; i++)
@@ -143,12 +149,8 @@ class PciCommTransferTest extends ViplClusterTest
                 in.prepostRecv(receives[i], size);
             }
             final PciBuffer[] sends = {out.allocate(size), out.allocate(size)};
-            // Settle: the exports above are sent and counted before the counters are read.
+            // The four exports are posted before the first send, so the data lands in preposting order.
             TestClusters.await("the exports sent", () -> in.statistics().buffersExported() == receives.length);
-            final long readBefore = hostBytesRead(0);
-            final long controlBefore = out.statistics().controlBytesSent();
-            final long inControlBefore = in.statistics().controlBytesSent();
-            final long readBeforeIn = hostBytesRead(1);
 
             long received = 0;
             int sent = 0;
@@ -192,7 +194,7 @@ class PciCommTransferTest extends ViplClusterTest
                 (long)size * count + controlOut);
             assertEquals((long)size * count + controlOut, hostBytesRead(0) - readBefore,
                 "host memory bytes DMA-read on the sender: the data once, plus " + controlOut + " bytes of control");
-            // The receiver's NIC read only the receiver's own control messages (exports, credits).
+            // The receiver's NIC read only the receiver's own control messages (exports, credits), each once.
             final long controlIn = in.statistics().controlBytesSent() - inControlBefore;
             TestClusters.await("the receiving NIC's count", () -> hostBytesRead(1) - readBeforeIn == controlIn);
         }
