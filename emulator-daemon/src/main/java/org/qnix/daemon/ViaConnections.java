@@ -18,9 +18,12 @@ import org.qnix.abi.ViplResult;
  * waits. Connection ids are unique in the daemon and never 0, so a NIC can drop the packets of a
  * reused VI's previous connection.
  *
- * <p>Both waits block their connection's thread and look every {@link #POLL_MS} ms whether their
- * process is still alive, so a process that dies while waiting is cleaned up at once. A request waits
- * for a server that has not called {@code ConnectWait} yet, until its timeout.
+ * <p>The waits (ConnectWait, ConnectRequest, ConnectPeerWait) block their connection's thread and look
+ * every {@link #POLL_MS} ms whether their process is still alive, so a process that dies while waiting
+ * is cleaned up at once, and whether their own NIC still runs its loop ({@link ViaTables#deadNic}): a
+ * dead NIC ends them with {@code ERROR_RESOURCE}, the request withdrawn and its VI Idle again, which the
+ * library reports as NIC-dead (issue 14: "A stopped NIC ends waits with a NIC-dead exception"). A
+ * request waits for a server that has not called {@code ConnectWait} yet, until its timeout.
  *
  * <pre>{@code
  * Request asked = connections.connectWait(new Key(node, discriminator), 10_000, alive);   // server
@@ -155,6 +158,13 @@ final class ViaConnections
                     request.result = ViplResult.TIMEOUT;
                     break;
                 }
+                if (null != tables(client.node()).deadNic())
+                {
+                    // Its NIC completes nothing any more: the request ends now, not at its timeout.
+                    withdraw(request);
+                    request.result = ViplResult.ERROR_RESOURCE;
+                    break;
+                }
                 wait(Math.min(left, POLL_MS));
             }
             if (ViplResult.SUCCESS != request.result)
@@ -168,7 +178,8 @@ final class ViaConnections
     /**
      * {@code VipConnectWait}: the oldest request for the key, or the first to arrive within the timeout.
      *
-     * @return the request, now asked of this server under {@link Request#handle()}, or null on timeout.
+     * @return the request, now asked of this server under {@link Request#handle()}, or null on timeout or
+     * once the server's NIC is dead ({@link ViaTables#deadNic} tells which).
      */
     synchronized Request connectWait(final Key key, final long timeoutMs, final BooleanSupplier alive)
         throws InterruptedException
@@ -176,6 +187,11 @@ final class ViaConnections
         final long deadline = System.currentTimeMillis() + timeoutMs;
         while (true)
         {
+            if (null != tables(key.node()).deadNic())
+            {
+                // A server on a dead NIC takes no request: they stay queued for a live one.
+                return null;
+            }
             final ArrayDeque<Request> queue = waiting.get(key);
             final Request request = null == queue ? null : queue.pollFirst();
             if (null != request)
@@ -352,6 +368,13 @@ final class ViaConnections
             {
                 return new Outcome(ViplResult.TIMEOUT, null);
             }
+            if (null != tables(node).deadNic())
+            {
+                // Its NIC completes nothing any more: the request goes now, its VI Idle, not at its deadline.
+                withdraw(request);
+                peerByVi.remove(key);
+                return new Outcome(ViplResult.ERROR_RESOURCE, null);
+            }
             wait(Math.max(1, Math.min(request.deadline - System.currentTimeMillis(), POLL_MS)));
         }
         peerByVi.remove(key);
@@ -366,6 +389,17 @@ final class ViaConnections
         {
             peerWaiting.remove(request.key);
         }
+    }
+
+    /** Ends an unmatched request at once ({@code ERROR_RESOURCE}: its NIC is dead), its VI Idle again. */
+    private void withdraw(final PeerRequest request)
+    {
+        if (peerWaiting.get(request.key) == request)
+        {
+            peerWaiting.remove(request.key);
+        }
+        request.result = ViplResult.ERROR_RESOURCE;
+        tables(request.self.node()).unpending(request.self.vi());
     }
 
     /** Ends an unmatched request whose deadline passed: TIMEOUT, its VI Idle again. */

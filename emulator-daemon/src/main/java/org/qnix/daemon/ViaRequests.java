@@ -129,6 +129,7 @@ final class ViaRequests implements AutoCloseable
                     replies.ok();
                 }
                 case DriverProtocol.VIA_CQ_CREATE -> replies.viaCq(via.createCq(fields[0]));
+                case DriverProtocol.VIA_CQ_RESIZE -> replies.viaCq(via.resizeCq(fields[0], fields[1]));
                 case DriverProtocol.VIA_CQ_DESTROY ->
                 {
                     via.destroyCq(fields[0]);
@@ -276,6 +277,7 @@ final class ViaRequests implements AutoCloseable
             case DriverProtocol.VIA_CQ_DESTROY:
             case DriverProtocol.VIA_VI_DESTROY:
             case DriverProtocol.VIA_VI_QUERY: return 1;
+            case DriverProtocol.VIA_CQ_RESIZE: return 2;
             case DriverProtocol.VIA_REGISTER_MEM:
             case DriverProtocol.VIA_SET_MEM_ATTRIBUTES: return 3;
             case DriverProtocol.VIA_VI_CREATE: return 6;

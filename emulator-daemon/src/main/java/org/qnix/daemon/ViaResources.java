@@ -1,7 +1,9 @@
 package org.qnix.daemon;
 
+import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 
@@ -54,9 +56,27 @@ final class ViaResources
     {
     }
 
-    /** A completion queue and the pages of its ring. */
-    record Cq(int cq, int entries, ProcessProtectionTable.Entry ring)
+    /**
+     * A completion queue, the pages of its ring, and the rings it had before a {@code VipResizeCQ}: the
+     * process may still have a thread asleep on an old ring's Tail, so an old ring stays the process's
+     * until the CQ is destroyed.
+     */
+    record Cq(int cq, int entries, ProcessProtectionTable.Entry ring, List<ProcessProtectionTable.Entry> retired)
     {
+        Cq resized(final int newEntries, final ProcessProtectionTable.Entry newRing)
+        {
+            final List<ProcessProtectionTable.Entry> rings = new ArrayList<>(retired);
+            rings.add(ring);
+            return new Cq(cq, newEntries, newRing, List.copyOf(rings));
+        }
+
+        /** A ring the NIC may have taken up although it never said so: kept with the old ones. */
+        Cq keeping(final ProcessProtectionTable.Entry mayBeInUse)
+        {
+            final List<ProcessProtectionTable.Entry> rings = new ArrayList<>(retired);
+            rings.add(mayBeInUse);
+            return new Cq(cq, entries, ring, List.copyOf(rings));
+        }
     }
 
     /** A VI: its NIC VI table index, its number in the process, its ptag and CQs. */
@@ -191,6 +211,22 @@ final class ViaResources
     /** {@code VipCreateCQ}: a ring of {@code entries} in host pages the process maps. */
     Cq createCq(final int entries) throws ViaRefusal
     {
+        final ProcessProtectionTable.Entry ring = allocateRing(entries);
+        final int cq = tables.createCq(owner, entries, ring.address(0));
+        if (cq < 0)
+        {
+            memory.releaseFixed(ring);
+            throw new ViaRefusal(ViplResult.ERROR_RESOURCE, "the CQ table of NIC " + node + " is full (" +
+                tables.layout().cqEntries() + " completion queues)");
+        }
+        final Cq created = new Cq(cq, entries, ring, List.of());
+        cqs.put(cq, created);
+        return created;
+    }
+
+    /** @return the zeroed, locked pages of a ring of {@code entries}, refused if none or out of range. */
+    private ProcessProtectionTable.Entry allocateRing(final int entries) throws ViaRefusal
+    {
         if (entries < 1 || entries > ViaTablesLayout.MAX_CQ_ENTRIES)
         {
             throw new ViaRefusal(ViplResult.INVALID_PARAMETER, "a completion queue of " + entries +
@@ -202,16 +238,7 @@ final class ViaResources
             throw new ViaRefusal(ViplResult.ERROR_RESOURCE, "host memory of node " + node + " has no " +
                 CqRingLayout.pages(entries, params.pageSize()) + " contiguous pages for a ring of " + entries + " entries");
         }
-        final int cq = tables.createCq(owner, entries, ring.address(0));
-        if (cq < 0)
-        {
-            memory.releaseFixed(ring);
-            throw new ViaRefusal(ViplResult.ERROR_RESOURCE, "the CQ table of NIC " + node + " is full (" +
-                tables.layout().cqEntries() + " completion queues)");
-        }
-        final Cq created = new Cq(cq, entries, ring);
-        cqs.put(cq, created);
-        return created;
+        return ring;
     }
 
     /** {@code VipDestroyCQ}: refused while a work queue of a VI is attached to it. */
@@ -231,6 +258,48 @@ final class ViaResources
         tables.destroyCq(cq);
         cqs.remove(cq);
         memory.releaseFixed(queue.ring());
+        queue.retired().forEach(memory::releaseFixed);
+    }
+
+    /**
+     * {@code VipResizeCQ}: a new ring of {@code entries}, which the NIC takes up with the entries queued
+     * (Via_Resize_Cq). Refused ({@code INVALID_PARAMETER}) if the CQ holds more entries than that;
+     * {@code INVALID_STATE} if the NIC did not take the command, after which the CQ cannot be trusted.
+     */
+    Cq resizeCq(final int cq, final int entries) throws ViaRefusal, InterruptedException
+    {
+        final Cq queue = cqs.get(cq);
+        if (null == queue)
+        {
+            throw new ViaRefusal(ViplResult.INVALID_PARAMETER, "no completion queue " + cq + " of this process");
+        }
+        final ProcessProtectionTable.Entry ring = allocateRing(entries);
+        switch (tables.resizeCq(cq, owner, entries, ring.address(0)))
+        {
+            case DONE ->
+            {
+                final Cq resized = queue.resized(entries, ring);
+                cqs.put(cq, resized);
+                return resized;
+            }
+            case TOO_MANY_QUEUED ->
+            {
+                memory.releaseFixed(ring);
+                throw new ViaRefusal(ViplResult.INVALID_PARAMETER, "completion queue " + cq +
+                    " holds more completions than " + entries + ": take some first");
+            }
+            case REFUSED ->
+            {
+                memory.releaseFixed(ring);
+                throw new ViaRefusal(ViplResult.ERROR_RESOURCE, "NIC " + node + " refused to resize completion queue " + cq);
+            }
+            default ->
+            {
+                cqs.put(cq, queue.keeping(ring));
+                throw new ViaRefusal(ViplResult.INVALID_STATE, "NIC " + node + " did not take the resize of completion " +
+                    "queue " + cq + " (stopped, or not running its loop): destroy the CQ");
+            }
+        }
     }
 
     /** {@code VipCreateVi}: a VI in state Idle, its completion lines in the VIA Process Structures. */
@@ -296,7 +365,8 @@ final class ViaResources
     }
 
     /**
-     * {@code VipConnectWait} on this process's node with {@code discriminator}.
+     * {@code VipConnectWait} on this process's node with {@code discriminator}: TIMEOUT, or
+     * {@code ERROR_RESOURCE} once this node's NIC is dead.
      *
      * @return the request asked of this process, to accept or reject by its handle.
      */
@@ -308,6 +378,11 @@ final class ViaResources
             connections.connectWait(ViaConnections.Key.of(node.packed(), discriminator), timeoutMs, alive);
         if (null == request)
         {
+            final String dead = tables.deadNic();
+            if (null != dead)
+            {
+                throw new ViaRefusal(ViplResult.ERROR_RESOURCE, "the connection wait ended: " + dead);
+            }
             throw new ViaRefusal(ViplResult.TIMEOUT, "no connection request for discriminator " +
                 ViaConnections.Key.of(node.packed(), discriminator).discriminator() + " on node " + node + " within " +
                 timeoutMs + " ms");
@@ -342,7 +417,10 @@ final class ViaResources
         }
     }
 
-    /** {@code VipConnectRequest}: blocks until accepted (the server's end), rejected or timed out. */
+    /**
+     * {@code VipConnectRequest}: blocks until accepted (the server's end), rejected, timed out, or this
+     * node's NIC found dead ({@code ERROR_RESOURCE}, the VI Idle again).
+     */
     ViaConnections.Endpoint connectRequest(final int vi, final int serverNode, final byte[] discriminator,
         final long timeoutMs, final BooleanSupplier alive) throws ViaRefusal, InterruptedException
     {
@@ -353,7 +431,7 @@ final class ViaResources
         if (ViplResult.SUCCESS != outcome.result())
         {
             throw new ViaRefusal(outcome.result(), "VI " + vi + "'s connection request to node " +
-                NicCoordinates.unpack(serverNode) + " ended " + outcome.result());
+                NicCoordinates.unpack(serverNode) + " ended " + outcome.result() + nicDeadReason(outcome.result()));
         }
         return outcome.server();
     }
@@ -376,7 +454,12 @@ final class ViaResources
         }
     }
 
-    /** {@code VipConnectPeerDone} ({@code block} false) or {@code VipConnectPeerWait}. @return the peer's end. */
+    /**
+     * {@code VipConnectPeerDone} ({@code block} false) or {@code VipConnectPeerWait}, which ends
+     * {@code ERROR_RESOURCE} once this node's NIC is dead (the request withdrawn, the VI Idle again).
+     *
+     * @return the peer's end.
+     */
     ViaConnections.Endpoint connectPeerOutcome(final int vi, final boolean block, final BooleanSupplier alive)
         throws ViaRefusal, InterruptedException
     {
@@ -385,9 +468,21 @@ final class ViaResources
         if (ViplResult.SUCCESS != outcome.result())
         {
             throw new ViaRefusal(outcome.result(), "VI " + vi + "'s peer connection: " + outcome.result() +
-                (ViplResult.INVALID_STATE == outcome.result() ? " (no peer connection request outstanding)" : ""));
+                (ViplResult.INVALID_STATE == outcome.result() ? " (no peer connection request outstanding)" : "") +
+                nicDeadReason(outcome.result()));
         }
         return outcome.server();
+    }
+
+    /** @return for a connection wait that ended ERROR_RESOURCE (its NIC dead), why, for the message; else "". */
+    private String nicDeadReason(final ViplResult result)
+    {
+        if (ViplResult.ERROR_RESOURCE != result)
+        {
+            return "";
+        }
+        final String dead = tables.deadNic();
+        return ": " + (null != dead ? dead : "the NIC of node " + node + " stopped meanwhile");
     }
 
     /** {@code VipDisconnect}: Idle again; a connected peer goes to Error. */

@@ -52,6 +52,7 @@ final class ViaTables
     private final BitSet translations;
     private final BitSet cqs;
     private final int[] generations;
+    private final int[] cqGenerations;
     private final ViTableEntry viEntry = new ViTableEntry();
     private final MemoryRegionEntry regionEntry = new MemoryRegionEntry();
     private final CqTableEntry cqEntry = new CqTableEntry();
@@ -76,6 +77,7 @@ final class ViaTables
         this.translations = new BitSet(via.translationEntries());
         this.cqs = new BitSet(via.cqEntries());
         this.generations = new int[via.regionEntries()];
+        this.cqGenerations = new int[via.cqEntries()];
         sdram.setMemory((int)via.viTableOffset(), (int)(via.endOffset() - via.viTableOffset()), (byte)0);
     }
 
@@ -92,7 +94,12 @@ final class ViaTables
         return ptag;
     }
 
-    /** @return the new VI's index, Idle, or -1 if the VI table is full. */
+    /**
+     * The entry's Generation goes one up ({@link ViTableEntry#create}), so the NIC drops whatever was
+     * posted to the entry's previous VI, even one of the same process destroyed while Idle.
+     *
+     * @return the new VI's index, Idle, or -1 if the VI table is full.
+     */
     synchronized int createVi(final int owner, final int ptag, final int attributes, final int reliability,
         final int maxTransfer, final int sendCq, final int receiveCq, final long sendCompletion,
         final long receiveCompletion)
@@ -182,23 +189,34 @@ final class ViaTables
         return vi(vi).connectionId();
     }
 
+    /**
+     * @return why this node's NIC is taken for dead (its control program stopped or silent), or null while
+     * it runs its loop: a connection wait of one of its processes ends then (issue 14: "A stopped NIC ends
+     * waits with a NIC-dead exception"). Not synchronized: it reads only the control program's words.
+     */
+    String deadNic()
+    {
+        return heartbeats.deadNic(node, System.currentTimeMillis());
+    }
+
     /** A command's outcome when the NIC did not take it: dead, or not running its loop. */
     private static final int NIC_GONE = -1;
 
     /**
-     * Posts a VIA connection command (fields as {@link DriverCommand#VIA_CONNECT} reuses them) and waits
-     * for the NIC's Driver Doorbell. @return the doorbell, or {@link #NIC_GONE} if the NIC did not take
-     * it: a dead NIC does no work, so the driver writes the entry itself.
+     * Posts a VIA command on entry {@code index} of the process in Process Table entry {@code owner}
+     * (the other fields as {@link DriverCommand#VIA_CONNECT} and {@link DriverCommand#VIA_RESIZE_CQ}
+     * reuse them) and waits for the NIC's Driver Doorbell. @return the doorbell, or {@link #NIC_GONE} if
+     * the NIC did not take it.
      */
-    private int command(final int command, final int vi, final int owner, final int connectionId, final int peerNic,
-        final int peerVi, final int peerNicPid) throws InterruptedException
+    private int command(final int command, final int index, final int owner, final int pid, final int nameAi,
+        final int namePi, final int group) throws InterruptedException
     {
-        final DriverCommandQueueWriter.Ticket ticket = commandQueue.post(command, new ProcessName(peerNic, peerVi),
-            connectionId, vi, peerNicPid, owner, COMMAND_TIMEOUT_MS);
+        final DriverCommandQueueWriter.Ticket ticket = commandQueue.post(command, new ProcessName(nameAi, namePi),
+            pid, index, group, owner, COMMAND_TIMEOUT_MS);
         if (null == ticket)
         {
-            System.err.println("driver " + node + ": could not post " + DriverCommand.name(command) + " for VI " + vi +
-                " (Driver Command Queue full): the driver writes the VI entry itself");
+            System.err.println("driver " + node + ": could not post " + DriverCommand.name(command) + " for entry " +
+                index + " (Driver Command Queue full)");
             return NIC_GONE;
         }
         final long deadline = System.currentTimeMillis() + COMMAND_TIMEOUT_MS;
@@ -283,8 +301,45 @@ final class ViaTables
             return -1;
         }
         cqs.set(cq);
-        cq(cq).publish(owner, entries, ringAddress);
+        cqGenerations[cq]++;
+        cq(cq).publish(owner, entries, ringAddress, cqGenerations[cq]);
         return cq;
+    }
+
+    /** What {@link #resizeCq} can answer. */
+    enum Resize
+    {
+        /** The CQ names the new ring. */
+        DONE,
+        /** The old ring holds more entries than the new one can: the CQ still names the old ring. */
+        TOO_MANY_QUEUED,
+        /** The NIC refused the command (the CQ is not as the driver wrote it): the CQ still names the old ring. */
+        REFUSED,
+        /** The NIC did not take the command (dead, or not running its loop): it may still take it later. */
+        NIC_GONE
+    }
+
+    /**
+     * {@code VipResizeCQ} of a CQ of {@code owner}, told to the NIC (Via_Resize_Cq): the NIC, the only
+     * writer of the ring, moves the queued entries to {@code newRing} between two of its appends and
+     * makes the entry name it. The driver cannot do it for a NIC that is gone, since a NIC that is only
+     * slow would go on appending to the old ring.
+     */
+    synchronized Resize resizeCq(final int cq, final int owner, final int entries, final long newRing)
+        throws InterruptedException
+    {
+        final CqTableEntry entry = cq(cq);
+        final int done = command(DriverCommand.VIA_RESIZE_CQ, cq, owner, entries, (int)newRing,
+            (int)entry.ringAddress(), entry.generation());
+        if (NIC_GONE == done)
+        {
+            return Resize.NIC_GONE;
+        }
+        if (Doorbell.DONE == done)
+        {
+            return Resize.DONE;
+        }
+        return Doorbell.NO_RESOURCES == done ? Resize.TOO_MANY_QUEUED : Resize.REFUSED;
     }
 
     synchronized void destroyCq(final int cq)

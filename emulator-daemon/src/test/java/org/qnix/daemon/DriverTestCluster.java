@@ -95,6 +95,12 @@ final class DriverTestCluster implements AutoCloseable
         return connection;
     }
 
+    /** Stops the NIC control program of node {@code node} (its state STOPPED): the NIC is dead from now on. */
+    void stopNic(final int node)
+    {
+        firmware.set(node, null).close();
+    }
+
     public void close()
     {
         for (final SocketlessConnection connection : connections)

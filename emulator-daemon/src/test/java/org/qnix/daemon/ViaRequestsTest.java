@@ -18,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.CqTableEntry;
 import org.qnix.abi.DriverProtocol;
 import org.qnix.abi.MemoryRegionEntry;
+import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.ProtectionTableLayout;
@@ -246,6 +247,14 @@ class ViaRequestsTest
         entry.publishState(ViTableEntry.STATE_IDLE);
         process.send(DriverProtocol.VIA_VI_DESTROY, vi.vi()).ok();
         assertEquals(ViTableEntry.STATE_FREE, entry.state());
+        // Made again in the same entry for the same process: another generation, so the NIC keeps
+        // nothing of the destroyed VI's posted work.
+        final int generation = entry.generation();
+        final SocketlessConnection.ViaVi again = process.send(DriverProtocol.VIA_VI_CREATE, ptag, 0,
+            ViTableEntry.UNRELIABLE, 1024, -1, -1).viaVi();
+        assertEquals(vi.vi(), again.vi(), "the same entry");
+        assertEquals(generation + 1, entry.generation());
+        process.send(DriverProtocol.VIA_VI_DESTROY, again.vi()).ok();
         process.send(DriverProtocol.VIA_VI_DESTROY, vi.vi());
         assertEquals(ViplResult.INVALID_PARAMETER.code(), process.viaFailed("no VI"));
         process.send(DriverProtocol.VIA_CQ_DESTROY, cq.cq()).ok();
@@ -280,6 +289,66 @@ class ViaRequestsTest
             "Delete_Via_Process reached the NIC");
         assertEquals(0, image.hostMemory().getIntVolatile((int)image.hostLayout().processFlagOffset(index)));
         assertEquals(freeBefore, freePages(image), "every page back");
+    }
+
+    /**
+     * The NIC of node 0-0 stopped while a connection request, a peer connection wait and a connection
+     * wait of its processes wait with ten-minute timeouts: each ends ERROR_RESOURCE naming the stopped
+     * NIC (libvipl's NIC-dead exception), both VIs are Idle again, and the daemon keeps neither request.
+     */
+    @Test
+    void aStoppedNicEndsEveryConnectionWaitOfItsProcesses() throws Exception
+    {
+        final int serverNode = NicCoordinates.ofIndex(1, 2).packed();
+        final int client = createVi(process);
+        final SocketlessConnection peering = cluster.connect(0);
+        peering.viaRegister(TIMEOUT_MS).viaRegistered();
+        final int peer = createVi(peering);
+        // Empty discriminators: each a length of 0.
+        peering.send(DriverProtocol.VIA_CONNECT_PEER_REQUEST, peer, 0, serverNode, 0, 600_000L).ok();
+        final SocketlessConnection listening = cluster.connect(0);
+        listening.viaRegister(TIMEOUT_MS).viaRegistered();
+
+        final Thread[] waits = {
+            new Thread(() -> process.send(DriverProtocol.VIA_CONNECT_REQUEST, client, serverNode, 0, 600_000L)),
+            new Thread(() -> peering.send(DriverProtocol.VIA_CONNECT_PEER_WAIT, peer)),
+            new Thread(() -> listening.send(DriverProtocol.VIA_CONNECT_WAIT, 0, 600_000L))};
+        for (final Thread wait : waits)
+        {
+            wait.start();
+        }
+        while (ViTableEntry.STATE_PENDING != vi(client).state())
+        {
+            Thread.sleep(1);
+        }
+        Thread.sleep(200);
+        cluster.stopNic(0);
+        for (final Thread wait : waits)
+        {
+            wait.join(60_000);
+            assertTrue(!wait.isAlive(), "the wait ended");
+        }
+
+        assertEquals(ViplResult.ERROR_RESOURCE.code(), process.viaFailed("node 0-0 is not running"));
+        assertEquals(ViplResult.ERROR_RESOURCE.code(), peering.viaFailed("node 0-0 is not running"));
+        assertEquals(ViplResult.ERROR_RESOURCE.code(), listening.viaFailed("node 0-0 is not running"));
+        assertEquals(ViTableEntry.STATE_IDLE, vi(client).state(), "not left Connect Pending");
+        assertEquals(ViTableEntry.STATE_IDLE, vi(peer).state(), "not left Connect Pending");
+        peering.send(DriverProtocol.VIA_CONNECT_PEER_DONE, peer);
+        assertEquals(ViplResult.INVALID_STATE.code(), peering.viaFailed("no peer connection request outstanding"));
+        // A server on the live NIC is given no request: the client's went with its wait.
+        final SocketlessConnection server = cluster.connect(1);
+        server.viaRegister(TIMEOUT_MS).viaRegistered();
+        server.send(DriverProtocol.VIA_CONNECT_WAIT, 0, 100L);
+        assertEquals(ViplResult.TIMEOUT.code(), server.viaFailed("no connection request"));
+    }
+
+    /** @return a new Idle VI of {@code owner}, Reliable Delivery, with a ptag of its own and no CQ. */
+    private static int createVi(final SocketlessConnection owner)
+    {
+        final int ptag = owner.send(DriverProtocol.VIA_PTAG_CREATE).viaHandle();
+        return owner.send(DriverProtocol.VIA_VI_CREATE, ptag, 0, ViTableEntry.RELIABLE_DELIVERY, 1024, ViTableEntry.NO_CQ,
+            ViTableEntry.NO_CQ).viaVi().vi();
     }
 
     private SocketlessConnection.Buffer allocate(final int bytes)

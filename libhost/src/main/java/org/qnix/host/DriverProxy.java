@@ -340,22 +340,45 @@ public final class DriverProxy implements AutoCloseable
             out.writeInt(DriverProtocol.VIA_CQ_CREATE);
             out.writeInt(entries);
             out.flush();
-            viaReply(DriverProtocol.VIA_CQ, "a completion queue");
-            final int cq = in.readInt();
-            final int count = in.readInt();
-            if (count != expectedPages)
-            {
-                CloseHelper.quietClose(channel);
-                throw new DriverException(DriverProtocol.REFUSED, what + " answered a CQ of " + entries +
-                    " entries with " + count + " pages, expected " + expectedPages);
-            }
-            final long[] pages = new long[count];
-            for (int i = 0; i < count; i++)
-            {
-                pages[i] = in.readLong();
-            }
-            return new BufferRegion(cq, pages);
+            return readCq(entries, expectedPages);
         }, DRIVER_GRACE_MS);
+    }
+
+    /**
+     * VIA_CQ_RESIZE: the NIC moves the CQ's queued entries to a new ring (Via_Resize_Cq).
+     *
+     * @return the CQ and the pages of its new ring.
+     */
+    public synchronized BufferRegion viaResizeCq(final int cq, final int entries, final int expectedPages)
+    {
+        return call(() ->
+        {
+            out.writeInt(DriverProtocol.VIA_CQ_RESIZE);
+            out.writeInt(cq);
+            out.writeInt(entries);
+            out.flush();
+            return readCq(entries, expectedPages);
+        }, DRIVER_GRACE_MS);
+    }
+
+    /** The VIA_CQ answer: the CQ and the pages of a ring of {@code entries}. */
+    private BufferRegion readCq(final int entries, final int expectedPages) throws IOException
+    {
+        viaReply(DriverProtocol.VIA_CQ, "a completion queue");
+        final int cq = in.readInt();
+        final int count = in.readInt();
+        if (count != expectedPages)
+        {
+            CloseHelper.quietClose(channel);
+            throw new DriverException(DriverProtocol.REFUSED, what + " answered a CQ of " + entries +
+                " entries with " + count + " pages, expected " + expectedPages);
+        }
+        final long[] pages = new long[count];
+        for (int i = 0; i < count; i++)
+        {
+            pages[i] = in.readLong();
+        }
+        return new BufferRegion(cq, pages);
     }
 
     /** VIA_CQ_DESTROY. */

@@ -1,5 +1,7 @@
 package org.qnix.vipl;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -39,10 +41,15 @@ public final class CompletionQueue extends DriverResource
     private static final long NOTIFY_WAIT_MS = TimeUnit.HOURS.toMillis(1);
 
     private final int cq;
-    private final int entries;
-    private final MappedViews ring;
-    private final DoorbellWaiter waiter;
+    /** The ring and its size: both change with {@link #resize}, under this object's monitor. */
+    private int entries;
+    private MappedViews ring;
+    /** Read by {@link #wakeAll()} without the monitor. */
+    private volatile DoorbellWaiter waiter;
+    /** Rings of this CQ before a resize: a thread of this process may still be asleep on one. */
+    private final List<MappedViews> formerRings = new ArrayList<>();
     private boolean unmapped;
+    private boolean lost;
     private boolean notifyPending;
 
     /**
@@ -88,10 +95,7 @@ public final class CompletionQueue extends DriverResource
      */
     public synchronized Completion done()
     {
-        if (unmapped)
-        {
-            throw new ViplException(ViplResult.INVALID_STATE, "CQ " + cq + " was destroyed, or its NIC closed");
-        }
+        ensureUsable();
         final UnsafeBuffer b = ring.buffer();
         final int head = b.getInt(CqRingLayout.HEAD_OFFSET);
         final int entry = CqRingLayout.entryOffset(entries, head & 0xFFFFFFFFL);
@@ -147,6 +151,7 @@ public final class CompletionQueue extends DriverResource
                 throw new ViplException(ViplResult.TIMEOUT, "CQ " + cq + ": nothing completed in " + timeoutMs + " ms");
             }
             final int head;
+            final DoorbellWaiter ringWaiter;
             synchronized (this)
             {
                 if (unmapped)
@@ -154,8 +159,10 @@ public final class CompletionQueue extends DriverResource
                     throw new ViplException(ViplResult.INVALID_STATE, "CQ " + cq + " was destroyed during the wait");
                 }
                 head = ring.buffer().getInt(CqRingLayout.HEAD_OFFSET);
+                ringWaiter = waiter;
             }
-            final int code = nic.await(waiter, CqRingLayout.TAIL_OFFSET, CqRingLayout.WAITERS_OFFSET,
+            // A resize meanwhile ends this wait on the former ring (see resize), and the loop goes on with the new one.
+            final int code = nic.await(ringWaiter, CqRingLayout.TAIL_OFFSET, CqRingLayout.WAITERS_OFFSET,
                 CountReached.of(head + 1), left, wait);
             if (DoorbellWaiter.NIC_DEAD == code)
             {
@@ -233,13 +240,60 @@ public final class CompletionQueue extends DriverResource
     }
 
     /**
-     * @return the capacity the CQ was created with.
+     * {@code VipResizeCQ}: the CQ holds {@code newEntries} from now on (1 .. {@code MaxCQEntries}), larger
+     * or smaller, with the completions it holds kept in order. The NIC moves them to a new ring between
+     * two of its appends, so none is lost; {@link #done()} waits for the call, and threads in
+     * {@link #await} go on on the new ring.
+     *
+     * <pre>{@code
+     * if (cq.queued() > cq.entries() / 2) { cq.resize(2 * cq.entries()); }
+     * }</pre>
+     *
+     * @throws ViplException {@code INVALID_PARAMETER} if the CQ holds more completions than
+     *                       {@code newEntries} or it is out of range, and the CQ is as before;
+     *                       {@code INVALID_STATE} (or {@link ViplNicDeadException}) if the NIC did not
+     *                       take the resize: the CQ may no longer be the one this process reads, and
+     *                       every later call on it fails but {@link #close()}.
+     */
+    public synchronized void resize(final int newEntries)
+    {
+        ensureUsable();
+        final MappedViews newRing;
+        try
+        {
+            newRing = nic.resizeCq(this, newEntries);
+        }
+        catch (final ViplException ex)
+        {
+            lost = ViplResult.INVALID_STATE == ex.result() || ex instanceof ViplNicDeadException;
+            throw ex;
+        }
+        final MappedViews oldRing = ring;
+        final DoorbellWaiter oldWaiter = waiter;
+        formerRings.add(oldRing);
+        ring = newRing;
+        entries = newEntries;
+        waiter = nic.waiter(newRing.buffer());
+        // The NIC appends to the new ring only. A thread that read the old Head and is about to sleep on
+        // the old Tail must not wait for an entry there: the old Tail is moved past every Head it may
+        // have read (none is beyond the current one), then its sleepers are woken.
+        final UnsafeBuffer old = oldRing.buffer();
+        final int head = old.getInt(CqRingLayout.HEAD_OFFSET);
+        if (old.getIntVolatile(CqRingLayout.TAIL_OFFSET) - head <= 0)
+        {
+            old.putIntVolatile(CqRingLayout.TAIL_OFFSET, head + 1);
+        }
+        oldWaiter.wakeAll(CqRingLayout.TAIL_OFFSET);
+    }
+
+    /**
+     * @return the CQ's capacity: as created, or as last {@link #resize resized}.
      *
      * <pre>{@code
      * Descriptor[] window = new Descriptor[cq.entries()];
      * }</pre>
      */
-    public int entries()
+    public synchronized int entries()
     {
         return entries;
     }
@@ -299,6 +353,21 @@ public final class CompletionQueue extends DriverResource
         {
             unmapped = true;
             ring.close();
+            formerRings.forEach(MappedViews::close);
+            formerRings.clear();
+        }
+    }
+
+    private void ensureUsable()
+    {
+        if (unmapped)
+        {
+            throw new ViplException(ViplResult.INVALID_STATE, "CQ " + cq + " was destroyed, or its NIC closed");
+        }
+        if (lost)
+        {
+            throw new ViplException(ViplResult.INVALID_STATE, "CQ " + cq + ": its resize did not finish, so the " +
+                "ring the NIC completes into is unknown: destroy it");
         }
     }
 
@@ -322,7 +391,7 @@ public final class CompletionQueue extends DriverResource
      * System.out.println(cq);
      * }</pre>
      */
-    public String toString()
+    public synchronized String toString()
     {
         return "CQ " + cq + " of " + entries + " entries";
     }

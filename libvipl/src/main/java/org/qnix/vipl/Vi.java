@@ -323,7 +323,8 @@ public final class Vi extends DriverResource
      * {@code VipConnectPeerWait}: blocks until the peer request is matched or its timeout passes.
      *
      * @return the peer's end.
-     * @throws ViplException TIMEOUT, a mismatch, or INVALID_STATE with no request outstanding.
+     * @throws ViplException TIMEOUT, a mismatch, or INVALID_STATE with no request outstanding;
+     * {@link ViplNicDeadException} as soon as the NIC stops meanwhile (the request withdrawn, the VI Idle).
      *
      * <pre>{@code
      * nic.connectPeerRequest(vi, local, remote, 10_000);

@@ -70,12 +70,6 @@ public final class ViplNic implements AutoCloseable
     /** VIPL 1.0, as VIP_NIC_ATTRIBUTES' ProviderVersion. */
     public static final int PROVIDER_VERSION = 0x0001_0000;
     private static final long OPEN_TIMEOUT_MS = 30_000;
-    /**
-     * A {@link #connectWait} asks the driver in slices this long and looks at the NIC's heartbeat
-     * between them, so a NIC that stops ends the wait (a slice's timeout leaves no trace in the driver:
-     * requests wait for the server).
-     */
-    static final long CONNECT_WAIT_SLICE_MS = 1_000;
 
     private final NicCoordinates node;
     private final String clusterName;
@@ -105,7 +99,7 @@ public final class ViplNic implements AutoCloseable
     /** VipSendNotify, VipRecvNotify, VipCQNotify: their waits, each on a thread of its own while it waits. */
     private ExecutorService notifications;
     private final Object notificationsLock = new Object();
-    private boolean closed;
+    private volatile boolean closed;
 
     private ViplNic(final NicCoordinates node, final String clusterName, final ClusterParameters params,
         final Path hostMemory, final DriverProxy driver, final ViaRegistration registration, final MappedFile structures,
@@ -443,37 +437,22 @@ public final class ViplNic implements AutoCloseable
     public synchronized ConnectionRequest connectWait(final byte[] discriminator, final long timeoutMs)
     {
         ensureOpen();
-        final long deadline = System.currentTimeMillis() + timeoutMs;
-        while (true)
+        try
         {
-            if (!heartbeat.isRunning())
-            {
-                throw nicDead();
-            }
-            final long left = Math.max(0, deadline - System.currentTimeMillis());
-            try
-            {
-                final ViaPeer peer = driver.viaConnectWait(discriminator, Math.min(left, CONNECT_WAIT_SLICE_MS));
-                return new ConnectionRequest(this, peer.handle(), RemoteVi.of(peer));
-            }
-            catch (final ViaDriverException ex)
-            {
-                if (ViplResult.TIMEOUT != ex.result() || left <= CONNECT_WAIT_SLICE_MS)
-                {
-                    throw ViplException.of(ex);
-                }
-            }
-            catch (final DriverException ex)
-            {
-                throw ViplException.of(ex);
-            }
+            final ViaPeer peer = driver.viaConnectWait(discriminator, timeoutMs);
+            return new ConnectionRequest(this, peer.handle(), RemoteVi.of(peer));
+        }
+        catch (final DriverException ex)
+        {
+            throw connectionWaitEnded(ex);
         }
     }
 
     /**
      * {@code VipConnectRequest}: asks the server at {@code remote} to connect {@code vi}, Idle, and waits
      * up to {@code timeoutMs}: Connected, with the server's end, or {@code REJECT}, {@code TIMEOUT},
-     * {@code INVALID_RELIABILITY_LEVEL}, {@code INVALID_MTU}, {@code INVALID_STATE} (not Idle). The VI is
+     * {@code INVALID_RELIABILITY_LEVEL}, {@code INVALID_MTU}, {@code INVALID_STATE} (not Idle);
+     * {@link ViplNicDeadException} as soon as this NIC stops meanwhile (the VI Idle again). The VI is
      * Connect Pending while it waits. The wait holds this NIC's driver connection.
      *
      * <pre>{@code
@@ -493,7 +472,7 @@ public final class ViplNic implements AutoCloseable
         }
         catch (final DriverException ex)
         {
-            throw ViplException.of(ex);
+            throw connectionWaitEnded(ex);
         }
     }
 
@@ -595,6 +574,34 @@ public final class ViplNic implements AutoCloseable
         }
         checkInTorus(address.node(), address.node().toString());
         return address.node().directoryName();
+    }
+
+    /**
+     * {@code VipQuerySystemManagementInfo} for auto-discovery ({@code VIP_SMI_AUTODISCOVERY}): the
+     * network addresses of the NICs this NIC reaches, which on the torus is every NIC of the cluster's
+     * topology, this one included (a VI may connect to another of its own node), row by row from
+     * {@code 0-0}, each with an empty discriminator as {@link #hostByName} gives it and named
+     * {@code "node-X-Y"} by {@link #hostByAddress}. The list is the topology's, not a liveness probe: a
+     * NIC whose firmware stopped is still on it (a connection to it then waits for its timeout).
+     *
+     * <pre>{@code
+     * for (ViplAddress host : nic.querySystemManagementInfo())
+     * {
+     *     System.out.println(nic.hostByAddress(host));                      // node-0-0, node-1-0, ...
+     * }
+     * ViplAddress echo = new ViplAddress(nic.querySystemManagementInfo().get(1).node(), "echo".getBytes(US_ASCII));
+     * }</pre>
+     *
+     * @return the addresses, unmodifiable, in the order of the nodes' indices ({@code y * width + x}).
+     */
+    public List<ViplAddress> querySystemManagementInfo()
+    {
+        final List<ViplAddress> hosts = new ArrayList<>(params.nodeCount());
+        for (int i = 0; i < params.nodeCount(); i++)
+        {
+            hosts.add(new ViplAddress(NicCoordinates.ofIndex(i, params.torusWidth()), new byte[0]));
+        }
+        return List.copyOf(hosts);
     }
 
     private void checkInTorus(final NicCoordinates host, final String name)
@@ -865,6 +872,52 @@ public final class ViplNic implements AutoCloseable
         }
     }
 
+    /**
+     * {@code VipResizeCQ}'s driver call (the NIC moves the queued entries to a new ring) and the new
+     * ring's mapping. Called with {@code cq}'s monitor held and never this NIC's: {@link #close()}
+     * takes them the other way round.
+     *
+     * @throws ViplException {@code INVALID_STATE} if the NIC may have taken up a ring this process
+     *                       cannot use ({@link ViplNicDeadException} if the NIC stopped): the CQ is lost.
+     */
+    MappedViews resizeCq(final CompletionQueue cq, final int entries)
+    {
+        ensureOpen();
+        if (entries < 1 || entries > ViaTablesLayout.MAX_CQ_ENTRIES)
+        {
+            throw new ViplException(ViplResult.INVALID_PARAMETER, "a completion queue of " + entries +
+                " entries is outside [1, " + ViaTablesLayout.MAX_CQ_ENTRIES + "]");
+        }
+        final BufferRegion ring;
+        try
+        {
+            ring = driver.viaResizeCq(cq.index(), entries, CqRingLayout.pages(entries, params.pageSize()));
+        }
+        catch (final DriverException ex)
+        {
+            final ViplException failed = ViplException.of(ex);
+            if (ViplResult.INVALID_STATE == failed.result() && !heartbeat.isRunning())
+            {
+                throw nicDead();
+            }
+            throw failed;
+        }
+        if (closed)
+        {
+            throw new ViplException(ViplResult.INVALID_STATE, "NIC " + node + " was closed during the resize of " + cq);
+        }
+        try
+        {
+            return new MappedViews(HostMemoryMapping.map(hostMemory, ring.pages(), params.pageSize()), 0,
+                CqRingLayout.length(entries));
+        }
+        catch (final HostMemoryException | IllegalArgumentException ex)
+        {
+            throw new ViplException(ViplResult.INVALID_STATE, "the NIC moved " + cq + " to a ring this process " +
+                "cannot map (" + ex.getMessage() + "): destroy the CQ", ex);
+        }
+    }
+
     void destroyCq(final CompletionQueue cq)
     {
         ensureOpen();
@@ -942,7 +995,7 @@ public final class ViplNic implements AutoCloseable
         {
             if (block && ViplResult.NOT_DONE != ex.result())
             {
-                throw ViplException.of(ex);
+                throw connectionWaitEnded(ex);
             }
             return ex.result();
         }
@@ -982,6 +1035,21 @@ public final class ViplNic implements AutoCloseable
         {
             throw ViplException.of(ex);
         }
+    }
+
+    /**
+     * @return the exception a connection wait the driver ended throws: the driver ends connectWait,
+     * connectRequest and connectPeerWait with ERROR_RESOURCE once it finds this NIC dead (its heartbeat,
+     * which this process reads too), and that is the NIC-dead exception the data path's waits throw.
+     */
+    private ViplException connectionWaitEnded(final DriverException ex)
+    {
+        if (ex instanceof ViaDriverException refusal && ViplResult.ERROR_RESOURCE == refusal.result() &&
+            !heartbeat.isRunning())
+        {
+            return nicDead();
+        }
+        return ViplException.of(ex);
     }
 
     private void checkOwn(final Vi vi)

@@ -6,7 +6,8 @@ import org.qnix.abi.ViplResult;
 /**
  * The NIC's control program stopped (its firmware died or was stopped): nothing posted to it can
  * complete, so every wait on it ({@link Vi#sendWait}, {@link Vi#recvWait}, {@link CompletionQueue#await},
- * {@link ViplNic#connectWait}) ends with this instead of its timeout (issue 14: "A stopped NIC ends
+ * {@link ViplNic#connectWait}, {@link ViplNic#connectRequest}, {@link Vi#connectPeerWait}) ends with this
+ * instead of its timeout (issue 14: "A stopped NIC ends
  * waits with a NIC-dead exception"). VIPL 1.0 has no code of its own for it: {@link #result()} is
  * {@code ERROR_RESOURCE}, and the NIC's error handler gets a {@code CATASTROPHIC} event of resource
  * NIC at the same time.

@@ -11,7 +11,8 @@
  *     {@code VipErrorCallback} ({@code onError}, an {@link org.qnix.vipl.AsyncErrorHandler} called with
  *     {@link org.qnix.vipl.AsyncError}s from the NIC's async-event ring on a thread of the NIC; the
  *     default prints one line to standard error), the name service {@code VipNSGetHostByName}
- *     ({@code hostByName}) and {@code VipNSGetHostByAddr} ({@code hostByAddress}).</li>
+ *     ({@code hostByName}) and {@code VipNSGetHostByAddr} ({@code hostByAddress}),
+ *     {@code VipQuerySystemManagementInfo} ({@code querySystemManagementInfo}: the cluster's NICs).</li>
  * <li>Protection and memory: {@code VipCreatePtag}/{@code VipDestroyPtag}
  *     ({@link org.qnix.vipl.ProtectionTag}); DMA memory ({@link org.qnix.vipl.ViplMemory});
  *     {@code VipRegisterMem}, {@code VipDeregisterMem}, {@code VipQueryMem},
@@ -27,11 +28,9 @@
  *     (a handler called once from a library thread).</li>
  * <li>Completion queues ({@link org.qnix.vipl.CompletionQueue}): {@code VipCreateCQ},
  *     {@code VipDestroyCQ}, {@code VipCQDone} (allocation free), {@code VipCQWait}
- *     ({@code await}), {@code VipCQNotify} ({@code notify}); an overflow raises an async error.</li>
+ *     ({@code await}), {@code VipCQNotify} ({@code notify}), {@code VipResizeCQ} ({@code resize}: the
+ *     NIC moves the queued completions to the new ring); an overflow raises an async error.</li>
  * </ul>
- *
- * <p>Not here yet: {@code VipResizeCQ} (it needs the NIC to swap a CQ's ring on its own thread, a
- * driver and firmware command that does not exist yet), {@code VipQuerySystemManagementInfo}.
  *
  * <pre>{@code
  * try (ViplNic nic = Vipl.openNic("0-0"))

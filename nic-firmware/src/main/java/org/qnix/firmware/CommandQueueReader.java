@@ -81,9 +81,10 @@ final class CommandQueueReader
     int doWork()
     {
         final int processes = slots.length;
-        for (int n = 0; n < processes; n++)
+        // The round robin wraps by comparison: a division per Process Table entry, every duty cycle,
+        // was a third of an idle cycle's cost with the default 64 entries.
+        for (int n = 0, index = commandCursor; n < processes; n++, index = index + 1 == processes ? 0 : index + 1)
         {
-            final int index = (commandCursor + n) % processes;
             final ProcessSlot slot = slots[index];
             if (null == slot || !slot.active)
             {

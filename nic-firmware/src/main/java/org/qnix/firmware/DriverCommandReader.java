@@ -15,7 +15,7 @@ import org.qnix.abi.ProcessName;
  * {@link #doWork()} takes at most one command, clears its entry, publishes the queue's head every
  * {@link CommandQueueReader#HEAD_UPDATE_INTERVAL} commands or when the queue is found empty, hands
  * New_Process and Delete_Process (and their VIA forms, issue 14) to the {@link ProcessRegistrations}, the
- * VIA connection commands to {@link ViaConnectionCommands}, and rings the command's driver
+ * VIA connection commands to {@link ViaConnectionCommands}, Via_Resize_Cq to {@link ViaCqResize}, and rings the command's driver
  * doorbell with the outcome. A command that throws is the {@link DutyCycleErrorHandler}'s, and its
  * doorbell says Bad Command so that the driver does not wait for it.
  *
@@ -34,6 +34,7 @@ final class DriverCommandReader
     private final DutyCycleErrorHandler errors;
     private final ProcessRegistrations registrations;
     private final ViaConnectionCommands viaConnections;
+    private final ViaCqResize viaCqResize;
     private final DriverCommandEntry driverCommand = new DriverCommandEntry();
     private int driverHead;
     private int driverHeadPublished = -1;
@@ -50,6 +51,7 @@ final class DriverCommandReader
         this.errors = ctx.errorHandler();
         this.registrations = registrations;
         this.viaConnections = new ViaConnectionCommands(ctx, via);
+        this.viaCqResize = new ViaCqResize(ctx);
     }
 
     /** @return 1 if a command was taken, else 0. */
@@ -111,6 +113,10 @@ final class DriverCommandReader
 
                 case DriverCommand.VIA_CONNECTION_LOST:
                     doorbell = viaConnections.connectionLost(index, size, pid);
+                    break;
+
+                case DriverCommand.VIA_RESIZE_CQ:
+                    doorbell = viaCqResize.resize(index, size, group, name.pi(), name.ai(), pid);
                     break;
 
                 default:

@@ -3,6 +3,7 @@ package org.qnix.firmware;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.EpochClock;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ContextLayout;
 import org.qnix.abi.Doorbell;
@@ -56,6 +57,11 @@ final class ReceiveTable
     private final Doorbells doorbells;
     private final TransferTable transfers;
     private final EagerFallbacks fallbacks;
+    private final DeferredRequests deferred = new DeferredRequests();
+    private final DeferredRequests.Handler answerDeferred = this::answerRequest;
+    private final EpochClock clock;
+    /** A kept request being answered again: its deferral was counted when it arrived. */
+    private boolean replaying;
     private final int shortThreshold;
     /** Staged bytes one receiving process may hold: a quarter of managed memory, at least one message. */
     private final long stagingBytesPerProcess;
@@ -77,6 +83,7 @@ final class ReceiveTable
         this.doorbells = ctx.doorbells();
         this.transfers = transfers;
         this.fallbacks = new EagerFallbacks(params.nodeCount());
+        this.clock = ctx.cachedClock();
         this.shortThreshold = params.shortThreshold();
         stagingBytesPerProcess = Math.max(params.maxMessageBytes(), ctx.sdramLayout().managedMemoryLength() / 4);
     }
@@ -117,6 +124,7 @@ final class ReceiveTable
             {
                 slot.unstage(t);
                 attachStaged(slot, op, t);
+                replayDeferred(slot);
                 return;
             }
         }
@@ -128,6 +136,23 @@ final class ReceiveTable
         }
         // Steps 2-3.
         slot.post(op);
+    }
+
+    /**
+     * A Receive took a staged message and freed its room: the requests of its process left unanswered
+     * for want of staging room are answered now rather than at their senders' retries.
+     */
+    private void replayDeferred(final ProcessSlot slot)
+    {
+        replaying = true;
+        try
+        {
+            deferred.replay(slot.index, clock.time(), answerDeferred);
+        }
+        finally
+        {
+            replaying = false;
+        }
     }
 
     /** DESIGN.md 8, item 4: staged packets go to the user buffer, the staging space is freed. */
@@ -213,6 +238,14 @@ final class ReceiveTable
     void onPermissionRequest(final int sourceNode, final PermissionRequestFlyweight request)
     {
         counters.permissionRequestsReceived.increment();
+        // A retry: whatever this answer is, a copy kept from an earlier ask is not needed any more.
+        deferred.forget(sourceNode, request.operationId());
+        answerRequest(sourceNode, request);
+    }
+
+    /** The rules of thesis 3.5.1 for one Permission_Request, arrived or kept ({@link DeferredRequests}). */
+    private void answerRequest(final int sourceNode, final PermissionRequestFlyweight request)
+    {
         final int receiverPid = request.receiverPid();
         final int senderPid = request.senderPid();
         final long operationId = request.operationId();
@@ -265,7 +298,11 @@ final class ReceiveTable
         {
             // Issue 17, item 3: a process that does not post its receives holds no more of the
             // NIC's staging and transfer table than its quota; traffic to the others keeps flowing.
-            counters.requestsDeferredReceiverQuota.increment();
+            if (!replaying)
+            {
+                counters.requestsDeferredReceiverQuota.increment();
+            }
+            deferred.keep(sourceNode, index, request, clock.time());
             return;
         }
         if (transfers.isFull())
@@ -280,7 +317,11 @@ final class ReceiveTable
             stagingAddress = staging.allocate(length);
             if (stagingAddress < 0)
             {
-                counters.requestsDeferredStagingFull.increment();
+                if (!replaying)
+                {
+                    counters.requestsDeferredStagingFull.increment();
+                }
+                deferred.keep(sourceNode, index, request, clock.time());
                 return;
             }
         }
@@ -541,6 +582,7 @@ final class ReceiveTable
     void processDeleted(final ProcessSlot slot)
     {
         fallbacks.receiverDeleted(slot.index);
+        deferred.receiverDeleted(slot.index);
         for (final ReceiveOperation op : slot.receives)
         {
             if (op.active)
@@ -572,6 +614,7 @@ final class ReceiveTable
     void peerDeleted(final ProcessSlot slot, final int nodeIndex, final int nicPid, final int ai, final int pi)
     {
         fallbacks.senderDeleted(nodeIndex, nicPid);
+        deferred.senderDeleted(nodeIndex, nicPid);
         for (final ReceiveOperation op : slot.receives)
         {
             if (!op.active)

@@ -55,7 +55,8 @@ final class ViaCompletions
      * tables (the region may have gone since the post: then only an asynchronous event tells). The VI
      * entry's words are read once, into locals, and only while the entry still holds the VI {@code s}
      * works for (its owner and connection): the driver may destroy a VI and make another in its entry
-     * at any time, and the new VI's counter and CQ must not see the old one's completions.
+     * at any time, and the new VI's counter and CQ must not see the old one's completions (the new VI
+     * may even have the same owner, and connection id 0 while Idle: its Generation is another).
      *
      * @param status the op bits and any error bits; DONE is added.
      */
@@ -67,8 +68,8 @@ final class ViaCompletions
         final int state = vi.state();
         final long line = sendQueue ? vi.sendCompletion() : vi.receiveCompletion();
         final int cqIndex = sendQueue ? vi.sendCq() : vi.receiveCq();
-        if (ViTableEntry.STATE_FREE == state || vi.owner() != owner || vi.connectionId() != s.connectionId ||
-            !alive(owner))
+        if (ViTableEntry.STATE_FREE == state || vi.owner() != owner || vi.generation() != s.generation ||
+            vi.connectionId() != s.connectionId || !alive(owner))
         {
             // Another VI, or the driver cleared the PID first: the process's pages are about to be taken back.
             counters.viaCompletionsLost.increment();

@@ -14,12 +14,14 @@ import org.qnix.abi.ViplDescriptor;
  * of {@link SendScheduler}'s round robin, where a VIA process is a peer of the QNIX processes and its
  * connected VIs with packets to send are the second level, one packet per step, each VI strictly in
  * order (a message of its own through {@link ViaSender}, or a response to its peer's RDMA read through
- * {@link ViaReadResponder}, never the two interleaved); the completion of a send queue in posting order
+ * {@link ViaReadResponder}, never the two interleaved); the completion of each queue in posting order
  * (Unreliable and Reliable Delivery sends when the last packet is in the peer's FIFO, Reliable
- * Reception's on the peer's {@code OP_ACK}, RDMA reads when their response has been scattered); and the
- * Error state: Connected to Error by compare-and-set, every posted descriptor completed in posting
- * order, DESC_FLUSHED unless its own end was already known (and later posts at once), an asynchronous
- * event, and {@code OP_ERROR} to the peer.
+ * Reception's on the peer's {@code OP_ACK}, RDMA reads when their response has been scattered, and on
+ * either queue a descriptor that failed at its post once the older ones have completed); which VI of a
+ * table entry the work belongs to (owner and Generation, {@link #current}); and the Error state:
+ * Connected to Error by compare-and-set, every posted descriptor completed in posting order,
+ * DESC_FLUSHED unless its own end was already known (and later posts at once), an asynchronous event,
+ * and {@code OP_ERROR} to the peer.
  *
  * <pre>{@code
  * via.post(slot, ProcessCommand.VIA_POST_SEND, vi, handle, offset);   // from CommandQueueReader
@@ -127,6 +129,27 @@ final class ViaEngine
         posts.post(slot, command, vi, handle, offset);
     }
 
+    /**
+     * @return the working state of the VI entry {@code e} (table entry {@code vi}) holds now, for
+     * {@code owner}: if the state's work belongs to a previous VI of the entry (another owner, or an
+     * older Generation: the driver destroys and creates VIs without the NIC), that work is dropped,
+     * without completions, and the state starts again for this VI with empty queues.
+     */
+    ViaViState current(final int vi, final ViTableEntry e, final int owner)
+    {
+        final ViaViState s = state(vi);
+        // Writer: the driver, the Generation before the State (release), which the caller read first.
+        final int generation = e.generation();
+        if (s.owner != owner || s.generation != generation)
+        {
+            forget(s);
+            s.owner = owner;
+            s.generation = generation;
+            s.connectionId = e.connectionId();
+        }
+        return s;
+    }
+
     /** {@code s} has a packet to send: into its process's list, if not there yet. */
     void schedule(final int owner, final ViaViState s)
     {
@@ -153,7 +176,7 @@ final class ViaEngine
             final int state = e.state();
             final int owner = e.owner();
             if (ViTableEntry.STATE_CONNECTED != state || owner != slot.index || s.owner != owner ||
-                !s.hasPacketToSend())
+                s.generation != e.generation() || !s.hasPacketToSend())
             {
                 s.scheduled = false;
                 if (ViTableEntry.STATE_ERROR == state && owner == slot.index)
@@ -197,14 +220,76 @@ final class ViaEngine
     /** Completes the finished send-queue descriptors at the head, oldest first, up to the first unfinished. */
     void completeSends(final ViTableEntry e, final ViaViState s)
     {
-        final ViaWorkQueue sends = s.sends;
-        while (sends.head() < sends.transmit && sends.isFinished(sends.head()))
+        completeFinished(e, s, s.sends, true, s.sends.transmit);
+    }
+
+    /**
+     * Completes the finished receive-queue descriptors at the head, oldest first, up to the first
+     * unfinished: those that failed at their post behind a receive that has now completed.
+     */
+    void completeReceives(final ViTableEntry e, final ViaViState s)
+    {
+        completeFinished(e, s, s.receives, false, s.receives.tail());
+    }
+
+    private void completeFinished(final ViTableEntry e, final ViaViState s, final ViaWorkQueue queue,
+        final boolean send, final long end)
+    {
+        while (queue.head() < end && queue.isFinished(queue.head()))
         {
-            final long head = sends.head();
-            completions.complete(e, s, true, sends.handle(head), sends.offset(head), sends.finalLength(head), 0,
-                sends.finalStatus(head));
-            sends.removeHead();
+            final long head = queue.head();
+            completions.complete(e, s, send, queue.handle(head), queue.offset(head), queue.finalLength(head), 0,
+                queue.finalStatus(head));
+            queue.removeHead();
         }
+    }
+
+    /**
+     * A descriptor failed its checks at its post on a VI that stays in its state (Unreliable, or not
+     * connected yet): it joins its queue already finished with {@code op | error}, as a send failing
+     * at its start does, moves nothing, and completes once every older descriptor of the queue has
+     * (VIA completes a queue in posting order): at once if none is left, else in its turn, or with the
+     * rest in posting order if the queue is flushed.
+     */
+    void postFailed(final ViTableEntry e, final ViaViState s, final boolean send, final int handle, final int offset,
+        final int op, final int error)
+    {
+        final ViaWorkQueue queue = send ? s.sends : s.receives;
+        final long position = queue.tail();
+        queue.add(handle, offset, op);
+        queue.finish(position, op | error, 0);
+        if (send)
+        {
+            passFailedSends(e, s);
+        }
+        else
+        {
+            completeReceives(e, s);
+        }
+    }
+
+    /**
+     * The transmit cursor passes the descriptors that failed at their post: nothing of them goes on
+     * the wire, and each completes in its turn.
+     *
+     * @return true if it passed any.
+     */
+    boolean passFailedSends(final ViTableEntry e, final ViaViState s)
+    {
+        final ViaWorkQueue sends = s.sends;
+        // The descriptor at the cursor is finished only if it failed at its post: a send in progress,
+        // or one fenced behind reads, is not.
+        if (!sends.hasUntransmitted() || !sends.isFinished(sends.transmit))
+        {
+            return false;
+        }
+        do
+        {
+            sends.transmit++;
+        }
+        while (sends.hasUntransmitted() && sends.isFinished(sends.transmit));
+        completeSends(e, s);
+        return true;
     }
 
     /** {@code OP_ACK}: the peer completed the receive of message {@code sequence}; that send finishes. */
@@ -348,14 +433,9 @@ final class ViaEngine
     /** Via_Connect was applied: a new connection starts with no message in progress; sends posted before go now. */
     void connected(final int vi)
     {
-        final ViaViState s = state(vi);
         final ViTableEntry e = entry(vi);
         final int owner = e.owner();
-        if (s.owner != owner)
-        {
-            forget(s);
-            s.owner = owner;
-        }
+        final ViaViState s = current(vi, e, owner);
         s.connectionId = e.connectionId();
         s.reset();
         if (s.sends.hasUntransmitted())

@@ -8,9 +8,11 @@ import org.qnix.abi.ViplDescriptor;
 /**
  * VIA_POST_SEND and VIA_POST_RECV (issue 14, "Posting is a Command Queue entry"): the VI checked to be
  * the posting process's, the descriptor read and checked ({@link ViaDescriptors}), then queued on its
- * work queue, or completed at once: DESC_FLUSHED in the Error state, with its error if it fails a
- * check (moving nothing). At the reliable levels a failed post breaks the connection, and the older
- * descriptors the Error state flushes complete before it: a queue completes in posting order. Every
+ * work queue, or completed at once in the Error state (DESC_FLUSHED). A descriptor that fails a check
+ * moves nothing and completes with its error after every older descriptor of its queue (a queue
+ * completes in posting order): at the reliable levels a failed post on a Connected VI breaks the
+ * connection, whose flush completes the older ones first; on a VI that stays in its state
+ * (Unreliable, or not connected yet) it waits in its queue, already finished, for its turn. Every
  * completion reports the op the descriptor names.
  *
  * <pre>{@code
@@ -53,15 +55,9 @@ final class ViaPosts
             counters.commandsRejected.increment();
             return;
         }
-        final ViaViState s = engine.state(vi);
-        if (s.owner != slot.index)
-        {
-            // The table entry holds another process's VI now (the driver destroys and creates VIs
-            // without the NIC): nothing of the previous one's queues survives.
-            ViaEngine.forget(s);
-            s.owner = slot.index;
-            s.connectionId = e.connectionId();
-        }
+        // The table entry may hold another VI than the one of the queued work (the driver destroys and
+        // creates VIs without the NIC): nothing of the previous one's queues survives.
+        final ViaViState s = engine.current(vi, e, slot.index);
         final ViaWorkQueue queue = send ? s.sends : s.receives;
         final int check = descriptors.read(e, handle, offset, send, postCheck);
         if (ViaDescriptors.UNREADABLE == check)
@@ -79,20 +75,31 @@ final class ViaPosts
             completions.complete(e, s, send, handle, offset, 0, 0, op | ViplDescriptor.STATUS_DESC_FLUSHED_ERROR);
             return;
         }
-        final int error = 0 == check && queue.isFull() ? ViplDescriptor.STATUS_FORMAT_ERROR : check;
+        final boolean full = queue.isFull();
+        final int error = 0 == check && full ? ViplDescriptor.STATUS_FORMAT_ERROR : check;
         if (0 != error)
         {
-            // Nothing moves; at the reliable levels any error breaks the connection (issue 14), which
-            // first completes what was posted before it: a queue completes in posting order.
-            if (ViaDescriptors.reliable(e) && ViTableEntry.STATE_CONNECTED == state)
+            // Nothing moves. At the reliable levels any error breaks the connection (issue 14), which
+            // first completes what was posted before it: a queue completes in posting order. A full
+            // queue has no room to hold it in its turn: it completes at once.
+            final boolean breaks = ViaDescriptors.reliable(e) && ViTableEntry.STATE_CONNECTED == state;
+            if (breaks || full)
             {
-                engine.breakConnection(vi, ViaProcessStructuresLayout.ERROR_POST_DESC, true);
+                if (breaks)
+                {
+                    engine.breakConnection(vi, ViaProcessStructuresLayout.ERROR_POST_DESC, true);
+                }
+                completions.complete(engine.entry(vi), s, send, handle, offset, 0, 0, op | error);
+                return;
             }
-            completions.complete(engine.entry(vi), s, send, handle, offset, 0, 0, op | error);
-            return;
+            // The VI stays as it is: the descriptor waits behind the older ones of its queue.
+            engine.postFailed(e, s, send, handle, offset, op, error);
         }
-        queue.add(handle, offset, op);
-        if (send && ViTableEntry.STATE_CONNECTED == state)
+        else
+        {
+            queue.add(handle, offset, op);
+        }
+        if (send && ViTableEntry.STATE_CONNECTED == state && s.sends.hasUntransmitted())
         {
             engine.schedule(slot.index, s);
         }

@@ -344,6 +344,8 @@ final class ViaReceiver
                 status);
             receives.removeHead();
             counters.receivesCompleted.increment();
+            // Receives that failed at their post behind this one complete now, in posting order.
+            engine.completeReceives(e, s);
         }
         else if (failed)
         {

@@ -50,7 +50,7 @@ final class ViaSender
     /**
      * The next packet of the descriptor at the transmit cursor of {@code s}, started if need be.
      *
-     * @return {@link ViaEngine#PACKET_SENT} (also when the descriptor failed), {@link
+     * @return {@link ViaEngine#PACKET_SENT} (also when the descriptor failed, now or at its post), {@link
      * ViaEngine#FIFO_FULL}, or {@link ViaEngine#NOTHING} if it waits behind reads for its QFENCE.
      */
     int sendPacket(final ProcessSlot slot, final ViaViState s, final ViTableEntry e)
@@ -60,6 +60,11 @@ final class ViaSender
         final ViaDescriptorCopy d = s.sending;
         if (!s.sendStarted)
         {
+            if (engine.passFailedSends(e, s))
+            {
+                // Descriptors that failed at their post: passed, completed in their turn, nothing sent.
+                return ViaEngine.PACKET_SENT;
+            }
             final int check = descriptors.read(e, sends.handle(position), sends.offset(position), true, d);
             if (0 != check)
             {

@@ -13,6 +13,11 @@ final class ViaViState
     /** The Process Table entry of the process that last posted to it. */
     int owner = -1;
     /**
+     * The VI entry's Generation when this work began: a VI destroyed while Idle and made again for the
+     * same process has the same owner and connection id (0), and only this tells the two apart.
+     */
+    int generation;
+    /**
      * The connection the work belongs to (0 while Idle): a completion is written only while the table
      * entry still holds it, since the driver may destroy the VI and make another in the entry meanwhile.
      */

@@ -11,7 +11,8 @@ import org.qnix.abi.ViplDescriptor;
  * send queue has a second cursor, {@link #transmit}: descriptors before it are on the wire and wait
  * for their completion (Reliable Reception for the peer's acknowledgement, an RDMA read for its
  * response). VIA completes a queue in posting order (issue 14), so a descriptor whose end is known is
- * only {@link #finish finished} and completes when every older one has.
+ * only {@link #finish finished} and completes when every older one has; so is one that failed its
+ * checks at its post on a VI that stays in its state, added already finished.
  *
  * <pre>{@code
  * if (!queue.isFull()) { queue.add(handle, offset, ViplDescriptor.STATUS_OP_SEND); }

@@ -120,8 +120,29 @@ final class SteppedViaProcess
     {
         final long ring = structures + ViaProcessStructuresLayout.LENGTH + Long.BYTES * 8;
         host.setMemory((int)ring, CqRingLayout.length(entries), (byte)0);
-        new CqTableEntry().wrap(sdram, (int)via.cqOffset(cq)).publish(index, entries, ring);
+        new CqTableEntry().wrap(sdram, (int)via.cqOffset(cq)).publish(index, entries, ring, 1);
         return ring;
+    }
+
+    /**
+     * Via_Resize_Cq of CQ {@code cq} (made by {@link #createCq}, generation 1) to a zeroed ring of
+     * {@code entries} in the second half of this process's structures span, as the driver does it.
+     *
+     * @return the driver command's position.
+     */
+    int resizeCq(final int cq, final int entries, final int generation)
+    {
+        final long ring = newRing();
+        host.setMemory((int)ring, CqRingLayout.length(entries), (byte)0);
+        final CqTableEntry e = new CqTableEntry().wrap(sdram, (int)via.cqOffset(cq));
+        return cluster.post(node, DriverCommand.VIA_RESIZE_CQ, new ProcessName((int)ring, (int)e.ringAddress()),
+            entries, cq, generation, index);
+    }
+
+    /** @return where {@link #resizeCq} puts the new ring. */
+    long newRing()
+    {
+        return structures + STRUCTURES_SPAN / 2;
     }
 
     /** VI table entry {@code vi}, this process's VI number {@code number}, Idle. */

@@ -172,12 +172,7 @@ final class PciCommDevice
 
     PciBuffer takeFilled()
     {
-        final PciBuffer buffer = filled.pollFirst();
-        if (null != buffer)
-        {
-            buffer.owner = PciBuffer.WITH_APPLICATION;
-        }
-        return buffer;
+        return handBack(filled);
     }
 
     void send(final PciBuffer buffer, final int length)
@@ -190,7 +185,13 @@ final class PciCommDevice
 
     PciBuffer takeRecycled()
     {
-        final PciBuffer buffer = recycled.pollFirst();
+        return handBack(recycled);
+    }
+
+    /** @return the oldest buffer of {@code queue}, now the application's, or null. */
+    private static PciBuffer handBack(final ArrayDeque<PciBuffer> queue)
+    {
+        final PciBuffer buffer = queue.pollFirst();
         if (null != buffer)
         {
             buffer.owner = PciBuffer.WITH_APPLICATION;

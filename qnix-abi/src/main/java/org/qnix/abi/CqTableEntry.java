@@ -5,8 +5,12 @@ import org.agrona.concurrent.AtomicBuffer;
 /**
  * One entry of the CQ table in NIC internal memory ({@link ViaTablesLayout}): a completion queue of a
  * VIA process, whose ring ({@link CqRingLayout}) is in host memory the driver allocated and the
- * process maps. Written by the driver only: the fields, then the Owner + 1 with release; cleared
- * (Owner word 0) first at destroy. A CQ's number is its index in the table.
+ * process maps. Written by the driver: the fields, then the Owner + 1 with release; cleared (Owner
+ * word 0) first at destroy. The one exception is {@code VipResizeCQ}: the driver asks the NIC
+ * (Via_Resize_Cq, {@link DriverCommand#VIA_RESIZE_CQ}) and the NIC, the ring's only writer, writes
+ * the new Entries and Ring address between two of its appends. The Generation changes with every
+ * create, so that a resize posted for a CQ destroyed and made again in the entry is refused. A CQ's
+ * number is its index in the table.
  *
  * <pre>
  *   0                   1                   2                   3
@@ -17,6 +21,8 @@ import org.agrona.concurrent.AtomicBuffer;
  *  |  Entries (the ring's capacity)                                |
  *  +---------------------------------------------------------------+ 8
  *  |  Ring address (host, 64 bits)                                 |
+ *  +---------------------------------------------------------------+ 16
+ *  |  Generation (driver, at create)                               |
  *  +---------------------------------------------------------------+
  *  |  Reserved to 64 bytes                                         |
  *  +---------------------------------------------------------------+ 64
@@ -32,6 +38,7 @@ public final class CqTableEntry
     public static final int OWNER_OFFSET = 0;
     public static final int ENTRIES_OFFSET = OWNER_OFFSET + Integer.BYTES;
     public static final int RING_ADDRESS_OFFSET = ENTRIES_OFFSET + Integer.BYTES;
+    public static final int GENERATION_OFFSET = RING_ADDRESS_OFFSET + Long.BYTES;
     public static final int LENGTH = Sizes.CACHE_LINE;
 
     private AtomicBuffer buffer;
@@ -45,11 +52,25 @@ public final class CqTableEntry
     }
 
     /** Driver side: the ring, then the owner with release; the reader is the NIC completing into it. */
-    public void publish(final int owner, final int entries, final long ringAddress)
+    public void publish(final int owner, final int entries, final long ringAddress, final int generation)
     {
         buffer.putInt(offset + ENTRIES_OFFSET, entries);
         buffer.putLong(offset + RING_ADDRESS_OFFSET, ringAddress);
+        buffer.putInt(offset + GENERATION_OFFSET, generation);
         buffer.putIntRelease(offset + OWNER_OFFSET, owner + 1);
+    }
+
+    /**
+     * NIC side, Via_Resize_Cq: the new ring, then the Owner again with release. The NIC reads these
+     * words itself on its own thread; the release is for the tools that list the table
+     * ({@code cluster status}), which read the Owner first.
+     */
+    public void moveRing(final int entries, final long ringAddress)
+    {
+        final int ownerWord = buffer.getInt(offset + OWNER_OFFSET);
+        buffer.putInt(offset + ENTRIES_OFFSET, entries);
+        buffer.putLong(offset + RING_ADDRESS_OFFSET, ringAddress);
+        buffer.putIntRelease(offset + OWNER_OFFSET, ownerWord);
     }
 
     public void clear()
@@ -81,5 +102,10 @@ public final class CqTableEntry
     public long ringAddress()
     {
         return buffer.getLong(offset + RING_ADDRESS_OFFSET);
+    }
+
+    public int generation()
+    {
+        return buffer.getInt(offset + GENERATION_OFFSET);
     }
 }

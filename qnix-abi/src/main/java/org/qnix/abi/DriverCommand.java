@@ -29,6 +29,16 @@ public final class DriverCommand
      * connection PID (a VI already reused for another connection is left alone).
      */
     public static final int VIA_CONNECTION_LOST = 7;
+    /**
+     * VIA ({@code VipResizeCQ}): CQ Index of the VIA process in entry Size moves to a new ring. The NIC
+     * applies it between two of its appends, so no completion is lost: it copies the entries queued in
+     * the old ring to the same sequence positions of the new one, gives the new ring the old one's Head,
+     * Tail and Overflowed, and makes the CQ table entry name the new ring. Fields reused: PID = the new
+     * ring's entries, Name AI = the new ring's host address, Name PI = the old ring's, Group = the CQ
+     * table entry's generation (a command for a CQ destroyed and made again meanwhile is a Bad Command).
+     * No Resources if the old ring holds more entries than the new one can.
+     */
+    public static final int VIA_RESIZE_CQ = 8;
 
     private DriverCommand()
     {
@@ -46,6 +56,7 @@ public final class DriverCommand
             case VIA_CONNECT: return "Via_Connect";
             case VIA_DISCONNECT: return "Via_Disconnect";
             case VIA_CONNECTION_LOST: return "Via_Connection_Lost";
+            case VIA_RESIZE_CQ: return "Via_Resize_Cq";
             default: return "DriverCommand(" + code + ")";
         }
     }

@@ -46,6 +46,8 @@ import java.nio.charset.StandardCharsets;
  *  VIA_CQ_CREATE           entries
  *    VIA_CQ                cq, page count, then each ring page's physical address (long)
  *  VIA_CQ_DESTROY          cq                                     (refused while a VI uses it)
+ *  VIA_CQ_RESIZE           cq, entries      (the NIC moves the queued entries to a new ring: Via_Resize_Cq)
+ *    VIA_CQ                cq, page count, then each page of the new ring (long)
  *  VIA_VI_CREATE           ptag, attributes, reliability, maxTransfer, sendCq, receiveCq (-1: none)
  *    VIA_VI                vi (NIC VI table index), number (its completion lines' position)
  *  VIA_VI_DESTROY          vi                                     (refused unless Idle)
@@ -114,8 +116,9 @@ public final class DriverProtocol
     public static final int VIA_CONNECT_PEER_REQUEST = 55;
     public static final int VIA_CONNECT_PEER_DONE = 56;
     public static final int VIA_CONNECT_PEER_WAIT = 57;
+    public static final int VIA_CQ_RESIZE = 58;
     /** The last VIA request or reply code. */
-    public static final int VIA_LAST = VIA_CONNECT_PEER_WAIT;
+    public static final int VIA_LAST = VIA_CQ_RESIZE;
 
     /** FAILED code for a request the driver refuses before touching the NIC. */
     public static final int REFUSED = 1;

@@ -6,7 +6,11 @@ import org.agrona.concurrent.AtomicBuffer;
  * One entry of the VI table in NIC internal memory ({@link ViaTablesLayout}). The driver writes the
  * first cache line when the VI is created, connected or disconnected, the State last with release;
  * the NIC owns the second line (its progress on the connection) and may move the State from Connected
- * to Error with a compare-and-set, the only word both write. A VI's index in the table is its VI
+ * to Error with a compare-and-set, the only word both write. The Generation, in the NIC's line since the
+ * driver's is full, is the driver's too, written only by {@link #create} before the State, while the
+ * NIC has no connection on the entry to write its words for: it tells the NIC that the entry holds
+ * another VI than the one its posted work belongs to, when owner and connection id (0 while Idle) are
+ * the same (a VI destroyed while Idle and made again for the same process). A VI's index in the table is its VI
  * number on the wire ({@link ViaPacketHeader#destinationVi}).
  *
  * <pre>
@@ -46,6 +50,8 @@ import org.agrona.concurrent.AtomicBuffer;
  *  |  Next receive sequence number expected                        |
  *  +---------------------------------------------------------------+ 72
  *  |  Messages dropped (Unreliable, no receive posted)             |
+ *  +---------------------------------------------------------------+ 76
+ *  |  Generation (the driver's: one more at each create)           |
  *  +---------------------------------------------------------------+
  *  |  Reserved to 128 bytes                                        |
  *  +---------------------------------------------------------------+ 128
@@ -78,6 +84,7 @@ public final class ViTableEntry
     public static final int SEND_SEQUENCE_OFFSET = Sizes.CACHE_LINE;
     public static final int RECEIVE_SEQUENCE_OFFSET = SEND_SEQUENCE_OFFSET + Integer.BYTES;
     public static final int DROPPED_OFFSET = RECEIVE_SEQUENCE_OFFSET + Integer.BYTES;
+    public static final int GENERATION_OFFSET = DROPPED_OFFSET + Integer.BYTES;
     public static final int LENGTH = 2 * Sizes.CACHE_LINE;
 
     public static final int STATE_FREE = 0;
@@ -127,13 +134,16 @@ public final class ViTableEntry
 
     /**
      * Driver side: a new VI, Idle, every field written before the State; the NIC's line is cleared too,
-     * so nothing of the entry's previous VI survives.
+     * so nothing of the entry's previous VI survives, and the Generation is one more than the previous
+     * VI's, so the NIC drops the previous VI's work even when the new one has its owner.
      */
     public void create(final int owner, final int ptag, final int attributes, final int reliability,
         final int maxTransfer, final int sendCq, final int receiveCq, final long sendCompletion,
         final long receiveCompletion)
     {
+        final int generation = buffer.getInt(offset + GENERATION_OFFSET) + 1;
         buffer.setMemory(offset + Integer.BYTES, LENGTH - Integer.BYTES, (byte)0);
+        buffer.putInt(offset + GENERATION_OFFSET, generation);
         buffer.putInt(offset + OWNER_OFFSET, owner);
         buffer.putInt(offset + PTAG_OFFSET, ptag);
         buffer.putInt(offset + ATTRIBUTES_OFFSET, attributes);
@@ -166,6 +176,15 @@ public final class ViTableEntry
         buffer.putInt(offset + PEER_VI_OFFSET, 0);
         buffer.putInt(offset + PEER_NIC_PID_OFFSET, 0);
         publishState(STATE_IDLE);
+    }
+
+    /**
+     * @return which VI of the entry this is: one more at each {@link #create}. Writer: the driver,
+     * before the State (release), so it is read after {@link #state()}.
+     */
+    public int generation()
+    {
+        return buffer.getInt(offset + GENERATION_OFFSET);
     }
 
     public int owner()

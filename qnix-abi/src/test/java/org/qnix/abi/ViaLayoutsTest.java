@@ -71,7 +71,7 @@ class ViaLayoutsTest
             ViaPacketHeader.REMOTE_ADDRESS_OFFSET + PacketHeader.LENGTH, ViaPacketHeader.LENGTH,
             ProcessTableLayout.VIA_STRUCTURES_OFFSET);
         assertTrue(ViTableEntry.DRIVER_LINE_END <= ViTableEntry.SEND_SEQUENCE_OFFSET);
-        assertTrue(ViTableEntry.DROPPED_OFFSET + Integer.BYTES <= ViTableEntry.LENGTH);
+        assertTrue(ViTableEntry.GENERATION_OFFSET + Integer.BYTES <= ViTableEntry.LENGTH);
         assertTrue(MemoryRegionEntry.ALLOCATION_OFFSET + Integer.BYTES <= MemoryRegionEntry.LENGTH);
         assertTrue(CqTableEntry.RING_ADDRESS_OFFSET + Long.BYTES <= CqTableEntry.LENGTH);
         assertTrue(ProcessTableLayout.VIA_STRUCTURES_OFFSET + Long.BYTES <= ProcessTableLayout.ENTRY_LENGTH);
@@ -176,6 +176,11 @@ class ViaLayoutsTest
         assertEquals(ViTableEntry.STATE_CONNECTED, vi.state());
         assertTrue(vi.breakConnection());
         assertEquals(ViTableEntry.STATE_ERROR, vi.state());
+        final int generation = vi.generation();
+        vi.publishState(ViTableEntry.STATE_FREE);
+        vi.create(2, 40, 0, ViTableEntry.UNRELIABLE, 4096, 1, ViTableEntry.NO_CQ, 1L << 40, (1L << 40) + 64);
+        assertEquals(generation + 1, vi.generation(), "the same owner's next VI in the entry is another generation");
+        assertEquals(0, vi.connectionId());
 
         final MemoryRegionEntry region = new MemoryRegionEntry().wrap(memory, 512);
         final int handle = MemoryRegionEntry.handle(MemoryRegionEntry.MAX_GENERATION, 1234);
@@ -193,9 +198,15 @@ class ViaLayoutsTest
 
         final CqTableEntry cq = new CqTableEntry().wrap(memory, 576);
         assertTrue(cq.isFree());
-        cq.publish(0, 16, 8192);
+        cq.publish(0, 16, 8192, 3);
         assertTrue(cq.isOwnedBy(0));
         assertEquals(16, cq.entries());
+        assertEquals(3, cq.generation());
+        cq.moveRing(64, 16384);
+        assertTrue(cq.isOwnedBy(0), "a resize keeps the owner");
+        assertEquals(64, cq.entries());
+        assertEquals(16384, cq.ringAddress());
+        assertEquals(3, cq.generation(), "and the generation");
         cq.clear();
         assertEquals(-1, cq.owner());
     }

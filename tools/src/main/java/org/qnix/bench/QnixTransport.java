@@ -135,21 +135,30 @@ public final class QnixTransport implements LatencyTransport
         peer.close();
     }
 
-    /** The echo side, in the peer JVM, registered as (ai, 1). */
+    /**
+     * The echo side, in the peer JVM, registered as (ai, 1). Like the VIPL echo ({@link ViplTransport}),
+     * it posts the receive for the next message before it sends the reply, into the other of two
+     * buffers, so that the next message always finds its receive posted and the two APIs are measured
+     * with the same loop.
+     */
     static void echo(final String cluster, final String node, final int ai, final DoorbellWait wait, final int maxSize,
         final boolean useShort)
     {
         try (Qnix qnix = Qnix.options().name(new ProcessName(ai, 1)).group(ai, 2).cluster(cluster).node(node).init();
-             QnixBuffer buffer = qnix.allocateBuffer(Math.max(1, maxSize)))
+             QnixBuffer first = qnix.allocateBuffer(Math.max(1, maxSize));
+             QnixBuffer second = qnix.allocateBuffer(Math.max(1, maxSize)))
         {
-            buffer.lock();
+            first.lock();
+            second.lock();
+            final QnixBuffer[] buffers = {first, second};
             final ProcessName pinger = new ProcessName(ai, 0);
             final ReceiveStatus status = new ReceiveStatus();
+            int k = 0;
+            int rx = qnix.recvContext(pinger, TAG, true, buffers[k], 0, maxSize);
+            qnix.receive(rx);
             BenchPeer.ready();
             while (true)
             {
-                final int rx = qnix.recvContext(pinger, TAG, true, buffer, 0, maxSize);
-                qnix.receive(rx);
                 try
                 {
                     qnix.awaitReceive(rx, status, wait, TimeUnit.DAYS.toSeconds(1), TimeUnit.SECONDS);
@@ -158,7 +167,11 @@ public final class QnixTransport implements LatencyTransport
                 {
                     return;
                 }
-                final int tx = send(qnix, pinger, buffer, (int)status.length(), useShort);
+                final QnixBuffer received = buffers[k];
+                k ^= 1;
+                rx = qnix.recvContext(pinger, TAG, true, buffers[k], 0, maxSize);
+                qnix.receive(rx);
+                final int tx = send(qnix, pinger, received, (int)status.length(), useShort);
                 qnix.awaitSend(tx, wait, TIMEOUT_S, TimeUnit.SECONDS);
             }
         }

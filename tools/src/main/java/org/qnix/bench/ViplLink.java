@@ -3,7 +3,6 @@ package org.qnix.bench;
 import java.nio.charset.StandardCharsets;
 
 import org.qnix.abi.NicCoordinates;
-import org.qnix.host.DoorbellWait;
 import org.qnix.vipl.AsyncError;
 import org.qnix.vipl.AsyncErrorHandler;
 import org.qnix.vipl.CompletionQueue;
@@ -93,29 +92,6 @@ final class ViplLink implements AutoCloseable
     Descriptor descriptor(final int offset)
     {
         return control.memory().descriptor(offset);
-    }
-
-    /**
-     * The oldest posted send ({@code send}) or receive of the VI once completed, sleeping on the CQ
-     * both its queues report to (the entries drained first: they only say that something completed),
-     * the way {@code wait} says (busy, yield, backoff or sleep), as QNIX's rows wait on their doorbells.
-     */
-    Descriptor await(final boolean send, final long timeoutMs, final DoorbellWait wait)
-    {
-        final long deadline = System.currentTimeMillis() + timeoutMs;
-        while (true)
-        {
-            while (null != cq.done())
-            {
-                // Wake-ups of completions looked at below or before.
-            }
-            final Descriptor d = send ? vi.sendDone() : vi.recvDone();
-            if (null != d)
-            {
-                return d;
-            }
-            cq.await(Math.max(1, deadline - System.currentTimeMillis()), wait);
-        }
     }
 
     /** The server: waits for the peer's request and accepts it. */

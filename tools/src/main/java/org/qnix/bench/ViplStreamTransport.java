@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.agrona.CloseHelper;
 import org.qnix.abi.ViplDescriptor;
+import org.qnix.examples.ViplCompletions;
 import org.qnix.vipl.CompletionQueue;
 import org.qnix.vipl.Descriptor;
 import org.qnix.vipl.MemoryRegion;
@@ -117,12 +118,12 @@ public final class ViplStreamTransport implements BandwidthTransport
             final CompletionQueue.Completion c = link.cq.await(TIMEOUT_MS);
             if (c.sendQueue())
             {
-                expectDone(link.vi.sendDone(), "a message sent");
+                ViplCompletions.expectDone(link.vi.sendDone(), "a message sent");
                 completed++;
             }
             else
             {
-                final Descriptor credit = expectDone(link.vi.recvDone(), "a credit received");
+                final Descriptor credit = ViplCompletions.expectDone(link.vi.recvDone(), "a credit received");
                 credits += credit.immediateData() & ~LAST;
                 acknowledged = 0 != (credit.immediateData() & LAST);
                 postCreditReceive(link, credit);
@@ -173,12 +174,12 @@ public final class ViplStreamTransport implements BandwidthTransport
                     c = link.cq.await(TimeUnit.DAYS.toMillis(1));
                     if (c.sendQueue())
                     {
-                        expectDone(link.vi.sendDone(), "a credit sent");
+                        ViplCompletions.expectDone(link.vi.sendDone(), "a credit sent");
                         creditsCompleted++;
                         continue;
                     }
                     final int k = (int)(received++ % maxWindow);
-                    final Descriptor d = expectDone(link.vi.recvDone(), "a message received");
+                    final Descriptor d = ViplCompletions.expectDone(link.vi.recvDone(), "a message received");
                     final boolean last = 0 != (d.immediateData() & LAST);
                     postReceive(link, receives[k], areas[k], slot);
                     credits++;
@@ -214,15 +215,5 @@ public final class ViplStreamTransport implements BandwidthTransport
     {
         d.fields().reset().control(ViplDescriptor.OP_SEND).segmentCount(0);
         link.vi.postRecv(d, link.control);
-    }
-
-    private static Descriptor expectDone(final Descriptor d, final String what)
-    {
-        if (null == d || d.hasError())
-        {
-            throw new IllegalStateException(what + (null == d ? ": not completed" : ": status 0x" +
-                Integer.toHexString(d.status())));
-        }
-        return d;
     }
 }

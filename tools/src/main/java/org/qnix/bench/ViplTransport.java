@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.qnix.abi.ViplDescriptor;
+import org.qnix.examples.ViplCompletions;
 import org.qnix.host.DoorbellWait;
 import org.qnix.vipl.Descriptor;
 import org.qnix.vipl.MemoryRegion;
@@ -20,7 +21,7 @@ import org.qnix.vipl.ViplException;
  * echoes each message the same way. Each side keeps the receive of the next message posted before it
  * sends what lets the other send it (VIA has no flow control: a message finding no receive breaks a
  * reliable connection), into two areas used in turn. Both wait on a CQ both queues of the VI report
- * to, the way {@code wait} says; see {@link ViplLink#await}.
+ * to, the way {@code wait} says; see {@link ViplCompletions#await}.
  */
 public final class ViplTransport implements LatencyTransport
 {
@@ -192,8 +193,8 @@ public final class ViplTransport implements LatencyTransport
             d.fields().reset().control(ViplDescriptor.OP_SEND).segmentCount(1).length(HELLO_LENGTH)
                 .dataSegment(0, link.control.memory().address(HELLO_OUT), link.control.handle(), HELLO_LENGTH);
             link.vi.postSend(d, link.control);
-            expectDone(link.await(true, TIMEOUT_MS, wait), "the hello sent");
-            expectDone(link.await(false, TIMEOUT_MS, wait), "the hello received");
+            take(true, TIMEOUT_MS, "the hello sent");
+            take(false, TIMEOUT_MS, "the hello received");
             for (int k = 0; k < 2; k++)
             {
                 peerAddress[k] = c.getLong(HELLO_IN + k * 12);
@@ -241,13 +242,13 @@ public final class ViplTransport implements LatencyTransport
 
         void sent()
         {
-            expectDone(link.await(true, TIMEOUT_MS, wait), "a message sent");
+            take(true, TIMEOUT_MS, "a message sent");
         }
 
         /** @return the size of the next message, once it arrived. */
         int received()
         {
-            final Descriptor d = expectDone(link.await(false, TimeUnit.DAYS.toMillis(1), wait), "a message received");
+            final Descriptor d = take(false, TimeUnit.DAYS.toMillis(1), "a message received");
             return rdma ? d.immediateData() : d.length();
         }
 
@@ -256,13 +257,10 @@ public final class ViplTransport implements LatencyTransport
             link.close();
         }
 
-        private static Descriptor expectDone(final Descriptor d, final String what)
+        /** The oldest send ({@code send}) or receive once completed, without error, waiting {@code wait}'s way. */
+        private Descriptor take(final boolean send, final long timeoutMs, final String what)
         {
-            if (d.hasError())
-            {
-                throw new IllegalStateException(what + ": status 0x" + Integer.toHexString(d.status()));
-            }
-            return d;
+            return ViplCompletions.expectDone(ViplCompletions.await(link.vi, link.cq, send, timeoutMs, wait), what);
         }
     }
 }

@@ -12,8 +12,6 @@ import org.qnix.lib.QnixBuffer;
 import org.qnix.lib.ReceiveStatus;
 import org.qnix.vipl.AsyncError;
 import org.qnix.vipl.AsyncErrorHandler;
-import org.qnix.vipl.CompletionQueue;
-import org.qnix.vipl.Descriptor;
 import org.qnix.vipl.MemoryAttributes;
 import org.qnix.vipl.MemoryRegion;
 import org.qnix.vipl.ProtectionTag;
@@ -63,7 +61,7 @@ final class ViplPair implements AutoCloseable
         {
             // VIA: one end's disconnect puts the other's VI in Error with CONN_LOST. At the end of a run
             // that is the peer's ordinary disconnect (which may come while this side still prints its
-            // last line); before it, the flushed descriptor fails the run (expectDone) and says it all.
+            // last line); before it, the flushed descriptor fails the run (ViplCompletions.expectDone) and says it all.
             nic.onError(AsyncErrorHandler.DEFAULT.ignoring(AsyncError.Code.CONN_LOST));
         }
         this.ptag = null == nic ? null : nic.createPtag();
@@ -137,44 +135,6 @@ final class ViplPair implements AutoCloseable
                 throw new IllegalArgumentException("--sizes: " + size + " is more than " + MAX_SIZE + " bytes (2 MiB)");
             }
         }
-    }
-
-    /**
-     * The oldest posted send ({@code send}) or receive of {@code vi} once it completed, sleeping on
-     * {@code cq}, which both of the VI's queues report to. A CQ entry only says that something
-     * completed: the descriptor is taken from its queue ({@code VipSendDone}/{@code VipRecvDone}), and
-     * the entries are drained before each look, so that the ring never fills ({@code Vi.sendWait}/{@code
-     * recvWait} would leave them there, and a full CQ is an asynchronous error).
-     *
-     * @throws org.qnix.vipl.ViplException TIMEOUT after {@code timeoutMs}.
-     */
-    static Descriptor await(final Vi vi, final CompletionQueue cq, final boolean send, final long timeoutMs)
-    {
-        final long deadline = System.currentTimeMillis() + timeoutMs;
-        while (true)
-        {
-            while (null != cq.done())
-            {
-                // Wake-ups of completions looked at below or before.
-            }
-            final Descriptor d = send ? vi.sendDone() : vi.recvDone();
-            if (null != d)
-            {
-                return d;
-            }
-            // A completion after the look above has its entry written after its status: this wait sees it.
-            cq.await(Math.max(1, deadline - System.currentTimeMillis()));
-        }
-    }
-
-    /** @throws IllegalStateException naming {@code what} unless {@code d} completed without error. */
-    static Descriptor expectDone(final Descriptor d, final String what)
-    {
-        if (!d.isDone() || d.hasError())
-        {
-            throw new IllegalStateException(what + ": completed with status 0x" + Integer.toHexString(d.status()));
-        }
-        return d;
     }
 
     /** @return true for ranks above 1, which have no part in the example. */

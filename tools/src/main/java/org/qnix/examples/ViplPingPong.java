@@ -117,7 +117,7 @@ public final class ViplPingPong
         private final Descriptor[] receive = new Descriptor[2];
         private final Descriptor send;
         private final Vi vi;
-        /** Both queues of the VI report to it: the waits sleep on it (see {@link ViplPair#await}). */
+        /** Both queues of the VI report to it: the waits sleep on it (see {@link ViplCompletions#await}). */
         private final CompletionQueue cq;
         /** The peer's receive areas, where RDMA writes go. */
         private final long[] peerAddress = new long[2];
@@ -182,8 +182,8 @@ public final class ViplPingPong
             helloOut.fields().reset().control(ViplDescriptor.OP_SEND).segmentCount(1).length(HELLO_LENGTH)
                 .dataSegment(0, control.memory().address(HELLO_OUT), control.handle(), HELLO_LENGTH);
             vi.postSend(helloOut, control);
-            ViplPair.expectDone(ViplPair.await(vi, cq, true, TIMEOUT_MS), "the hello sent");
-            ViplPair.expectDone(ViplPair.await(vi, cq, false, TIMEOUT_MS), "the hello received");
+            ViplCompletions.expectDone(ViplCompletions.await(vi, cq, true, TIMEOUT_MS), "the hello sent");
+            ViplCompletions.expectDone(ViplCompletions.await(vi, cq, false, TIMEOUT_MS), "the hello received");
             for (int k = 0; k < 2; k++)
             {
                 peerAddress[k] = c.getLong(HELLO_IN + k * 12);
@@ -255,7 +255,7 @@ public final class ViplPingPong
         /** Takes the send's completion; the buffer's stamp is undone once the NIC has read it. */
         private void sent()
         {
-            ViplPair.expectDone(ViplPair.await(vi, cq, true, TIMEOUT_MS), "a message sent");
+            ViplCompletions.expectDone(ViplCompletions.await(vi, cq, true, TIMEOUT_MS), "a message sent");
         }
 
         /** Posts the receive for message number {@code received + (posted so far)}: areas alternate. */
@@ -311,7 +311,7 @@ public final class ViplPingPong
 
         private Descriptor awaitMessage(final int size)
         {
-            final Descriptor d = ViplPair.await(vi, cq, false, TIMEOUT_MS);
+            final Descriptor d = ViplCompletions.await(vi, cq, false, TIMEOUT_MS);
             final int number = received++;
             if (d != receive[number & 1])
             {

@@ -159,7 +159,7 @@ public final class ViplRdma
         private final Descriptor send;
         private final Descriptor rdma;
         private final Vi vi;
-        /** Both queues of the VI report to it: the waits sleep on it (see {@link ViplPair#await}). */
+        /** Both queues of the VI report to it: the waits sleep on it (see {@link ViplCompletions#await}). */
         private final CompletionQueue cq;
         private long targetAddress;
         private int targetHandle;
@@ -247,13 +247,13 @@ public final class ViplRdma
                 c.putLong(HELLO, data.address());
                 c.putInt(HELLO + Long.BYTES, data.handle());
                 sendMessage(HELLO_LENGTH, 0, 0);
-                ViplPair.expectDone(ViplPair.await(vi, cq, true, TIMEOUT_MS), "the region sent");
+                ViplCompletions.expectDone(ViplCompletions.await(vi, cq, true, TIMEOUT_MS), "the region sent");
                 System.out.printf("%-9s %-9s %7s %-19s %10s%n", "bytes", "op", "count", "reliability",
                     "mean us");
             }
             else
             {
-                final Descriptor hello = ViplPair.expectDone(ViplPair.await(vi, cq, false, TIMEOUT_MS), "the server's region");
+                final Descriptor hello = ViplCompletions.expectDone(ViplCompletions.await(vi, cq, false, TIMEOUT_MS), "the server's region");
                 targetAddress = control.memory().buffer().getLong(HELLO);
                 targetHandle = control.memory().buffer().getInt(HELLO + Long.BYTES);
                 if (hello.length() != HELLO_LENGTH)
@@ -314,7 +314,7 @@ public final class ViplRdma
          */
         private void serve(final int size, final Op op, final boolean last)
         {
-            final Descriptor notice = ViplPair.expectDone(ViplPair.await(vi, cq, false, TIMEOUT_MS),
+            final Descriptor notice = ViplCompletions.expectDone(ViplCompletions.await(vi, cq, false, TIMEOUT_MS),
                 op.label() + " " + number);
             final boolean immediate = Op.WRITE_IMM == op;
             final int status = immediate ?
@@ -338,7 +338,7 @@ public final class ViplRdma
                 postReceive(0);
                 prepare(number + 1);
                 sendMessage(0, number + 1, 0);
-                ViplPair.expectDone(ViplPair.await(vi, cq, true, TIMEOUT_MS), "the go-ahead of " +
+                ViplCompletions.expectDone(ViplCompletions.await(vi, cq, true, TIMEOUT_MS), "the go-ahead of " +
                     opOf[number + 1].label() + " " + (number + 1));
             }
         }
@@ -378,14 +378,14 @@ public final class ViplRdma
             vi.postSend(rdma, control);
             // Posted at once, but not started before the read's data has landed (VIA's QFENCE).
             sendMessage(0, number, ViplDescriptor.CONTROL_QFENCE);
-            final Descriptor done = ViplPair.expectDone(ViplPair.await(vi, cq, true, TIMEOUT_MS), "read " + number);
+            final Descriptor done = ViplCompletions.expectDone(ViplCompletions.await(vi, cq, true, TIMEOUT_MS), "read " + number);
             if (done.status() != (ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RDMA_READ) ||
                 done.length() != size)
             {
                 throw new IllegalStateException("read " + number + ": completed with status 0x" +
                     Integer.toHexString(done.status()) + " and " + done.length() + " bytes, not " + size);
             }
-            ViplPair.expectDone(ViplPair.await(vi, cq, true, TIMEOUT_MS), "the notice of read " + number);
+            ViplCompletions.expectDone(ViplCompletions.await(vi, cq, true, TIMEOUT_MS), "the notice of read " + number);
             final UnsafeBuffer target = landing.memory().buffer();
             check(target, at, size, number, "read " + number);
             target.setMemory(at, size, UNTOUCHED);
@@ -395,7 +395,7 @@ public final class ViplRdma
         {
             if (number > 0)
             {
-                final Descriptor go = ViplPair.expectDone(ViplPair.await(vi, cq, false, TIMEOUT_MS),
+                final Descriptor go = ViplCompletions.expectDone(ViplCompletions.await(vi, cq, false, TIMEOUT_MS),
                     "the go-ahead of " + opOf[number].label() + " " + number);
                 if (go.immediateData() != number)
                 {
@@ -431,10 +431,10 @@ public final class ViplRdma
                 // Carried after the write's bytes, as the VI sends in posting order.
                 sendMessage(0, number, 0);
             }
-            ViplPair.expectDone(ViplPair.await(vi, cq, true, TIMEOUT_MS), "write " + number);
+            ViplCompletions.expectDone(ViplCompletions.await(vi, cq, true, TIMEOUT_MS), "write " + number);
             if (!immediate)
             {
-                ViplPair.expectDone(ViplPair.await(vi, cq, true, TIMEOUT_MS), "the notice of write " + number);
+                ViplCompletions.expectDone(ViplCompletions.await(vi, cq, true, TIMEOUT_MS), "the notice of write " + number);
             }
         }
 

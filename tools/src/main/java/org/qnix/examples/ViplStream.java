@@ -227,12 +227,12 @@ public final class ViplStream
                 final CompletionQueue.Completion c = cq.await(TIMEOUT_MS);
                 if (c.sendQueue())
                 {
-                    ViplPair.expectDone(vi.sendDone(), "a data message sent");
+                    ViplCompletions.expectDone(vi.sendDone(), "a data message sent");
                     completed++;
                 }
                 else
                 {
-                    final Descriptor credit = ViplPair.expectDone(vi.recvDone(), "a credit received");
+                    final Descriptor credit = ViplCompletions.expectDone(vi.recvDone(), "a credit received");
                     credits += credit.immediateData() & ~ACK;
                     acknowledged = 0 != (credit.immediateData() & ACK);
                     postCreditReceive(credit);
@@ -261,12 +261,12 @@ public final class ViplStream
                 final CompletionQueue.Completion c = cq.await(TIMEOUT_MS);
                 if (c.sendQueue())
                 {
-                    ViplPair.expectDone(vi.sendDone(), "a credit sent");
+                    ViplCompletions.expectDone(vi.sendDone(), "a credit sent");
                     creditsCompleted++;
                     continue;
                 }
                 final int k = number % window;
-                final Descriptor d = ViplPair.expectDone(vi.recvDone(), "message " + number + " received");
+                final Descriptor d = ViplCompletions.expectDone(vi.recvDone(), "message " + number + " received");
                 if (d != dataRing[k] || d.length() != size || d.immediateData() != number ||
                     0 == (d.status() & ViplDescriptor.STATUS_IMMEDIATE))
                 {

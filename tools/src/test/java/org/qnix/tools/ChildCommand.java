@@ -1,6 +1,8 @@
 package org.qnix.tools;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,6 +58,93 @@ final class ChildCommand
         command.add(JvmFlags.classPath());
         command.add(mainClass);
         return command;
+    }
+
+    /**
+     * Starts {@code mainClass} with {@code args} in a new JVM ({@link #java}), its standard error merged
+     * into its output: a worker of a multi-JVM test, which the test stops itself.
+     */
+    static Process start(final Class<?> mainClass, final String... args) throws IOException
+    {
+        final List<String> command = java(mainClass.getName());
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).redirectErrorStream(true).start();
+    }
+
+    /** @return {@code child}'s output, line by line, for a test that reads it as it comes. */
+    static BufferedReader output(final Process child)
+    {
+        return new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Collects {@code child}'s output lines on a thread of their own, so that the child never blocks
+     * on a full pipe and the test can name what it said in its messages.
+     *
+     * @param echo a prefix to print each line with on this test's output, or null to keep them.
+     */
+    static Lines collect(final Process child, final String echo)
+    {
+        final Lines lines = new Lines();
+        lines.reader = new Thread(() ->
+        {
+            try (BufferedReader out = output(child))
+            {
+                for (String line; null != (line = out.readLine()); )
+                {
+                    if (null != echo)
+                    {
+                        System.out.println(echo + line);
+                    }
+                    synchronized (lines.said)
+                    {
+                        lines.said.add(line);
+                    }
+                }
+            }
+            catch (final IOException ignore)
+            {
+                // The child is gone: what it said is kept.
+            }
+        });
+        lines.reader.start();
+        return lines;
+    }
+
+    /** What a child said so far ({@link #collect}). */
+    static final class Lines
+    {
+        private final List<String> said = new ArrayList<>();
+        private Thread reader;
+
+        /** @return the lines so far. */
+        List<String> said()
+        {
+            synchronized (said)
+            {
+                return List.copyOf(said);
+            }
+        }
+
+        boolean contains(final String line)
+        {
+            synchronized (said)
+            {
+                return said.contains(line);
+            }
+        }
+
+        /** Waits up to {@code millis} for the child's output to end. */
+        void join(final long millis) throws InterruptedException
+        {
+            reader.join(millis);
+        }
+
+        @Override
+        public String toString()
+        {
+            return said().toString();
+        }
     }
 
     /** @return {@code command} run by {@code sh -c script}, which gets it as "$@". */

@@ -7,9 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -145,7 +142,7 @@ class PciCommConnectionsTest extends ViplClusterTest
         final Process worker = start("listen", "0-0", "0-0", 33);
         try
         {
-            final BufferedReader out = reader(worker);
+            final BufferedReader out = ChildCommand.output(worker);
             assertEquals("listening", out.readLine());
             assertEquals(Reason.CID_TAKEN, assertThrows(PciCommException.class, () -> options().listen("0-0", 33)).reason());
             worker.destroyForcibly();
@@ -183,7 +180,7 @@ class PciCommConnectionsTest extends ViplClusterTest
             final Process worker = start("connect", "0-0", "1-0", 36);
             try
             {
-                final BufferedReader out = reader(worker);
+                final BufferedReader out = ChildCommand.output(worker);
                 assertEquals("connected", out.readLine());
                 listener.awaitConnected(WAIT_MS);
                 final PciBuffer slot = listener.allocate(4096);
@@ -220,7 +217,7 @@ class PciCommConnectionsTest extends ViplClusterTest
         final Process worker = start("listen", "1-0", "1-0", 37);
         try
         {
-            final BufferedReader out = reader(worker);
+            final BufferedReader out = ChildCommand.output(worker);
             assertEquals("listening", out.readLine());
             try (PciConnection client = options().localNode("0-0").connectTimeoutMs(WAIT_MS).connect("1-0", 37))
             {
@@ -258,13 +255,6 @@ class PciCommConnectionsTest extends ViplClusterTest
     private static Process start(final String mode, final String node, final String listenerNode, final int cid)
         throws Exception
     {
-        final List<String> command = ChildCommand.java(PciCommWorker.class.getName());
-        command.addAll(List.of(dir.name(), mode, node, listenerNode, Integer.toString(cid)));
-        return new ProcessBuilder(command).redirectErrorStream(true).start();
-    }
-
-    private static BufferedReader reader(final Process worker)
-    {
-        return new BufferedReader(new InputStreamReader(worker.getInputStream(), StandardCharsets.UTF_8));
+        return ChildCommand.start(PciCommWorker.class, dir.name(), mode, node, listenerNode, Integer.toString(cid));
     }
 }

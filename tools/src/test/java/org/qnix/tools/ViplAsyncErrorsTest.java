@@ -9,9 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -56,8 +54,8 @@ import org.qnix.vipl.ViplNicDeadException;
  * The NIC-wide side of the VIPL on a real cluster (issue 14): asynchronous errors reach the handler of
  * {@code onError} from the NIC's async-event ring (a CQ overflow, a connection lost to a peer's
  * disconnect or kill -9), the default handler prints one line; a NIC whose firmware stops ends every
- * wait with {@link ViplNicDeadException} and tells the handler CATASTROPHIC; and {@code query()} and
- * the name service answer for the cluster's nodes.
+ * wait with {@link ViplNicDeadException} and tells the handler CATASTROPHIC; and {@code query()}, the
+ * name service and auto-discovery answer for the cluster's nodes.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ViplAsyncErrorsTest extends ViplClusterTest
@@ -121,6 +119,7 @@ class ViplAsyncErrorsTest extends ViplClusterTest
             final CompletionQueue cq = serverNic.createCq(1);
             final ViplCqTest.Pair pair = ViplCqTest.Pair.connect(serverNic, clientNic, Reliability.UNRELIABLE, cq, "ring");
             final long before = TestClusters.counters(dir, pair.serverNode).get(NicCounters.COMMANDS);
+            final long eventsBefore = TestClusters.counters(dir, pair.serverNode).get(NicCounters.VIA_ASYNC_EVENTS);
             for (int m = 0; m < messages; m++)
             {
                 pair.postReceiveUnwaited(m, 16);
@@ -135,8 +134,12 @@ class ViplAsyncErrorsTest extends ViplClusterTest
             {
                 assertEquals(m * ViplDescriptor.ALIGNMENT, pair.server.recvWait(60_000).offset());
             }
-            // messages - 1 overflows: the first in the handler, 64 in the ring, the other 6 dropped.
+            // messages - 1 overflows: the first in the handler, 64 in the ring, the other 6 dropped. A
+            // receive's status is written before its CQ entry, so the last overflows may come after
+            // recvWait: the handler is released only once the NIC has raised them all.
             TestClusters.await("the first event in the handler", () -> 1 == errors.size());
+            TestClusters.await("every overflow raised", () ->
+                TestClusters.counters(dir, pair.serverNode).get(NicCounters.VIA_ASYNC_EVENTS) - eventsBefore >= messages - 1);
             release.countDown();
             final List<AsyncError> all = new ArrayList<>();
             TestClusters.await("the ring drained", () ->
@@ -204,16 +207,11 @@ class ViplAsyncErrorsTest extends ViplClusterTest
             serverNic.onError(errors::add);
             final Vi server = serverNic.createVi(
                 new ViAttributes(Reliability.RELIABLE_DELIVERY, 4096, serverNic.createPtag(), false, false), null, null);
-            final List<String> command = ChildCommand.java(ViplConnectWorker.class.getName());
-            command.addAll(List.of(dir.name(), "0-0", "1-0", "sigkill"));
-            final Process worker = new ProcessBuilder(command).redirectErrorStream(true).start();
+            final Process worker = ViplConnectWorker.start(dir, "sigkill");
             try
             {
                 serverNic.connectWait("sigkill".getBytes(StandardCharsets.US_ASCII), 120_000).accept(server);
-                final BufferedReader out =
-                    new BufferedReader(new InputStreamReader(worker.getInputStream(), StandardCharsets.UTF_8));
-                final String said = out.readLine();
-                assertTrue(null != said && said.startsWith("connected "), "the worker said: " + said);
+                ViplConnectWorker.connected(worker);
                 assertNull(errors.poll(), "no error while connected");
 
                 assertTrue(worker.toHandle().destroyForcibly(), "kill -9");
@@ -268,26 +266,7 @@ class ViplAsyncErrorsTest extends ViplClusterTest
             waits.add(CompletableFuture.supplyAsync(() -> cq.await(600_000), threads));
             waits.add(CompletableFuture.supplyAsync(() -> nic.connectWait("nobody".getBytes(StandardCharsets.US_ASCII),
                 600_000), threads));
-            Thread.sleep(300);
-            for (final CompletableFuture<?> wait : waits)
-            {
-                assertFalse(wait.isDone(), "waiting before the NIC stops");
-            }
-
-            final long firmware = ClusterStatus.read(own).nodes().stream()
-                .filter(n -> n.node().equals(new NicCoordinates(0, 0))).findFirst().orElseThrow().firmwarePid();
-            final ProcessHandle handle = ProcessHandle.of(firmware).orElseThrow();
-            handle.destroyForcibly();
-            handle.onExit().get(60, TimeUnit.SECONDS);
-
-            for (final CompletableFuture<?> wait : waits)
-            {
-                final ExecutionException ended = assertThrows(ExecutionException.class, () -> wait.get(120, TimeUnit.SECONDS));
-                final ViplNicDeadException dead = assertInstanceOf(ViplNicDeadException.class, ended.getCause());
-                assertEquals(ViplResult.ERROR_RESOURCE, dead.result());
-                assertEquals(new NicCoordinates(0, 0), dead.node());
-                assertTrue(dead.getMessage().contains("node 0-0"), dead.getMessage());
-            }
+            killFirmwareOf00AndExpectNicDead(own, waits);
             final AsyncError catastrophic = errors.poll(60, TimeUnit.SECONDS);
             assertEquals(AsyncError.Resource.NIC, catastrophic.resource());
             assertEquals(AsyncError.Code.CATASTROPHIC, catastrophic.code());
@@ -307,6 +286,67 @@ class ViplAsyncErrorsTest extends ViplClusterTest
             assertEquals(new NicCoordinates(0, 0), full.node());
             nic.close();
             assertTrue(nic.isClosed());
+        }
+        finally
+        {
+            threads.shutdownNow();
+            TestClusters.down(own);
+        }
+    }
+
+    /**
+     * The firmware of node 0-0 killed while a {@code connectRequest} (to a server that never waits) and
+     * a {@code connectPeerWait} (for a peer that never asks) wait there with ten-minute timeouts: each
+     * ends with {@link ViplNicDeadException}, not at its timeout (which would fail the test by the time
+     * it takes and by its type), the daemon keeps neither request and both VIs are Idle again, so they
+     * can be destroyed.
+     */
+    @Test
+    void aStoppedNicEndsConnectionRequestsWithNicDeadAndLeavesTheirVisIdle() throws Exception
+    {
+        final ClusterDirectory own = TestClusters.up(TestClusters.uniqueName("vc"), 2, 1, "processes");
+        final ExecutorService threads = Executors.newCachedThreadPool();
+        try
+        {
+            // Two NICs opened on 0-0: a connection wait holds its ViplNic's driver connection.
+            final ViplNic client = Vipl.openNic("0-0", own.name());
+            final ViplNic peer = Vipl.openNic("0-0", own.name());
+            final Vi clientVi = client.createVi(
+                new ViAttributes(Reliability.RELIABLE_DELIVERY, 4096, client.createPtag(), false, false), null, null);
+            final Vi peerVi = peer.createVi(
+                new ViAttributes(Reliability.RELIABLE_DELIVERY, 4096, peer.createPtag(), false, false), null, null);
+            final ViplAddress server = new ViplAddress(new NicCoordinates(1, 0), "nobody".getBytes(StandardCharsets.US_ASCII));
+            final ViplAddress right = new ViplAddress(new NicCoordinates(1, 0), "right".getBytes(StandardCharsets.US_ASCII));
+            final byte[] left = "left".getBytes(StandardCharsets.US_ASCII);
+
+            peer.connectPeerRequest(peerVi, left, right, 600_000);
+            assertEquals(ViplResult.NOT_DONE, peerVi.connectPeerDone());
+            final List<CompletableFuture<?>> waits = new ArrayList<>();
+            waits.add(CompletableFuture.supplyAsync(() -> client.connectRequest(clientVi, server, 600_000), threads));
+            waits.add(CompletableFuture.supplyAsync(peerVi::connectPeerWait, threads));
+            killFirmwareOf00AndExpectNicDead(own, waits);
+            // Neither VI stays Connect Pending in the daemon's tables: Idle, and so destroyable.
+            assertEquals(ViState.IDLE, clientVi.query().state());
+            assertEquals(ViState.IDLE, peerVi.query().state());
+            assertEquals(ViplResult.INVALID_STATE, peerVi.connectPeerDone(), "the peer request was withdrawn");
+
+            // Nor does the daemon keep the requests: on the live NIC no server is given the client's, and
+            // the mirror of the peer request finds nothing to match (both end at their own short timeout).
+            try (ViplNic other = Vipl.openNic("1-0", own.name()))
+            {
+                assertEquals(ViplResult.TIMEOUT, assertThrows(ViplException.class,
+                    () -> other.connectWait(server.discriminator(), 1_000)).result());
+                final Vi mirror = other.createVi(
+                    new ViAttributes(Reliability.RELIABLE_DELIVERY, 4096, other.createPtag(), false, false), null, null);
+                other.connectPeerRequest(mirror, right.discriminator(), new ViplAddress(new NicCoordinates(0, 0), left),
+                    1_000);
+                assertEquals(ViplResult.TIMEOUT, assertThrows(ViplException.class, mirror::connectPeerWait).result());
+                assertEquals(ViState.IDLE, mirror.query().state());
+            }
+            clientVi.close();
+            peerVi.close();
+            client.close();
+            peer.close();
         }
         finally
         {
@@ -361,6 +401,70 @@ class ViplAsyncErrorsTest extends ViplClusterTest
             }
             assertEquals(ViplResult.ERROR_NAMESERVICE, assertThrows(ViplException.class,
                 () -> nic.hostByAddress(new ViplAddress(new NicCoordinates(0, 3), new byte[0]))).result());
+        }
+    }
+
+    /**
+     * {@code VipQuerySystemManagementInfo}'s auto-discovery: every NIC of the torus, this one included,
+     * in the nodes' order, as the name service gives and names them; and an address it lists is one a
+     * connection reaches.
+     */
+    @Test
+    void autoDiscoveryListsEveryNicOfTheTorusAsTheNameServiceKnowsThem() throws Exception
+    {
+        try (ViplNic nic = Vipl.openNic("1-0", dir.name()); ViplNic other = Vipl.openNic("0-0", dir.name()))
+        {
+            final List<ViplAddress> hosts = nic.querySystemManagementInfo();
+            assertEquals(List.of(nic.hostByName("node-0-0"), nic.hostByName("node-1-0")), hosts);
+            assertEquals(List.of("node-0-0", "node-1-0"), hosts.stream().map(nic::hostByAddress).toList());
+            assertEquals(hosts, other.querySystemManagementInfo(), "the same list from every NIC");
+            assertThrows(UnsupportedOperationException.class, () -> hosts.remove(0));
+
+            // The other node's address, found so, with a discriminator, is where its server listens.
+            final ViplAddress found = hosts.stream().filter(h -> !h.node().equals(nic.node())).findFirst().orElseThrow();
+            final byte[] discriminator = "discovered".getBytes(StandardCharsets.US_ASCII);
+            final Vi serverVi = other.createVi(
+                new ViAttributes(Reliability.RELIABLE_DELIVERY, 4096, other.createPtag(), false, false), null, null);
+            final Vi clientVi = nic.createVi(
+                new ViAttributes(Reliability.RELIABLE_DELIVERY, 4096, nic.createPtag(), false, false), null, null);
+            final CompletableFuture<Void> accepted =
+                CompletableFuture.runAsync(() -> other.connectWait(discriminator, 60_000).accept(serverVi));
+            nic.connectRequest(clientVi, new ViplAddress(found.node(), discriminator), 60_000);
+            accepted.get(60, TimeUnit.SECONDS);
+            assertEquals(ViState.CONNECTED, clientVi.query().state());
+            clientVi.disconnect();
+            serverVi.disconnect();
+            clientVi.close();
+            serverVi.close();
+        }
+    }
+
+    /**
+     * Waits still running, then 0-0's firmware JVM killed: each of {@code waits} ends with a
+     * {@link ViplNicDeadException} naming 0-0 (a TIMEOUT would fail the 120 s get by its type).
+     */
+    private static void killFirmwareOf00AndExpectNicDead(final ClusterDirectory own, final List<CompletableFuture<?>> waits)
+        throws Exception
+    {
+        Thread.sleep(300);
+        for (final CompletableFuture<?> wait : waits)
+        {
+            assertFalse(wait.isDone(), "waiting before the NIC stops");
+        }
+
+        final long firmware = ClusterStatus.read(own).nodes().stream()
+            .filter(n -> n.node().equals(new NicCoordinates(0, 0))).findFirst().orElseThrow().firmwarePid();
+        final ProcessHandle handle = ProcessHandle.of(firmware).orElseThrow();
+        handle.destroyForcibly();
+        handle.onExit().get(60, TimeUnit.SECONDS);
+
+        for (final CompletableFuture<?> wait : waits)
+        {
+            final ExecutionException ended = assertThrows(ExecutionException.class, () -> wait.get(120, TimeUnit.SECONDS));
+            final ViplNicDeadException dead = assertInstanceOf(ViplNicDeadException.class, ended.getCause());
+            assertEquals(ViplResult.ERROR_RESOURCE, dead.result());
+            assertEquals(new NicCoordinates(0, 0), dead.node());
+            assertTrue(dead.getMessage().contains("node 0-0"), dead.getMessage());
         }
     }
 }

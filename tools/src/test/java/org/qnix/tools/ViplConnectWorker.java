@@ -1,7 +1,11 @@
 package org.qnix.tools;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
+import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.vipl.Reliability;
 import org.qnix.vipl.Vi;
@@ -19,6 +23,20 @@ public final class ViplConnectWorker
 {
     private ViplConnectWorker()
     {
+    }
+
+    /** Starts the worker on NIC 0-0 of {@code dir}'s cluster, asking the server at 1-0 under {@code discriminator}. */
+    static Process start(final ClusterDirectory dir, final String discriminator) throws IOException
+    {
+        return ChildCommand.start(ViplConnectWorker.class, dir.name(), "0-0", "1-0", discriminator);
+    }
+
+    /** @return the worker's VI index, once it said it is connected (the server accepted it first). */
+    static int connected(final Process worker) throws IOException
+    {
+        final String line = ChildCommand.output(worker).readLine();
+        assertTrue(null != line && line.startsWith("connected "), "the worker said: " + line);
+        return Integer.parseInt(line.substring("connected ".length()));
     }
 
     public static void main(final String[] args) throws Exception

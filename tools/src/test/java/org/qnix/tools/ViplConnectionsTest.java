@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -224,17 +222,11 @@ class ViplConnectionsTest extends ViplClusterTest
         try (ViplNic serverNic = Vipl.openNic("1-0", dir.name()))
         {
             final Vi server = vi(serverNic, Reliability.RELIABLE_DELIVERY, 4096);
-            final List<String> command = ChildCommand.java(ViplConnectWorker.class.getName());
-            command.addAll(List.of(dir.name(), "0-0", "1-0", "kill"));
-            final Process worker = new ProcessBuilder(command).redirectErrorStream(true).start();
+            final Process worker = ViplConnectWorker.start(dir, "kill");
             try
             {
                 serverNic.connectWait("kill".getBytes(StandardCharsets.US_ASCII), 120_000).accept(server);
-                final BufferedReader out =
-                    new BufferedReader(new InputStreamReader(worker.getInputStream(), StandardCharsets.UTF_8));
-                final String line = out.readLine();
-                assertTrue(null != line && line.startsWith("connected "), "the worker said: " + line);
-                final int clientVi = Integer.parseInt(line.substring("connected ".length()));
+                final int clientVi = ViplConnectWorker.connected(worker);
                 assertEquals(ViTableEntry.STATE_CONNECTED, state(0, clientVi));
 
                 assertTrue(worker.toHandle().destroyForcibly(), "kill -9");

@@ -196,6 +196,120 @@ class ViplCqTest extends ViplClusterTest
     }
 
     /**
+     * {@code VipResizeCQ} on a CQ with completions queued: they come out after it in their order, from a
+     * ring that now holds more (or fewer) than before; a size below what is queued is refused and the
+     * CQ goes on; a thread asleep on the CQ during a resize gets the next completion. Reliable
+     * Reception, so that a send completes only after the receive's CQ entry is there.
+     */
+    @Test
+    void aResizeKeepsTheQueuedCompletionsInOrderAndAWaiterGoesOnOnTheNewRing() throws Exception
+    {
+        try (ViplNic serverNic = Vipl.openNic("1-0", dir.name()); ViplNic clientNic = Vipl.openNic("0-0", dir.name()))
+        {
+            final CompletionQueue cq = serverNic.createCq(4);
+            final Pair pair = Pair.connect(serverNic, clientNic, Reliability.RELIABLE_RECEPTION, cq, "cq-resize");
+            int next = 0;
+            for (; next < 3; next++)
+            {
+                pair.postReceive(next, 16);
+                pair.send(next, 4, next);
+            }
+            int taken = takeInOrder(cq, pair, 0, 1);
+            assertEquals(ViplResult.INVALID_PARAMETER, assertThrows(ViplException.class, () -> cq.resize(1)).result(),
+                "two completions are queued");
+            assertEquals(4, cq.entries(), "the refused resize left the CQ as it was");
+            assertEquals(2, cq.queued());
+
+            cq.resize(64);
+            assertEquals(64, cq.entries());
+            assertEquals(2, cq.queued(), "the queued completions moved with it");
+            taken = takeInOrder(cq, pair, taken, 2);
+
+            // A thread asleep on the CQ while it is resized.
+            final CountDownLatch waiting = new CountDownLatch(1);
+            final CompletableFuture<CompletionQueue.Completion> waiter = CompletableFuture.supplyAsync(() ->
+            {
+                waiting.countDown();
+                return cq.await(120_000);
+            }, threads);
+            waiting.await();
+            Thread.sleep(200);
+            cq.resize(8);
+            pair.postReceive(next, 16);
+            pair.send(next, 4, next);
+            next++;
+            final CompletionQueue.Completion woken = waiter.get(120, TimeUnit.SECONDS);
+            assertSame(pair.server, woken.vi());
+            assertEquals(taken, pair.serverMemory.buffer().getInt(DATA + pair.server.recvDone().offset() /
+                ViplDescriptor.ALIGNMENT * 16), "the waiter's completion is the next message");
+            taken++;
+
+            // More queued than the CQ was created with: the new capacity is real.
+            for (int m = 0; m < 6; m++, next++)
+            {
+                pair.postReceive(next, 16);
+                pair.send(next, 4, next);
+            }
+            assertEquals(6, cq.queued());
+            assertTrue(!cq.isOverflowed());
+            taken = takeInOrder(cq, pair, taken, 6);
+            cq.resize(2);
+            assertEquals(2, cq.entries(), "smaller than created, with nothing queued");
+            pair.postReceive(next, 16);
+            pair.send(next, 4, next);
+            next++;
+            takeInOrder(cq, pair, taken, 1);
+            assertNull(cq.done());
+            pair.close();
+            pair.server.close();
+            cq.close();
+        }
+    }
+
+    /** A CQ resized twice gives back all three rings' pages when it is destroyed. */
+    @Test
+    void aResizedCqGivesBackEveryRingWhenDestroyed() throws Exception
+    {
+        try (ViplNic nic = Vipl.openNic("0-0", dir.name()))
+        {
+            final int before = freePages();
+            final CompletionQueue cq = nic.createCq(16);
+            cq.resize(4096);
+            cq.resize(2);
+            assertTrue(freePages() < before - 1, "the resized CQ holds pages");
+            cq.close();
+            TestClusters.await("the rings' pages given back", () -> freePages() == before);
+            assertEquals(ViplResult.INVALID_STATE, assertThrows(ViplException.class, () -> cq.resize(8)).result(),
+                "a destroyed CQ");
+        }
+    }
+
+    private static int freePages()
+    {
+        return ClusterStatus.read(dir).nodes().get(0).freePages();
+    }
+
+    /**
+     * Takes {@code count} CQ entries, each the server's receive of the next message (its first int is
+     * {@code first}, {@code first + 1}, ...). @return the number of the message after them.
+     */
+    private static int takeInOrder(final CompletionQueue cq, final Pair pair, final int first, final int count)
+    {
+        for (int m = first; m < first + count; m++)
+        {
+            final CompletionQueue.Completion c = cq.done();
+            assertNotNull(c, "the completion of message " + m);
+            assertSame(pair.server, c.vi());
+            assertTrue(!c.sendQueue());
+            final Descriptor got = pair.server.recvDone();
+            assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE, got.status(), "message " + m);
+            assertEquals(m, pair.serverMemory.buffer().getInt(DATA + got.offset() / ViplDescriptor.ALIGNMENT * 16),
+                "message " + m + " in its receive");
+        }
+        return first + count;
+    }
+
+    /**
      * Two connected ends for the tests of this package: the server's VI on node 1-0 (its receive queue
      * on {@code cq} if there is one), the client's on 0-0, each with 256 KiB registered whole.
      * Receive k uses descriptor slot k (64 bytes each) and the 16 data bytes at {@code DATA + 16 k}.

@@ -36,7 +36,9 @@ import org.qnix.vipl.ViplNic;
  * outside its region, foreign ptag or handle, deregistered) complete with FORMAT / PROTECTION / LENGTH;
  * an Unreliable VI stays connected, a reliable one goes to Error with its peer; Error flushes what was
  * posted before and after, and only {@code disconnect()} leaves it; a receive shorter than the message;
- * RDMA writes without enable, into another ptag's region or past a region's end; a CQ overflowing.
+ * RDMA writes without enable, into another ptag's region or past a region's end; a CQ overflowing;
+ * a bad receive behind a good one on an Unreliable VI completing after it; a VI destroyed while Idle
+ * and made again in its entry for the same process keeping nothing of the old one's receives.
  * (A peer killed and a NIC stopped: {@link ViplKillTest}.)
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
@@ -181,6 +183,103 @@ class ViplEdgesTest extends ViplClusterTest
             va.disconnect();
             vb.disconnect();
         }
+    }
+
+    /**
+     * VIA completes a queue in posting order: on an Unreliable VI, which stays connected, a bad receive
+     * posted behind a good one waits (the NIC has taken both posts) and completes after the message
+     * the good one takes, writing nothing of its own.
+     */
+    @Test
+    void aBadReceiveBehindAGoodOneOnAnUnreliableViCompletesAfterIt() throws Exception
+    {
+        try (ViplEnd a = new ViplEnd(dir, "0-0", 1, MEMORY); ViplEnd b = new ViplEnd(dir, "1-0", 1, MEMORY))
+        {
+            final Vi va = a.vi(Reliability.UNRELIABLE, MAX_TRANSFER, false, false);
+            final Vi vb = b.vi(Reliability.UNRELIABLE, MAX_TRANSFER, false, false);
+            ViplEnd.connect(a, va, b, vb, "edges-order");
+            final Vi probe = b.vi(Reliability.UNRELIABLE, MAX_TRANSFER, false, false);
+            b.untouch();
+            final Descriptor good = b.receive(0, 0, 1000);
+            final Descriptor outside = b.descriptor(1);
+            outside.fields().reset().control(ViplDescriptor.OP_SEND).segmentCount(1)
+                .dataSegment(0, b.data[0].address(MEMORY - 10), b.regions[0].handle(), 20);
+            vb.postRecv(good, b.descriptorRegion);
+            vb.postRecv(outside, b.descriptorRegion);
+            awaitPostsTaken(b, probe);
+            assertEquals(0, outside.status(), "the bad receive waits for the good one before it");
+
+            final Descriptor send = a.send(7, 2000, 100, 4242);
+            va.postSend(send, a.descriptorRegion);
+            assertSame(send, va.sendWait(ViplEnd.TIMEOUT_MS));
+            assertSame(good, vb.recvWait(ViplEnd.TIMEOUT_MS));
+            assertEquals(OK_RECEIVE, good.status());
+            assertSame(outside, vb.recvWait(ViplEnd.TIMEOUT_MS));
+            assertEquals(OK_RECEIVE | ViplDescriptor.STATUS_PROTECTION_ERROR, outside.status());
+            b.assertMessage(0, 100, 4242);
+            b.buffer(0).setMemory(0, 100, ViplEnd.UNTOUCHED);
+            assertNull(b.firstTouched(), "only the good receive's bytes were written");
+            assertEquals(ViState.CONNECTED, vb.query().state());
+            va.disconnect();
+            vb.disconnect();
+            probe.close();
+        }
+    }
+
+    /**
+     * A VI destroyed while Idle with a receive posted, and made again in the same VI table entry for
+     * the same process, starts with empty queues: the old receive never completes into the new VI.
+     */
+    @Test
+    void aViMadeAgainInTheSameEntryForTheSameProcessKeepsNothingPostedToTheOldOne() throws Exception
+    {
+        try (ViplEnd a = new ViplEnd(dir, "0-0", 1, MEMORY); ViplEnd b = new ViplEnd(dir, "1-0", 1, MEMORY))
+        {
+            b.untouch();
+            final Vi old = b.vi(Reliability.UNRELIABLE, MAX_TRANSFER, false, false);
+            final Vi probe = b.vi(Reliability.UNRELIABLE, MAX_TRANSFER, false, false);
+            final Descriptor oldReceive = b.receive(0, 0, 1000);
+            old.postRecv(oldReceive, b.descriptorRegion);
+            // A post names only the VI's index: it must reach the NIC before the VI is destroyed.
+            awaitPostsTaken(b, probe);
+            final int entry = old.index();
+            old.close();
+            final Vi vb = b.vi(Reliability.UNRELIABLE, MAX_TRANSFER, false, false);
+            assertEquals(entry, vb.index(), "the same VI table entry");
+            final Descriptor fresh = b.receive(1, 4000, 1000);
+            b.postRecvTaken(vb, fresh);
+            final Vi va = a.vi(Reliability.UNRELIABLE, MAX_TRANSFER, false, false);
+            ViplEnd.connect(a, va, b, vb, "edges-generation");
+
+            final Descriptor send = a.send(7, 2000, 100, 77);
+            va.postSend(send, a.descriptorRegion);
+            assertSame(send, va.sendWait(ViplEnd.TIMEOUT_MS));
+            assertSame(fresh, vb.recvWait(ViplEnd.TIMEOUT_MS));
+            assertEquals(OK_RECEIVE, fresh.status());
+            assertEquals(100, fresh.length());
+            assertEquals(0, oldReceive.status(), "the old VI's receive is not completed");
+            b.buffer(0).setMemory(4000, 100, ViplEnd.UNTOUCHED);
+            assertNull(b.firstTouched(), "nothing landed where the old receive points");
+            va.disconnect();
+            vb.disconnect();
+            assertEquals(0, oldReceive.status(), "nor by the disconnect's flush");
+            probe.close();
+        }
+    }
+
+    /**
+     * Returns once the NIC of {@code end} has carried out every post its process made before: a
+     * receive with an op the receive queue may not carry completes FORMAT at once on {@code probe},
+     * and the NIC takes a process's Command Queue in order.
+     */
+    private static void awaitPostsTaken(final ViplEnd end, final Vi probe)
+    {
+        final Descriptor bad = end.descriptor(3);
+        bad.fields().reset().control(ViplDescriptor.OP_RDMA_WRITE).segmentCount(1)
+            .dataSegment(0, end.data[0].address(0), end.regions[0].handle(), 20);
+        probe.postRecv(bad, end.descriptorRegion);
+        assertSame(bad, probe.recvWait(ViplEnd.TIMEOUT_MS));
+        assertEquals(OK_RECEIVE | ViplDescriptor.STATUS_FORMAT_ERROR, bad.status());
     }
 
     /**

@@ -6,11 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -66,28 +62,8 @@ class ViplKillTest extends ViplClusterTest
                     .dataSegment(0, server.data[i].address(0), server.regions[i].handle(), server.data[i].length());
             }
             server.postRecvTaken(vi, receives);
-            final List<String> command = ChildCommand.java(ViplStreamWorker.class.getName());
-            command.addAll(List.of(dir.name(), "0-0", "1-0", key, level.name()));
-            final Process worker = new ProcessBuilder(command).redirectErrorStream(true).start();
-            final List<String> said = new ArrayList<>();
-            final Thread reader = new Thread(() ->
-            {
-                try (BufferedReader out =
-                    new BufferedReader(new InputStreamReader(worker.getInputStream(), StandardCharsets.UTF_8)))
-                {
-                    for (String line; null != (line = out.readLine()); )
-                    {
-                        synchronized (said)
-                        {
-                            said.add(line);
-                        }
-                    }
-                }
-                catch (final java.io.IOException ignore)
-                {
-                }
-            });
-            reader.start();
+            final Process worker = ChildCommand.start(ViplStreamWorker.class, dir.name(), "0-0", "1-0", key, level.name());
+            final ChildCommand.Lines said = ChildCommand.collect(worker, null);
             try
             {
                 server.nic.connectWait(key.getBytes(StandardCharsets.US_ASCII), ViplEnd.TIMEOUT_MS).accept(vi);
@@ -162,7 +138,7 @@ class ViplKillTest extends ViplClusterTest
             {
                 worker.destroyForcibly();
                 worker.waitFor();
-                reader.join(10_000);
+                said.join(10_000);
             }
         }
     }

@@ -5,13 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -65,29 +62,8 @@ class ViplMixedTest extends ViplClusterTest
             }
             server.postRecvTaken(vi, receives);
 
-            final List<String> command = ChildCommand.java(ViplMixedWorker.class.getName());
-            command.addAll(List.of(dir.name(), "0-0", "1-0", "mixed", hold.toString()));
-            final Process worker = new ProcessBuilder(command).redirectErrorStream(true).start();
-            final List<String> said = new ArrayList<>();
-            final Thread reader = new Thread(() ->
-            {
-                try (BufferedReader out =
-                    new BufferedReader(new InputStreamReader(worker.getInputStream(), StandardCharsets.UTF_8)))
-                {
-                    for (String line; null != (line = out.readLine()); )
-                    {
-                        System.out.println("worker: " + line);
-                        synchronized (said)
-                        {
-                            said.add(line);
-                        }
-                    }
-                }
-                catch (final java.io.IOException ignore)
-                {
-                }
-            });
-            reader.start();
+            final Process worker = ChildCommand.start(ViplMixedWorker.class, dir.name(), "0-0", "1-0", "mixed", hold.toString());
+            final ChildCommand.Lines said = ChildCommand.collect(worker, "worker: ");
             try
             {
                 server.nic.connectWait("mixed".getBytes(StandardCharsets.US_ASCII), ViplEnd.TIMEOUT_MS).accept(vi);
@@ -119,26 +95,16 @@ class ViplMixedTest extends ViplClusterTest
                     server.assertMessage(k * 160 * 1024, length(k), k);
                     assertSame(vi, server.cq.await(ViplEnd.TIMEOUT_MS).vi());
                 }
-                TestClusters.await("the worker done sending", () ->
-                {
-                    synchronized (said)
-                    {
-                        return said.contains("sent");
-                    }
-                });
-                final int workerVi;
-                synchronized (said)
-                {
-                    workerVi = Integer.parseInt(said.stream().filter(l -> l.startsWith("connected ")).findFirst()
-                        .orElseThrow().substring("connected ".length()));
-                }
+                TestClusters.await("the worker done sending", () -> said.contains("sent"));
+                final int workerVi = Integer.parseInt(said.said().stream().filter(l -> l.startsWith("connected "))
+                    .findFirst().orElseThrow().substring("connected ".length()));
                 assertStatusListsBothEnds(vi, workerVi, server);
             }
             finally
             {
                 Files.deleteIfExists(hold);
                 assertTrue(worker.waitFor(2, TimeUnit.MINUTES), "the worker ends once let go");
-                reader.join(10_000);
+                said.join(10_000);
                 assertEquals(0, worker.exitValue(), "the worker said: " + said);
                 worker.destroyForcibly();
             }

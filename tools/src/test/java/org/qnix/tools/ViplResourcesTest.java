@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -208,13 +206,10 @@ class ViplResourcesTest extends ViplClusterTest
     @Test
     void aViaProcessKilledWithSigkillLeavesNothingInTheNicTables() throws Exception
     {
-        final List<String> command = ChildCommand.java(ViplResourcesWorker.class.getName());
-        command.add(dir.name());
-        command.add("1-0");
-        final Process worker = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final Process worker = ChildCommand.start(ViplResourcesWorker.class, dir.name(), "1-0");
         try
         {
-            final BufferedReader out = new BufferedReader(new InputStreamReader(worker.getInputStream(), StandardCharsets.UTF_8));
+            final BufferedReader out = ChildCommand.output(worker);
             final StringBuilder seen = new StringBuilder();
             String line;
             while (null != (line = out.readLine()) && !line.equals("ready"))
