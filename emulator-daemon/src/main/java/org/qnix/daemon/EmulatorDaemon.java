@@ -14,6 +14,7 @@ import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicProcessor;
 import org.qnix.firmware.IdleStrategies;
 import org.qnix.firmware.NodeImage;
 
@@ -48,6 +49,10 @@ public final class EmulatorDaemon implements Callable<Integer>
         description = "Firmware idle strategy: backoff, yield or busy.")
     private String idle;
 
+    @Option(names = "--nic-cpu", defaultValue = "auto",
+        description = "The CPU of the NICs' control programs (shared placement): auto, none or a CPU number.")
+    private String nicCpu;
+
     @Option(names = "--debug-port", description = "NODE=PORT: start that node's firmware JVM with a JDWP agent.")
     private Map<String, Integer> debugPorts = new LinkedHashMap<>();
 
@@ -73,13 +78,16 @@ public final class EmulatorDaemon implements Callable<Integer>
         final ClusterParameters params = ClusterParameters.fromProperties(props);
         ClusterProperties.checkFirmwareMode(firmwareMode);
         IdleStrategies.parse(idle);
+        final int cpu = NicProcessor.resolve(nicCpu, firmwareMode);
 
         final long pid = ProcessHandle.current().pid();
         final long startMs = ProcessHandle.current().info().startInstant()
             .map(java.time.Instant::toEpochMilli).orElse(System.currentTimeMillis());
         // `cluster up` created the directory and its marker; a daemon started by hand creates them itself.
         ClusterFiles.createOrCheck(dir, sharedWithGroup);
-        ClusterProperties state = ClusterProperties.of(params, pid, startMs, firmwareMode, ClusterProperties.STATE_STARTING);
+        // The firmware JVM binds itself to the CPU, and registering programs move off it, as this file says.
+        ClusterProperties state = ClusterProperties.of(params, pid, startMs, firmwareMode, ClusterProperties.STATE_STARTING)
+            .with(ClusterProperties.NIC_CPU, Integer.toString(cpu));
         state.write(dir.propertiesFile());
         Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(false), "daemon-shutdown"));
 
@@ -147,7 +155,7 @@ public final class EmulatorDaemon implements Callable<Integer>
         }
         upState.write(dir.propertiesFile());
         System.out.println("cluster " + dir.name() + " is up: " + params.nodeCount() + " nodes, firmware as " +
-            firmwareMode + ", daemon pid " + pid);
+            firmwareMode + (cpu >= 0 ? " on CPU " + cpu : "") + ", daemon pid " + pid);
         stopped.await();
         return 0;
     }

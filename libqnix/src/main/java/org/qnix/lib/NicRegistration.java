@@ -12,6 +12,7 @@ import org.qnix.abi.DriverProtocol;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicProcessor;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessName;
 import org.qnix.host.DriverException;
@@ -43,10 +44,13 @@ final class NicRegistration
     final MappedFile hps;
     final MappedFile control;
     final NicWakeMapping wake;
+    /** This process keeps off the NICs' CPU while registered (NicProcessor). */
+    final NicProcessor.Avoidance offNicCpu;
 
     private NicRegistration(final ProcessName name, final NicCoordinates node, final String clusterName,
         final ClusterParameters params, final int nicPid, final DriverProxy driver, final MappedFile vni,
-        final MappedFile hps, final MappedFile control, final NicWakeMapping wake)
+        final MappedFile hps, final MappedFile control, final NicWakeMapping wake,
+        final NicProcessor.Avoidance offNicCpu)
     {
         this.name = name;
         this.node = node;
@@ -58,6 +62,7 @@ final class NicRegistration
         this.hps = hps;
         this.control = control;
         this.wake = wake;
+        this.offNicCpu = offNicCpu;
     }
 
     /**
@@ -150,7 +155,7 @@ final class NicRegistration
                 throw ex;
             }
             return new NicRegistration(name, where, clusterName, params, registration.nicPid(), driver, vni,
-                hps, control, wake);
+                hps, control, wake, NicProcessor.avoid(props.nicCpu(), "qnix"));
         }
         finally
         {
@@ -174,6 +179,7 @@ final class NicRegistration
     void release(final boolean quiescent, final MappingGuard guard, final long waitedNs)
     {
         driver.close();
+        offNicCpu.close();
         if (quiescent)
         {
             vni.close();

@@ -15,6 +15,7 @@ import org.qnix.abi.CqRingLayout;
 import org.qnix.abi.FileDescriptorBlock;
 import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicProcessor;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ViTableEntry;
 import org.qnix.abi.ViaProcessStructuresLayout;
@@ -100,11 +101,15 @@ public final class ViplNic implements AutoCloseable
     private ExecutorService notifications;
     private final Object notificationsLock = new Object();
     private volatile boolean closed;
+    /** This process keeps off the NICs' CPU while the NIC is open (NicProcessor). */
+    private final NicProcessor.Avoidance offNicCpu;
 
     private ViplNic(final NicCoordinates node, final String clusterName, final ClusterParameters params,
         final Path hostMemory, final DriverProxy driver, final ViaRegistration registration, final MappedFile structures,
-        final MappedFile vni, final MappedFile hps, final MappedFile control, final NicWakeMapping wake)
+        final MappedFile vni, final MappedFile hps, final MappedFile control, final NicWakeMapping wake,
+        final NicProcessor.Avoidance offNicCpu)
     {
+        this.offNicCpu = offNicCpu;
         this.vni = vni;
         this.hps = hps;
         this.control = control;
@@ -171,7 +176,7 @@ public final class ViplNic implements AutoCloseable
                     new NicSdramLayout(params).controlProgramOffset(), ControlProgramLayout.LENGTH);
                 final NicWakeMapping wake = NicWakeMapping.map(dir, node);
                 final ViplNic nic = new ViplNic(node, clusterName, params, dir.hostMemory(node), driver, registration,
-                    structures, vni, hps, control, wake);
+                    structures, vni, hps, control, wake, NicProcessor.avoid(props.nicCpu(), "vipl"));
                 nic.eventsThread.start();
                 return nic;
             }
@@ -643,6 +648,7 @@ public final class ViplNic implements AutoCloseable
         }
         driver.deregister();
         driver.close();
+        offNicCpu.close();
         for (final ViplMemory memory : memories)
         {
             memory.unmap();

@@ -15,6 +15,7 @@ import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicProcessor;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -53,6 +54,13 @@ public final class FirmwareMain implements Callable<Integer>
         final ClusterProperties props = ClusterProperties.read(dir.propertiesFile())
             .orElseThrow(() -> new IllegalStateException("no cluster at " + clusterDir));
         final ClusterParameters params = props.parameters();
+        // Before any agent starts, so that every thread of this JVM, the duty cycle's too, runs there.
+        final String unbound = NicProcessor.bindProcess(props.nicCpu());
+        if (null != unbound)
+        {
+            System.out.println("NICs " + String.join(", ", nodes) + ": not bound to CPU " + props.nicCpu() + ": " +
+                unbound);
+        }
 
         final List<LoadedFirmware> firmware = new ArrayList<>();
         for (final String node : nodes)
@@ -77,7 +85,8 @@ public final class FirmwareMain implements Callable<Integer>
         }
         System.out.println("NIC" + (1 == nodes.size() ? " " : "s ") + String.join(", ", nodes) +
             " control program" + (1 == nodes.size() ? "" : "s (one thread)") + " running (pid " +
-            ProcessHandle.current().pid() + (debugPort > 0 ? ", JDWP on port " + debugPort : "") + ")");
+            ProcessHandle.current().pid() + (props.nicCpu() >= 0 && null == unbound ? ", CPU " + props.nicCpu() : "") +
+            (debugPort > 0 ? ", JDWP on port " + debugPort : "") + ")");
 
         if (daemonPid > 0)
         {

@@ -38,6 +38,8 @@ public final class ClusterProperties
     /** Every NIC's control program round-robin on one thread of one firmware JVM (the "hardware"). */
     public static final String FIRMWARE_SHARED = "shared";
     public static final List<String> FIRMWARE_MODES = List.of(FIRMWARE_SHARED, FIRMWARE_PROCESSES, FIRMWARE_THREADS);
+    /** Key of the NICs' CPU ({@link NicProcessor}), absent or -1 for none. */
+    public static final String NIC_CPU = "nicCpu";
 
     /**
      * @return {@code mode} if it is a firmware placement.
@@ -158,6 +160,12 @@ public final class ClusterProperties
     public String firmwareMode()
     {
         return props.getProperty("firmware", FIRMWARE_PROCESSES);
+    }
+
+    /** @return the CPU the NICs' control programs run on and registered programs keep off (NicProcessor). */
+    public int nicCpu()
+    {
+        return Integer.parseInt(props.getProperty(NIC_CPU, Integer.toString(NicProcessor.NONE)));
     }
 
     public String state()

@@ -4,17 +4,26 @@ import java.nio.file.Path;
 
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.MappedFile;
+import org.qnix.abi.NicProcessor;
 
 /**
  * The relay baseline (issue 13): the least a path with one agent in the middle costs on this machine.
  * Three JVMs share a mapping: this one (A) copies the message in and yields while it waits; a relay JVM
  * busy-spins, copying each message on to B and each answer back to A; B yields, copies the message
  * into its answer and sends it back. QNIX with shared firmware has the same shape: program, one thread
- * of control programs, program.
+ * of control programs, program; and the same placement: the relay JVM runs on the CPU a default cluster
+ * gives its NICs, A and B keep off it.
  */
 public final class RelayTransport implements LatencyTransport
 {
+    /**
+     * Where a default cluster puts its NICs' control programs: the relay stands in for them there, and
+     * the ends keep off it, as programs keep off the NICs' CPU.
+     */
+    private static final int RELAY_CPU = NicProcessor.resolve("auto", ClusterProperties.FIRMWARE_SHARED);
+
     private final Path file;
     private final MappedFile mapping;
     private final UnsafeBuffer shared;
@@ -22,6 +31,8 @@ public final class RelayTransport implements LatencyTransport
     private final int maxSize;
     private final PeerProcess relay;
     private final PeerProcess echo;
+    /** The measuring JVM keeps off the relay's CPU, as a program keeps off the NICs' CPU (NicProcessor). */
+    private final NicProcessor.Avoidance offRelayCpu;
     private long sequence;
 
     private RelayTransport(final Path file, final MappedFile mapping, final int maxSize, final PeerProcess relay,
@@ -34,6 +45,7 @@ public final class RelayTransport implements LatencyTransport
         this.message = new UnsafeBuffer(new byte[Math.max(1, maxSize)]);
         this.relay = relay;
         this.echo = echo;
+        this.offRelayCpu = NicProcessor.avoid(RELAY_CPU, "relay");
     }
 
     public static RelayTransport start(final int maxSize)
@@ -86,7 +98,7 @@ public final class RelayTransport implements LatencyTransport
     public void close()
     {
         shared.putLongRelease(RelayLayout.sequenceOffset(RelayLayout.A_TO_RELAY), RelayLayout.STOP);
-        CloseHelper.quietCloseAll(relay, echo, mapping);
+        CloseHelper.quietCloseAll(relay, echo, mapping, offRelayCpu);
         BenchFiles.delete(file);
     }
 
@@ -102,6 +114,7 @@ public final class RelayTransport implements LatencyTransport
     /** The relay, in a peer JVM: busy-spins, copying A's messages on to B and B's answers back to A. */
     static void relay(final Path file, final int maxSize)
     {
+        NicProcessor.bindProcess(RELAY_CPU);
         try (MappedFile mapping = MappedFile.mapExisting(file))
         {
             final UnsafeBuffer shared = mapping.buffer();
@@ -152,6 +165,7 @@ public final class RelayTransport implements LatencyTransport
     /** B, in a peer JVM: yields until the relay brings a message, answers it with the same bytes. */
     static void echo(final Path file, final int maxSize)
     {
+        NicProcessor.avoid(RELAY_CPU, "relay-echo");
         try (MappedFile mapping = MappedFile.mapExisting(file))
         {
             final UnsafeBuffer shared = mapping.buffer();

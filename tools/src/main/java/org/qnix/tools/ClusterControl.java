@@ -21,6 +21,7 @@ import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.FileModes;
 import org.qnix.abi.JvmFlags;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicProcessor;
 import org.qnix.daemon.ClusterFiles;
 import org.qnix.daemon.ClusterLock;
 import org.qnix.daemon.ClusterState;
@@ -52,6 +53,7 @@ public final class ClusterControl
         final ClusterParameters params;
         String firmware = ClusterProperties.FIRMWARE_SHARED;
         String idle = "backoff";
+        String nicCpu = "auto";
         boolean sharedWithGroup;
         final Map<NicCoordinates, Integer> debugPorts = new LinkedHashMap<>();
 
@@ -81,6 +83,17 @@ public final class ClusterControl
                     IdleStrategies.YIELD + " or " + IdleStrategies.BUSY);
             }
             this.idle = idle;
+            return this;
+        }
+
+        /**
+         * @param cpu {@code auto} (the default: the highest-numbered CPU with the shared placement on two
+         *            or more CPUs), {@code none}, or a CPU number: the CPU the firmware JVM binds itself to
+         *            and registered programs keep off ({@code NicProcessor}).
+         */
+        public Settings nicCpu(final String cpu)
+        {
+            this.nicCpu = cpu;
             return this;
         }
 
@@ -143,6 +156,8 @@ public final class ClusterControl
                 "firmware JVM, so give one node (its port is the JVM's); break on one node with a condition " +
                 "such as nodeName.equals(\"1-0\") in SendScheduler or ReceiveTable");
         }
+        // Here, not in the daemon: there it would fail after the cluster's files were made.
+        NicProcessor.resolve(settings.nicCpu, settings.firmware);
         // Before anything is made: a sparse file that cannot grow would kill its JVM with SIGBUS later,
         // and a daemon past the kernel's mapping limit would die of native out-of-memory.
         new ClusterFootprint(settings.params).refusal(settings.name, dir.path().getParent())
@@ -202,6 +217,7 @@ public final class ClusterControl
         command.add("--cluster-dir=" + dir.path());
         command.add("--firmware=" + settings.firmware);
         command.add("--idle=" + settings.idle);
+        command.add("--nic-cpu=" + settings.nicCpu);
         if (settings.sharedWithGroup)
         {
             command.add("--shared-with-group");

@@ -11,7 +11,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicProcessor;
 import org.qnix.abi.ShortFlow;
 import org.qnix.daemon.ClusterLock;
 import org.qnix.daemon.ClusterState;
@@ -132,6 +134,12 @@ public final class QnixCommand implements Runnable
                 "yield or busy.")
         String idle;
 
+        @Option(names = "--nic-cpu", defaultValue = "auto", paramLabel = "auto|none|CPU",
+            description = "The CPU that plays the NICs' processor with --firmware shared: the firmware JVM runs " +
+                "there and every program registered with the cluster keeps off it while registered (default auto: " +
+                "the highest-numbered CPU on a machine with two or more; none: the scheduler decides).")
+        String nicCpu;
+
         @Option(names = "--hot-us", paramLabel = "MICROSECONDS",
             description = "How long the firmware (idle backoff) keeps spinning, and the programs' backoff and sleep " +
                 "doorbell waits keep yielding, after their last work before they park or sleep (default 300; 0: at once).")
@@ -196,7 +204,7 @@ public final class QnixCommand implements Runnable
             }
             final ClusterControl.Settings settings =
                 new ClusterControl.Settings(clusterName(name), builder.build()).firmware(firmware).idle(idle)
-                    .sharedWithGroup(sharedWithGroup);
+                    .nicCpu(nicCpu).sharedWithGroup(sharedWithGroup);
             int nextPort = 5005;
             for (final String spec : debug)
             {
@@ -207,8 +215,11 @@ public final class QnixCommand implements Runnable
             }
             final ClusterDirectory dir = ClusterControl.up(settings, System.out);
             final ClusterParameters params = settings.params;
+            final int cpu = ClusterProperties.read(dir.propertiesFile()).map(ClusterProperties::nicCpu)
+                .orElse(NicProcessor.NONE);
             System.out.println("cluster '" + dir.name() + "' is up: " + params.torusWidth() + "x" + params.torusHeight() +
-                " torus, " + params.nodeCount() + " NICs, firmware as " + settings.firmware + ", short messages " +
+                " torus, " + params.nodeCount() + " NICs, firmware as " + settings.firmware +
+                (cpu >= 0 ? " on CPU " + cpu + " (programs keep off it)" : "") + ", short messages " +
                 params.shortFlow().text() + ", files in " + dir.path());
             settings.debugPorts.forEach((node, port) -> System.out.println("  firmware of node " + node +
                 " listens for a debugger on port " + port + ": jdb -attach localhost:" + port +

@@ -1,0 +1,146 @@
+package org.qnix.tools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.ClusterProperties;
+import org.qnix.abi.NicProcessor;
+import org.qnix.lib.Qnix;
+import org.qnix.vipl.Vipl;
+import org.qnix.vipl.ViplNic;
+
+/**
+ * The NICs' processor on a real cluster: with the shared placement the firmware JVM runs on the
+ * cluster's NIC CPU alone, a process keeps off it while it holds a QNIX or VIPL registration and gets
+ * its CPUs back when it closes the last; {@code --firmware processes} and {@code --nic-cpu none} bind
+ * nothing; a CPU that is not online is refused before anything is made.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class NicProcessorClusterTest
+{
+    @Test
+    void theFirmwareRunsOnTheNicCpuAndARegisteredProcessKeepsOffItUntilItsLastRegistrationCloses() throws Exception
+    {
+        final int cpu = NicProcessor.resolve("auto", ClusterProperties.FIRMWARE_SHARED);
+        assumeTrue(cpu >= 1, "needs two CPUs");
+        final TreeSet<Integer> mine = cpusOf(ProcessHandle.current().pid());
+        assumeTrue(mine.contains(cpu) && mine.size() > 1, "this JVM may run on CPU " + cpu + " and another: " + mine);
+
+        final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("cpu"), 2, 1, "shared");
+        try
+        {
+            assertEquals(cpu, ClusterProperties.read(dir.propertiesFile()).orElseThrow().nicCpu());
+            final long firmware = ClusterStatus.read(dir).nodes().get(0).firmwarePid();
+            assertEquals(new TreeSet<>(List.of(cpu)), cpusOf(firmware), "every thread of the firmware JVM");
+            final CliResult status = CliResult.run("cluster", "status", "--name", dir.name());
+            assertTrue(status.out.contains("firmware as shared on CPU " + cpu), status.out);
+
+            final Qnix qnix = TestClusters.registerAlone(dir, 811, "0-0");
+            final TreeSet<Integer> registered = cpusOf(ProcessHandle.current().pid());
+            assertFalse(registered.contains(cpu), "registered: " + registered);
+            final ViplNic nic = Vipl.openNic("1-0", dir.name());
+            qnix.close();
+            assertFalse(cpusOf(ProcessHandle.current().pid()).contains(cpu), "the VIPL NIC is still open");
+            nic.close();
+            assertEquals(mine, cpusOf(ProcessHandle.current().pid()), "every registration closed");
+        }
+        finally
+        {
+            TestClusters.down(dir);
+        }
+    }
+
+    @Test
+    void processesPlacementAndNoneBindNothingAndAnOfflineCpuIsRefused() throws Exception
+    {
+        final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("cpu"), 2, 1, "processes");
+        try
+        {
+            assertEquals(NicProcessor.NONE, ClusterProperties.read(dir.propertiesFile()).orElseThrow().nicCpu());
+            for (final ClusterStatus.Node node : ClusterStatus.read(dir).nodes())
+            {
+                assertNotEquals(1, cpusOf(node.firmwarePid()).size(), "unbound: the firmware JVM of " + node.node());
+            }
+        }
+        finally
+        {
+            TestClusters.down(dir);
+        }
+
+        final String name = TestClusters.uniqueName("cpu");
+        final CliResult none = CliResult.run("cluster", "up", "--name", name, "--torus", "1x1", "--nic-cpu", "none",
+            "--sdram", "64M", "--host-mem", "64M");
+        try
+        {
+            assertEquals(QnixCommand.OK, none.exit, none.err);
+            assertFalse(none.out.contains(" on CPU "), none.out);
+            assertEquals(NicProcessor.NONE,
+                ClusterProperties.read(ClusterDirectory.of(name).propertiesFile()).orElseThrow().nicCpu());
+        }
+        finally
+        {
+            TestClusters.down(ClusterDirectory.of(name));
+        }
+
+        final String refused = TestClusters.uniqueName("cpu");
+        final CliResult offline = CliResult.run("cluster", "up", "--name", refused, "--nic-cpu", "4096");
+        assertNotEquals(QnixCommand.OK, offline.exit);
+        assertTrue(offline.err.contains("--nic-cpu 4096: CPUs 0 to "), offline.err);
+        assertFalse(Files.exists(ClusterDirectory.of(refused).path()), "nothing made");
+    }
+
+    /** @return the CPUs any thread of process {@code pid} may run on, from /proc/PID/task/TID/status. */
+    private static TreeSet<Integer> cpusOf(final long pid) throws IOException
+    {
+        final TreeSet<Integer> cpus = new TreeSet<>();
+        final List<Path> threads = new ArrayList<>();
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task")))
+        {
+            tasks.forEach(threads::add);
+        }
+        for (final Path thread : threads)
+        {
+            final String status;
+            try
+            {
+                status = Files.readString(thread.resolve("status"));
+            }
+            catch (final IOException ex)
+            {
+                continue;   // the thread ended since the listing
+            }
+            for (final String line : status.split("\n"))
+            {
+                if (line.startsWith("Cpus_allowed_list:"))
+                {
+                    for (final String range : line.substring(line.indexOf(':') + 1).trim().split(","))
+                    {
+                        final int dash = range.indexOf('-');
+                        final int from = Integer.parseInt(dash < 0 ? range : range.substring(0, dash));
+                        final int to = Integer.parseInt(dash < 0 ? range : range.substring(dash + 1));
+                        for (int c = from; c <= to; c++)
+                        {
+                            cpus.add(c);
+                        }
+                    }
+                }
+            }
+        }
+        return cpus;
+    }
+}
