@@ -19,8 +19,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * {@code cluster up}) and every process that registers with the cluster moves off that CPU for as
  * long as it holds a registration. On two cores this keeps the one agent in the middle of every
  * conversation from sharing a core with a program. Measured with clusters with and without it side
- * by side (docs/PERFORMANCE.md, "The NICs' processor"): one-way p50 at 0, 64 and 4096 bytes 6.6-7.7
- * us in every part, against parts at 15-35 us without; 4 KiB streams at 2.4-2.6 GB/s against 0.7-2.5.
+ * by side (docs/PERFORMANCE.md, "The NICs' processor"): one-way p50 at 0, 64 and 4096 bytes within
+ * 6.7-7.2 us in every part, against parts at 12-22 us without; bandwidth about the same.
  *
  * <p>Binding is best effort: it changes where threads run, not what they compute. Where the calls
  * are missing or refused (another OS, a cpuset that excludes the CPU) nothing moves, and
