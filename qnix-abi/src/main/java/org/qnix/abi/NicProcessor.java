@@ -5,6 +5,10 @@ import java.nio.ByteBuffer;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
@@ -42,6 +46,7 @@ public final class NicProcessor
     private static final int MAX_CPUS = CPU_SET_BYTES * Byte.SIZE;
     private static final Path ONLINE_CPUS = Path.of("/sys/devices/system/cpu/online");
     private static final Path THREADS = Path.of("/proc/self/task");
+    private static final String ALLOWED_LIST = "Cpus_allowed_list:";
     private static final String UNAVAILABLE;
 
     /** Registrations of this process that hold it off the NICs' CPU, and the CPUs it had before the first. */
@@ -135,13 +140,70 @@ public final class NicProcessor
     /** @return the highest number in a Linux CPU list such as {@code 0-3,8,10-11}. */
     static int highestOf(final String list)
     {
-        int highest = -1;
-        for (final String range : list.split(","))
+        return cpuList(list).last();
+    }
+
+    /**
+     * @param list a Linux CPU list, as {@code /sys} and {@code /proc} write them: {@code 0-3,8,10-11}.
+     * @return its CPUs.
+     * @throws NumberFormatException if it is not one.
+     */
+    public static SortedSet<Integer> cpuList(final String list)
+    {
+        final SortedSet<Integer> cpus = new TreeSet<>();
+        for (final String range : list.trim().split(","))
         {
             final int dash = range.indexOf('-');
-            highest = Math.max(highest, Integer.parseInt((dash < 0 ? range : range.substring(dash + 1)).trim()));
+            final int from = Integer.parseInt((dash < 0 ? range : range.substring(0, dash)).trim());
+            final int to = Integer.parseInt((dash < 0 ? range : range.substring(dash + 1)).trim());
+            for (int cpu = from; cpu <= to; cpu++)
+            {
+                cpus.add(cpu);
+            }
         }
-        return highest;
+        return cpus;
+    }
+
+    /**
+     * The CPUs a process may run on, as the kernel has them for its threads ({@code Cpus_allowed_list} of
+     * {@code /proc/PID/task/TID/status}): whether a binding took, for {@code cluster status} and tests.
+     *
+     * <pre>{@code
+     * boolean bound = NicProcessor.allowedCpus(firmwarePid).equals(new TreeSet<>(List.of(props.nicCpu())));
+     * }</pre>
+     *
+     * @return the union over its threads; empty if the process is gone or {@code /proc} cannot be read.
+     */
+    public static SortedSet<Integer> allowedCpus(final long pid)
+    {
+        final SortedSet<Integer> cpus = new TreeSet<>();
+        final List<Path> threads = new ArrayList<>();
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task")))
+        {
+            tasks.forEach(threads::add);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return cpus;
+        }
+        for (final Path thread : threads)
+        {
+            try
+            {
+                for (final String line : Files.readAllLines(thread.resolve("status")))
+                {
+                    if (line.startsWith(ALLOWED_LIST))
+                    {
+                        cpus.addAll(cpuList(line.substring(ALLOWED_LIST.length())));
+                    }
+                }
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                // The thread ended since the listing.
+            }
+        }
+        return cpus;
     }
 
     /**

@@ -3,6 +3,8 @@ package org.qnix.tools;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 import org.agrona.concurrent.AtomicBuffer;
 import org.qnix.abi.ClusterDirectory;
@@ -17,6 +19,7 @@ import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.MappedFile;
 import org.qnix.abi.MemoryRegionEntry;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicProcessor;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.ProcessTableLayout;
@@ -345,12 +348,24 @@ public final class ClusterStatus
         return props;
     }
 
+    /** @return where the NICs' processor is, and whether the firmware JVM really runs there (NicProcessor). */
+    private String nicCpu()
+    {
+        if (props.nicCpu() < 0)
+        {
+            return "";
+        }
+        final SortedSet<Integer> allowed = nodes.isEmpty() ? new TreeSet<>() :
+            NicProcessor.allowedCpus(nodes.get(0).firmwarePid());
+        return " on CPU " + props.nicCpu() + (allowed.isEmpty() || allowed.equals(new TreeSet<>(List.of(props.nicCpu()))) ?
+            "" : " (not bound: its JVM may run on CPUs " + allowed + ")");
+    }
+
     public void print(final PrintStream out)
     {
         final ClusterParameters params = props.parameters();
         out.printf("cluster '%s': up, %dx%d torus, firmware as %s%s, daemon pid %d, files in %s%n", dir.name(),
-            params.torusWidth(), params.torusHeight(), props.firmwareMode(),
-            props.nicCpu() >= 0 ? " on CPU " + props.nicCpu() : "", props.daemonPid(), dir.path());
+            params.torusWidth(), params.torusHeight(), props.firmwareMode(), nicCpu(), props.daemonPid(), dir.path());
         out.printf("%-6s %-13s %-10s %-14s %-10s %-16s%n",
             "node", "firmware pid", "state", "heartbeat age", "processes", "free host pages");
         for (final Node node : nodes)

@@ -6,12 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
@@ -38,7 +35,7 @@ class NicProcessorClusterTest
     {
         final int cpu = NicProcessor.resolve("auto", ClusterProperties.FIRMWARE_SHARED);
         assumeTrue(cpu >= 1, "needs two CPUs");
-        final TreeSet<Integer> mine = cpusOf(ProcessHandle.current().pid());
+        final SortedSet<Integer> mine = NicProcessor.allowedCpus(ProcessHandle.current().pid());
         assumeTrue(mine.contains(cpu) && mine.size() > 1, "this JVM may run on CPU " + cpu + " and another: " + mine);
 
         final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("cpu"), 2, 1, "shared");
@@ -46,18 +43,18 @@ class NicProcessorClusterTest
         {
             assertEquals(cpu, ClusterProperties.read(dir.propertiesFile()).orElseThrow().nicCpu());
             final long firmware = ClusterStatus.read(dir).nodes().get(0).firmwarePid();
-            assertEquals(new TreeSet<>(List.of(cpu)), cpusOf(firmware), "every thread of the firmware JVM");
+            assertEquals(new TreeSet<>(List.of(cpu)), NicProcessor.allowedCpus(firmware), "every thread of the firmware JVM");
             final CliResult status = CliResult.run("cluster", "status", "--name", dir.name());
             assertTrue(status.out.contains("firmware as shared on CPU " + cpu), status.out);
 
             final Qnix qnix = TestClusters.registerAlone(dir, 811, "0-0");
-            final TreeSet<Integer> registered = cpusOf(ProcessHandle.current().pid());
+            final SortedSet<Integer> registered = NicProcessor.allowedCpus(ProcessHandle.current().pid());
             assertFalse(registered.contains(cpu), "registered: " + registered);
             final ViplNic nic = Vipl.openNic("1-0", dir.name());
             qnix.close();
-            assertFalse(cpusOf(ProcessHandle.current().pid()).contains(cpu), "the VIPL NIC is still open");
+            assertFalse(NicProcessor.allowedCpus(ProcessHandle.current().pid()).contains(cpu), "the VIPL NIC is still open");
             nic.close();
-            assertEquals(mine, cpusOf(ProcessHandle.current().pid()), "every registration closed");
+            assertEquals(mine, NicProcessor.allowedCpus(ProcessHandle.current().pid()), "every registration closed");
         }
         finally
         {
@@ -74,7 +71,7 @@ class NicProcessorClusterTest
             assertEquals(NicProcessor.NONE, ClusterProperties.read(dir.propertiesFile()).orElseThrow().nicCpu());
             for (final ClusterStatus.Node node : ClusterStatus.read(dir).nodes())
             {
-                assertNotEquals(1, cpusOf(node.firmwarePid()).size(), "unbound: the firmware JVM of " + node.node());
+                assertNotEquals(1, NicProcessor.allowedCpus(node.firmwarePid()).size(), "unbound: the firmware JVM of " + node.node());
             }
         }
         finally
@@ -102,45 +99,5 @@ class NicProcessorClusterTest
         assertNotEquals(QnixCommand.OK, offline.exit);
         assertTrue(offline.err.contains("--nic-cpu 4096: CPUs 0 to "), offline.err);
         assertFalse(Files.exists(ClusterDirectory.of(refused).path()), "nothing made");
-    }
-
-    /** @return the CPUs any thread of process {@code pid} may run on, from /proc/PID/task/TID/status. */
-    private static TreeSet<Integer> cpusOf(final long pid) throws IOException
-    {
-        final TreeSet<Integer> cpus = new TreeSet<>();
-        final List<Path> threads = new ArrayList<>();
-        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task")))
-        {
-            tasks.forEach(threads::add);
-        }
-        for (final Path thread : threads)
-        {
-            final String status;
-            try
-            {
-                status = Files.readString(thread.resolve("status"));
-            }
-            catch (final IOException ex)
-            {
-                continue;   // the thread ended since the listing
-            }
-            for (final String line : status.split("\n"))
-            {
-                if (line.startsWith("Cpus_allowed_list:"))
-                {
-                    for (final String range : line.substring(line.indexOf(':') + 1).trim().split(","))
-                    {
-                        final int dash = range.indexOf('-');
-                        final int from = Integer.parseInt(dash < 0 ? range : range.substring(0, dash));
-                        final int to = Integer.parseInt(dash < 0 ? range : range.substring(dash + 1));
-                        for (int c = from; c <= to; c++)
-                        {
-                            cpus.add(c);
-                        }
-                    }
-                }
-            }
-        }
-        return cpus;
     }
 }
