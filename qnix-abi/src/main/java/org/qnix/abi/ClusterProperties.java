@@ -165,7 +165,15 @@ public final class ClusterProperties
     /** @return the CPU the NICs' control programs run on and registered programs keep off (NicProcessor). */
     public int nicCpu()
     {
-        return Integer.parseInt(props.getProperty(NIC_CPU, Integer.toString(NicProcessor.NONE)));
+        try
+        {
+            return Integer.parseInt(props.getProperty(NIC_CPU, Integer.toString(NicProcessor.NONE)).trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            // Placement only: a hand-edited value costs speed, never a registration.
+            return NicProcessor.NONE;
+        }
     }
 
     public String state()

@@ -217,6 +217,10 @@ public final class NicProcessor
         {
             return null;
         }
+        if (cpu < 0 || cpu >= MAX_CPUS)
+        {
+            return "CPU " + cpu + " is not one a cpu_set_t can name";
+        }
         if (null != UNAVAILABLE)
         {
             return UNAVAILABLE;
@@ -248,9 +252,9 @@ public final class NicProcessor
 
     private static synchronized Avoidance avoid(final int cpu)
     {
-        if (NONE == cpu || cpu >= MAX_CPUS)
+        if (cpu < 0 || cpu >= MAX_CPUS)
         {
-            return new Avoidance(false, null);
+            return new Avoidance(false, NONE == cpu ? null : "CPU " + cpu + " is not one a cpu_set_t can name");
         }
         if (null != UNAVAILABLE)
         {

@@ -80,6 +80,11 @@ class NicProcessorTest
         assertEquals(before, NicProcessor.allowedCpus(pid), "every avoidance closed");
 
         assertFalse(NicProcessor.avoid(NicProcessor.NONE, "test").held(), "no CPU: nothing moves");
+        assertFalse(NicProcessor.avoid(1 << 20, "test").held(), "a CPU no cpu_set_t can name: nothing moves");
+        assertEquals(before, NicProcessor.allowedCpus(pid));
+        assertTrue(NicProcessor.bindProcess(-7).contains("not one a cpu_set_t can name"));
+        assertEquals(NicProcessor.NONE, new ClusterProperties(new java.util.Properties())
+            .with(ClusterProperties.NIC_CPU, "one").nicCpu(), "a hand-edited value binds nothing");
     }
 
     private static String ownCpus()
