@@ -1,14 +1,14 @@
 package org.qnix.host;
 
 import com.sun.jna.Native;
-import com.sun.jna.NativeLibrary;
-import com.sun.jna.Platform;
+
+import org.qnix.abi.CLibrary;
 
 /**
  * The few libc calls Java lacks for memory for DMA (DESIGN.md 1): {@code mmap} at a chosen address, so
  * that scattered physical pages appear virtually contiguous as they do to a real process, and
  * {@code mlock}/{@code munlock} for {@code qx_buffer_lock} (thesis 3.6), best effort (PLATFORM.md).
- * JNA direct mapping, like {@code org.qnix.abi.Futex}: no varargs marshalling on the call path.
+ * JNA direct mapping through {@link CLibrary}: no varargs marshalling on the call path.
  * Constants are Linux's (the same on x86_64 and aarch64).
  */
 final class Libc
@@ -25,28 +25,7 @@ final class Libc
     static final int O_CLOEXEC = 0x80000;
     static final long MAP_FAILED = -1L;
 
-    private static final String UNAVAILABLE;
-
-    static
-    {
-        String reason = null;
-        if (!Platform.isLinux())
-        {
-            reason = "mmap at a fixed address is only wired up for Linux, not " + System.getProperty("os.name");
-        }
-        else
-        {
-            try
-            {
-                Native.register(Libc.class, NativeLibrary.getInstance(Platform.C_LIBRARY_NAME));
-            }
-            catch (final UnsatisfiedLinkError | RuntimeException ex)
-            {
-                reason = "cannot link libc through JNA: " + ex;
-            }
-        }
-        UNAVAILABLE = reason;
-    }
+    private static final String UNAVAILABLE = CLibrary.link(Libc.class, "mmap at a fixed address");
 
     private Libc()
     {

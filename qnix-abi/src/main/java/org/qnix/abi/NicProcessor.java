@@ -11,8 +11,6 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 
 import com.sun.jna.Native;
-import com.sun.jna.NativeLibrary;
-import com.sun.jna.Platform;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -47,32 +45,11 @@ public final class NicProcessor
     private static final Path ONLINE_CPUS = Path.of("/sys/devices/system/cpu/online");
     private static final Path THREADS = Path.of("/proc/self/task");
     private static final String ALLOWED_LIST = "Cpus_allowed_list:";
-    private static final String UNAVAILABLE;
+    private static final String UNAVAILABLE = CLibrary.link(NicProcessor.class, "CPU affinity");
 
     /** Registrations of this process that hold it off the NICs' CPU, and the CPUs it had before the first. */
     private static int avoiders;
     private static UnsafeBuffer maskBefore;
-
-    static
-    {
-        String reason = null;
-        if (!Platform.isLinux())
-        {
-            reason = "CPU affinity is only wired up for Linux, not " + System.getProperty("os.name");
-        }
-        else
-        {
-            try
-            {
-                Native.register(NicProcessor.class, NativeLibrary.getInstance(Platform.C_LIBRARY_NAME));
-            }
-            catch (final UnsatisfiedLinkError | RuntimeException ex)
-            {
-                reason = "cannot link libc through JNA: " + ex;
-            }
-        }
-        UNAVAILABLE = reason;
-    }
 
     private NicProcessor()
     {
