@@ -170,12 +170,8 @@ class ViplEdgesTest extends ViplClusterTest
             vb.postRecv(outside, b.descriptorRegion);
             assertSame(outside, vb.recvWait(ViplEnd.TIMEOUT_MS));
             assertEquals(OK_RECEIVE | ViplDescriptor.STATUS_PROTECTION_ERROR, outside.status());
-            final Descriptor rdmaReceive = b.descriptor(2);
-            rdmaReceive.fields().reset().control(ViplDescriptor.OP_RDMA_WRITE).segmentCount(1)
-                .dataSegment(0, b.data[0].address(0), b.regions[0].handle(), 20);
-            vb.postRecv(rdmaReceive, b.descriptorRegion);
-            assertSame(rdmaReceive, vb.recvWait(ViplEnd.TIMEOUT_MS));
-            assertEquals(OK_RECEIVE | ViplDescriptor.STATUS_FORMAT_ERROR, rdmaReceive.status());
+            // A receive with an RDMA op completes FORMAT at once: what awaitPostsTaken relies on.
+            awaitPostsTaken(b, vb);
             assertNull(b.firstTouched());
             final Descriptor good = b.receive(0, 0, MEMORY);
             b.postRecvTaken(vb, good);
