@@ -101,6 +101,57 @@ class MessagePathTest extends SteppedClusterTest
         assertEquals(0, counter(3, NicCounters.MESSAGES_STAGED));
     }
 
+    /**
+     * A duty cycle takes up to {@link NicControlProgram#TX_STEPS_PER_CYCLE} TX steps: a granted 20-page
+     * Send leaves as 16 packets in one cycle and 4 in the next, and arrives whole.
+     */
+    @Test
+    void aDutyCycleSendsUpToItsTxStepsOfPacketsAndTheMessageArrivesWhole()
+    {
+        sendMorePagesThanOneCycleTakes(false);
+    }
+
+    /** With one TX step a cycle ({@link SteppedCluster#onePacketPerCycle()}), one packet a cycle. */
+    @Test
+    void withOneTxStepACycleEachCycleSendsOnePacket()
+    {
+        sendMorePagesThanOneCycleTakes(true);
+    }
+
+    private void sendMorePagesThanOneCycleTakes(final boolean onePerCycle)
+    {
+        final int pages = NicControlProgram.TX_STEPS_PER_CYCLE + 4;
+        final SteppedProcess[] p = start(
+            SteppedCluster.smallParameters(2, 2).descriptorsPerRegion(pages + 1).build(), 0, 3);
+        final SteppedProcess sender = p[0];
+        final SteppedProcess receiver = p[1];
+        if (onePerCycle)
+        {
+            cluster.onePacketPerCycle();
+        }
+        receiver.receiveContext(0, GROUP, 0, 1, 0, pages * PAGE);
+        receiver.post(ProcessCommand.RECEIVE, 0);
+        cluster.settle();
+        sender.fill(0, pages * PAGE, 41);
+        sender.sendContext(0, receiver.name, 1, 0, pages * PAGE);
+        sender.post(ProcessCommand.SEND, 0);
+        for (int steps = 0; counter(0, NicCounters.DATA_PACKETS_SENT) < 1; steps++)
+        {
+            assertTrue(steps < 100, "the first packet was never sent");
+            cluster.step();
+        }
+        assertEquals(onePerCycle ? 1 : NicControlProgram.TX_STEPS_PER_CYCLE, counter(0, NicCounters.DATA_PACKETS_SENT),
+            "packets of the first cycle with permission");
+        cluster.step();
+        assertEquals(onePerCycle ? 2 : pages, counter(0, NicCounters.DATA_PACKETS_SENT), "after the next cycle");
+        cluster.settle();
+        assertEquals(Doorbell.DONE, sender.sendDoorbell(0));
+        assertEquals(Doorbell.DONE, receiver.receiveDoorbell(0));
+        assertDelivered(receiver, 0, pages * PAGE, 41, "the receive buffer");
+        assertEquals(pages, counter(0, NicCounters.DATA_PACKETS_SENT));
+        assertEquals(0, counter(3, NicCounters.PACKETS_DROPPED));
+    }
+
     @Test
     void dataArrivingBeforeItsReceiveIsStagedThenDelivered()
     {
@@ -364,6 +415,7 @@ class MessagePathTest extends SteppedClusterTest
         final SteppedProcess[] p = start(SteppedCluster.smallParameters(2, 2).build(), 0, 3);
         final SteppedProcess sender = p[0];
         final SteppedProcess receiver = p[1];
+        cluster.onePacketPerCycle();
         receiver.fill(0, 3 * PAGE, 77);
         receiver.receiveContext(0, GROUP, 0, 1, 0, 3 * PAGE);
         receiver.post(ProcessCommand.RECEIVE, 0);

@@ -96,6 +96,15 @@ final class SteppedCluster implements AutoCloseable
         return work;
     }
 
+    /** Every NIC sends at most one packet a duty cycle, so that a test can act between two packets. */
+    void onePacketPerCycle()
+    {
+        for (final NicControlProgram nic : nics)
+        {
+            nic.txStepsPerCycle(1);
+        }
+    }
+
     /** Steps until no NIC does any work (or a bound is hit). */
     void settle()
     {

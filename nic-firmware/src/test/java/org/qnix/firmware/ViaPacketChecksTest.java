@@ -23,6 +23,7 @@ class ViaPacketChecksTest extends ViaSteppedTest
     void anRdmaWriteStopsAtThePacketThatFindsTheWriteEnableGone()
     {
         connect(ViTableEntry.RELIABLE_DELIVERY, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
+        cluster.onePacketPerCycle();
         final int target = b.registerRegion(2, DATA, 8192, PTAG_B, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
         cluster.settle();
         a.memory.fill(DATA, 4000, 29);

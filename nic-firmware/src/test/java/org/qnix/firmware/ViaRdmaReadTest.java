@@ -66,6 +66,7 @@ class ViaRdmaReadTest extends ViaSteppedTest
     void aReadStopsAtTheResponsePacketThatFindsTheReadEnableGone()
     {
         connect(ViTableEntry.RELIABLE_DELIVERY, ViTableEntry.ATTRIBUTE_RDMA_READ);
+        cluster.onePacketPerCycle();
         final int source = readableRegion(ViTableEntry.ATTRIBUTE_RDMA_READ);
         final ViplDescriptor read = rdmaRead(b.address(READ_SOURCE), source, 3000);
         a.postSend(SEND_VI, handleA, DESCRIPTORS);
