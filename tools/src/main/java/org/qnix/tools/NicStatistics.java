@@ -43,7 +43,7 @@ public final class NicStatistics
     private final long readAtNs;
     private final List<Node> nodes;
 
-    private NicStatistics(final String cluster, final long readAtNs, final List<Node> nodes)
+    NicStatistics(final String cluster, final long readAtNs, final List<Node> nodes)
     {
         this.cluster = cluster;
         this.readAtNs = readAtNs;

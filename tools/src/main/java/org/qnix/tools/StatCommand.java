@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -115,31 +116,43 @@ public final class StatCommand implements Callable<Integer>
             }
         }
         final double seconds = null == previous ? 0 : (now.readAtNs() - previous.readAtNs()) / 1e9;
-        final int width = null == previous ? 14 : 26;
+        final List<String> labels = new ArrayList<>(null == only ? nodes.get(0).counters().keySet() : only);
         for (int first = 0; first < nodes.size(); first += COLUMNS)
         {
             final int last = Math.min(nodes.size(), first + COLUMNS);
+            final String[][] cells = new String[labels.size()][last - first];
+            // At least the width of the usual figures, so that readings line up from one run to the next;
+            // wider when a count outgrows it (a long stream moves tens of gigabytes), so cells never touch.
+            int width = null == previous ? 14 : 26;
+            for (int l = 0; l < labels.size(); l++)
+            {
+                for (int n = first; n < last; n++)
+                {
+                    final long value = nodes.get(n).counters().getOrDefault(labels.get(l), 0L);
+                    String cell = String.format("%,d", value);
+                    if (null != previous && seconds > 0)
+                    {
+                        final long delta = value - previous.nodes().get(n).counters().getOrDefault(labels.get(l), 0L);
+                        cell += String.format(" (+%,.0f/s)", delta / seconds);
+                    }
+                    cells[l][n - first] = cell;
+                    width = Math.max(width, cell.length() + 2);
+                }
+            }
             final StringBuilder header = new StringBuilder();
             for (int n = first; n < last; n++)
             {
                 header.append(String.format("%" + width + "s", "node " + nodes.get(n).node()));
             }
             out.println(header.append("  counter"));
-            for (final String label : null == only ? nodes.get(first).counters().keySet() : only)
+            for (int l = 0; l < labels.size(); l++)
             {
                 final StringBuilder row = new StringBuilder();
-                for (int n = first; n < last; n++)
+                for (final String cell : cells[l])
                 {
-                    final long value = nodes.get(n).counters().getOrDefault(label, 0L);
-                    String cell = String.format("%,d", value);
-                    if (null != previous && seconds > 0)
-                    {
-                        final long delta = value - previous.nodes().get(n).counters().getOrDefault(label, 0L);
-                        cell += String.format(" (+%,.0f/s)", delta / seconds);
-                    }
                     row.append(String.format("%" + width + "s", cell));
                 }
-                out.println(row.append("  ").append(label));
+                out.println(row.append("  ").append(labels.get(l)));
             }
         }
     }
