@@ -442,10 +442,12 @@ public final class QnixCommand implements Runnable
                     "mean " + fields.get("mean_us"), fields.getOrDefault("MB_per_s", ""));
             }
         }
+        out.println("   These are each program's first few hundred messages, on JVMs and NICs started seconds ago, most");
+        out.println("   of them before the JIT has compiled their path (qnix run starts programs with C1 only, for start-up).");
         out.println("   For scale: the thesis' QNIX NIC (2001) was estimated at about 3 us one way for an empty message");
         out.println("   and measured 180 MB/s from 4 KB (seed 003); here a message crosses three busy parties on this");
-        out.println("   machine's cores. Measure it beside TCP and Aeron IPC: ./qnix bench latency --baselines");
-        out.println("   (docs/PERFORMANCE.md: one run, with its noise).");
+        out.println("   machine's cores. Measure it warmed up, beside TCP and Aeron IPC: ./qnix bench latency --baselines,");
+        out.println("   ./qnix bench bandwidth --baselines (docs/PERFORMANCE.md: one run, with its noise).");
     }
 
     static int runDemo(final String name, final String firmware, final PrintStream out) throws Exception
