@@ -70,7 +70,13 @@ public final class NicProcessor
      */
     public static int resolve(final String option, final String firmware)
     {
-        final int highest = highestOnlineCpu();
+        return resolve(option, firmware, onlineCpus());
+    }
+
+    /** {@link #resolve(String, String)} on a machine whose online CPUs are {@code online}. */
+    static int resolve(final String option, final String firmware, final SortedSet<Integer> online)
+    {
+        final int highest = online.last();
         final boolean shared = ClusterProperties.FIRMWARE_SHARED.equals(firmware);
         if ("auto".equals(option))
         {
@@ -94,30 +100,39 @@ public final class NicProcessor
             throw new IllegalArgumentException("--nic-cpu " + option + ": only --firmware shared runs the NICs on " +
                 "one thread that a CPU can be given to (this is --firmware " + firmware + ")");
         }
-        if (cpu < 0 || cpu > highest)
+        if (!online.contains(cpu))
         {
-            throw new IllegalArgumentException("--nic-cpu " + option + ": CPUs 0 to " + highest + " are online");
+            throw new IllegalArgumentException("--nic-cpu " + option + ": CPU " + cpu + " is not online (online: " +
+                online + ")");
         }
         return cpu;
     }
 
-    /** @return the highest CPU number online, from {@code /sys/devices/system/cpu/online} (e.g. "0-1"). */
+    /** @return the highest CPU number online. */
     static int highestOnlineCpu()
+    {
+        return onlineCpus().last();
+    }
+
+    /**
+     * @return the CPUs online, from {@code /sys/devices/system/cpu/online} (e.g. "0-1"); if it cannot be
+     * read, 0 to the JVM's processor count less one.
+     */
+    static SortedSet<Integer> onlineCpus()
     {
         try
         {
-            return highestOf(Files.readString(ONLINE_CPUS).trim());
+            return cpuList(Files.readString(ONLINE_CPUS));
         }
         catch (final IOException | RuntimeException ex)
         {
-            return Runtime.getRuntime().availableProcessors() - 1;
+            final SortedSet<Integer> cpus = new TreeSet<>();
+            for (int cpu = 0; cpu < Runtime.getRuntime().availableProcessors(); cpu++)
+            {
+                cpus.add(cpu);
+            }
+            return cpus;
         }
-    }
-
-    /** @return the highest number in a Linux CPU list such as {@code 0-3,8,10-11}. */
-    static int highestOf(final String list)
-    {
-        return cpuList(list).last();
     }
 
     /**

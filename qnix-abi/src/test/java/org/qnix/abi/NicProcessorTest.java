@@ -26,10 +26,23 @@ class NicProcessorTest
     void theCpusOfALinuxCpuList()
     {
         assertEquals(new TreeSet<>(List.of(0, 1, 2, 3, 8, 10, 11)), NicProcessor.cpuList("0-3,8,10-11\n"));
-        assertEquals(0, NicProcessor.highestOf("0"));
-        assertEquals(1, NicProcessor.highestOf("0-1"));
-        assertEquals(11, NicProcessor.highestOf("0-3,8,10-11"));
-        assertEquals(8, NicProcessor.highestOf("2,8,4-5"));
+        assertEquals(0, NicProcessor.cpuList("0").last());
+        assertEquals(1, NicProcessor.cpuList("0-1").last());
+        assertEquals(11, NicProcessor.cpuList("0-3,8,10-11").last());
+        assertEquals(8, NicProcessor.cpuList("2,8,4-5").last());
+    }
+
+    /** A machine whose online CPUs have a gap: a CPU in the gap is refused, though below the highest. */
+    @Test
+    void aCpuBetweenOnlineOnesIsNotOnline()
+    {
+        final java.util.SortedSet<Integer> online = NicProcessor.cpuList("0-3,8");
+        assertEquals(8, NicProcessor.resolve("auto", ClusterProperties.FIRMWARE_SHARED, online));
+        assertEquals(8, NicProcessor.resolve("8", ClusterProperties.FIRMWARE_SHARED, online));
+        assertEquals(3, NicProcessor.resolve("3", ClusterProperties.FIRMWARE_SHARED, online));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+            () -> NicProcessor.resolve("5", ClusterProperties.FIRMWARE_SHARED, online))
+            .getMessage().contains("--nic-cpu 5: CPU 5 is not online (online: [0, 1, 2, 3, 8])"));
     }
 
     @Test
@@ -43,7 +56,7 @@ class NicProcessorTest
         assertEquals(0, NicProcessor.resolve("0", ClusterProperties.FIRMWARE_SHARED));
         assertTrue(assertThrows(IllegalArgumentException.class,
             () -> NicProcessor.resolve(Integer.toString(highest + 1), ClusterProperties.FIRMWARE_SHARED))
-            .getMessage().contains("CPUs 0 to " + highest + " are online"));
+            .getMessage().contains("CPU " + (highest + 1) + " is not online"));
         assertTrue(assertThrows(IllegalArgumentException.class,
             () -> NicProcessor.resolve("0", ClusterProperties.FIRMWARE_THREADS)).getMessage()
             .contains("only --firmware shared"));

@@ -97,7 +97,7 @@ class NicProcessorClusterTest
         final String refused = TestClusters.uniqueName("cpu");
         final CliResult offline = CliResult.run("cluster", "up", "--name", refused, "--nic-cpu", "4096");
         assertNotEquals(QnixCommand.OK, offline.exit);
-        assertTrue(offline.err.contains("--nic-cpu 4096: CPUs 0 to "), offline.err);
+        assertTrue(offline.err.contains("--nic-cpu 4096: CPU 4096 is not online"), offline.err);
         assertFalse(Files.exists(ClusterDirectory.of(refused).path()), "nothing made");
     }
 }
