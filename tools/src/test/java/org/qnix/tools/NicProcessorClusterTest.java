@@ -12,6 +12,7 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
+import org.agrona.CloseHelper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
@@ -47,14 +48,26 @@ class NicProcessorClusterTest
             final CliResult status = CliResult.run("cluster", "status", "--name", dir.name());
             assertTrue(status.out.contains("firmware as shared on CPU " + cpu), status.out);
 
-            final Qnix qnix = TestClusters.registerAlone(dir, 811, "0-0");
-            final SortedSet<Integer> registered = NicProcessor.allowedCpus(ProcessHandle.current().pid());
-            assertFalse(registered.contains(cpu), "registered: " + registered);
-            final ViplNic nic = Vipl.openNic("1-0", dir.name());
-            qnix.close();
-            assertFalse(NicProcessor.allowedCpus(ProcessHandle.current().pid()).contains(cpu), "the VIPL NIC is still open");
-            nic.close();
-            assertEquals(mine, NicProcessor.allowedCpus(ProcessHandle.current().pid()), "every registration closed");
+            // Closed on failure too: a registration left open would keep this JVM, and every cluster the
+            // later tests of this JVM bring up, off the NICs' CPU.
+            Qnix qnix = null;
+            ViplNic nic = null;
+            try
+            {
+                qnix = TestClusters.registerAlone(dir, 811, "0-0");
+                final SortedSet<Integer> registered = NicProcessor.allowedCpus(ProcessHandle.current().pid());
+                assertFalse(registered.contains(cpu), "registered: " + registered);
+                nic = Vipl.openNic("1-0", dir.name());
+                qnix.close();
+                assertFalse(NicProcessor.allowedCpus(ProcessHandle.current().pid()).contains(cpu),
+                    "the VIPL NIC is still open");
+                nic.close();
+                assertEquals(mine, NicProcessor.allowedCpus(ProcessHandle.current().pid()), "every registration closed");
+            }
+            finally
+            {
+                CloseHelper.quietCloseAll(nic, qnix);
+            }
         }
         finally
         {
