@@ -9,8 +9,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 import com.sun.jna.Native;
-import com.sun.jna.NativeLibrary;
-import com.sun.jna.Platform;
+
+import org.qnix.abi.CLibrary;
 
 /**
  * Who is at the other end of a driver connection, as the kernel recorded it when the peer connected
@@ -43,22 +43,17 @@ record PeerCredentials(int pid, int uid, int gid)
 
         static
         {
-            String reason = null;
+            String reason = CLibrary.link(Libc.class, "SO_PEERCRED");
             Method fdValue = null;
-            if (!Platform.isLinux())
-            {
-                reason = "SO_PEERCRED is only wired up for Linux, not " + System.getProperty("os.name");
-            }
-            else
+            if (null == reason)
             {
                 try
                 {
-                    Native.register(Libc.class, NativeLibrary.getInstance(Platform.C_LIBRARY_NAME));
                     fdValue = Class.forName("sun.nio.ch.SelChImpl").getMethod("getFDVal");
                 }
-                catch (final UnsatisfiedLinkError | ReflectiveOperationException | RuntimeException ex)
+                catch (final ReflectiveOperationException | RuntimeException ex)
                 {
-                    reason = "cannot reach getsockopt through JNA: " + ex;
+                    reason = "cannot reach a socket's file descriptor: " + ex;
                 }
             }
             UNAVAILABLE = reason;

@@ -6,9 +6,9 @@ import com.sun.jna.Platform;
 
 /**
  * Links a class's {@code native} methods to the C library by JNA direct mapping, for the few calls Java
- * lacks ({@link NicProcessor}'s affinity calls, libhost's {@code mmap} and {@code mlock}): no varargs
- * marshalling on a call. Linux only; where the link cannot be made, the caller keeps the reason and
- * says it instead of calling.
+ * lacks ({@link NicProcessor}'s affinity calls, {@link Futex}, {@link FileSpace}, libhost's {@code mmap}
+ * and {@code mlock}, the daemon's {@code SO_PEERCRED}): no varargs marshalling on a call. Linux only;
+ * where the link cannot be made, the caller keeps the reason and says it instead of calling.
  *
  * <pre>{@code
  * private static final String UNAVAILABLE = CLibrary.link(MyCalls.class, "CPU affinity");

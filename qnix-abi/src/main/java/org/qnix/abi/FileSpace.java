@@ -3,8 +3,6 @@ package org.qnix.abi;
 import java.nio.file.Path;
 
 import com.sun.jna.Native;
-import com.sun.jna.NativeLibrary;
-import com.sun.jna.Platform;
 
 /**
  * Reserves the blocks of a cluster file before it is mapped (issue 17, item 7). A sparse file in a
@@ -26,20 +24,7 @@ public final class FileSpace
 
     static
     {
-        boolean available = false;
-        if (Platform.isLinux())
-        {
-            try
-            {
-                Native.register(FileSpace.class, NativeLibrary.getInstance(Platform.C_LIBRARY_NAME));
-                available = true;
-            }
-            catch (final UnsatisfiedLinkError | RuntimeException ex)
-            {
-                available = false;
-            }
-        }
-        AVAILABLE = available;
+        AVAILABLE = null == CLibrary.link(FileSpace.class, "posix_fallocate");
     }
 
     private FileSpace()

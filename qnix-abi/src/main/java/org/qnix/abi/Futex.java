@@ -3,7 +3,6 @@ package org.qnix.abi;
 import java.nio.ByteBuffer;
 
 import com.sun.jna.Native;
-import com.sun.jna.NativeLibrary;
 import com.sun.jna.Platform;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -50,15 +49,7 @@ public final class Futex
         if (Platform.isLinux() && (Platform.isIntel() && Platform.is64Bit() || Platform.isARM() && Platform.is64Bit()))
         {
             number = Platform.isIntel() ? SYS_FUTEX_X86_64 : SYS_FUTEX_AARCH64;
-            try
-            {
-                Native.register(Futex.class, NativeLibrary.getInstance(Platform.C_LIBRARY_NAME));
-                available = true;
-            }
-            catch (final UnsatisfiedLinkError | RuntimeException ex)
-            {
-                available = false;
-            }
+            available = null == CLibrary.link(Futex.class, "futex");
         }
         AVAILABLE = available;
         SYS_FUTEX = number;
