@@ -81,9 +81,8 @@ final class CommandQueueReader
     int doWork()
     {
         final int processes = slots.length;
-        // The round robin wraps by comparison: a division per Process Table entry, every duty cycle,
-        // was a third of an idle cycle's cost with the default 64 entries.
-        for (int n = 0, index = commandCursor; n < processes; n++, index = index + 1 == processes ? 0 : index + 1)
+        for (int n = 0, index = commandCursor; n < processes; n++,
+            index = ProcessSlot.nextInRoundRobin(index, processes))
         {
             final ProcessSlot slot = slots[index];
             if (null == slot || !slot.active)
@@ -112,7 +111,7 @@ final class CommandQueueReader
             consumeCommandEntry(slot);
             final boolean multicast = ProcessCommand.MULTICAST == command || ProcessCommand.MULTICAST_SHORT == command;
             final int sizeOrReceivers = multicast ? readMulticastNames(slot, index, size) : size;
-            commandCursor = (index + 1) % processes;
+            commandCursor = ProcessSlot.nextInRoundRobin(index, processes);
             counters.commands.increment();
             FirmwareEvents.commandTaken(nodeName, slot.nicPid, command, context);
             try

@@ -245,9 +245,7 @@ final class SendScheduler
         final long now = clock.time();
         int work = 0;
         final int processes = slots.length;
-        // The round robin wraps by comparison: a division per Process Table entry, every duty cycle,
-        // was a third of an idle cycle's cost with the default 64 entries.
-        for (int n = 0, index = txCursor; n < processes; n++, index = index + 1 == processes ? 0 : index + 1)
+        for (int n = 0, index = txCursor; n < processes; n++, index = ProcessSlot.nextInRoundRobin(index, processes))
         {
             final ProcessSlot slot = slots[index];
             if (null == slot || !slot.active)
@@ -267,7 +265,7 @@ final class SendScheduler
                 {
                     return work;
                 }
-                txCursor = (index + 1) % processes;
+                txCursor = ProcessSlot.nextInRoundRobin(index, processes);
                 return work + 1;
             }
             if (!slot.hasSends())
@@ -296,7 +294,7 @@ final class SendScheduler
                     return work;
                 }
                 // Step 7, and the first level of the round robin: this process goes to the tail.
-                txCursor = (index + 1) % processes;
+                txCursor = ProcessSlot.nextInRoundRobin(index, processes);
                 if (SEND_ENDED == sent)
                 {
                     return work + 1;
