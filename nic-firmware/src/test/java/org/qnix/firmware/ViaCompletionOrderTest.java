@@ -258,14 +258,10 @@ class ViaCompletionOrderTest extends ViaSteppedTest
     @Test
     void aViDestroyedWhileIdleAndMadeAgainForTheSameProcessStartsWithEmptyQueues()
     {
-        b.createVi(RECEIVE_VI, 3, PTAG_B, ViTableEntry.UNRELIABLE, CQ);
-        final ViplDescriptor old = oneSegmentReceive(0, 4096);
-        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
-        cluster.settle();
+        final ViplDescriptor old = aReceiveOnAViDestroyedWhileIdle();
         final int generation = b.vi(RECEIVE_VI).generation();
-        // VipDestroyVi of an Idle VI and VipCreateVi are the driver's alone: the NIC is not told. Same
+        // VipCreateVi, like VipDestroyVi of an Idle VI, is the driver's alone: the NIC is not told. Same
         // owner, same connection id (0): only the Generation differs.
-        b.vi(RECEIVE_VI).publishState(ViTableEntry.STATE_FREE);
         b.createVi(RECEIVE_VI, 3, PTAG_B, ViTableEntry.UNRELIABLE, CQ);
         assertEquals(generation + 1, b.vi(RECEIVE_VI).generation());
         final ViplDescriptor fresh = b.descriptor(DESCRIPTORS + 128).control(ViplDescriptor.OP_SEND).segmentCount(1)
@@ -302,11 +298,7 @@ class ViaCompletionOrderTest extends ViaSteppedTest
     @Test
     void aViMadeAgainForTheSameProcessAndConnectedAtOnceKeepsNothingOfThePreviousVisReceives()
     {
-        b.createVi(RECEIVE_VI, 3, PTAG_B, ViTableEntry.UNRELIABLE, CQ);
-        final ViplDescriptor old = oneSegmentReceive(0, 4096);
-        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
-        cluster.settle();
-        b.vi(RECEIVE_VI).publishState(ViTableEntry.STATE_FREE);
+        final ViplDescriptor old = aReceiveOnAViDestroyedWhileIdle();
         // Made again and connected without a post to it in between: Via_Connect finds the old work.
         connect(ViTableEntry.UNRELIABLE);
         a.memory.fill(DATA, 300, 43);
@@ -318,5 +310,21 @@ class ViaCompletionOrderTest extends ViaSteppedTest
         assertEquals(1, b.vi(RECEIVE_VI).dropped(), "no receive of the new VI: dropped");
         assertEquals(0, b.receivesCompleted(3));
         assertUntouched(b, DATA, AREA - DATA);
+    }
+
+    /**
+     * An Unreliable receiving VI of b with one receive posted and taken by its NIC, then destroyed while
+     * Idle (VipDestroyVi of an Idle VI is the driver's alone: the State goes to Free, the NIC is not told).
+     *
+     * @return the receive left on the destroyed VI.
+     */
+    private ViplDescriptor aReceiveOnAViDestroyedWhileIdle()
+    {
+        b.createVi(RECEIVE_VI, 3, PTAG_B, ViTableEntry.UNRELIABLE, CQ);
+        final ViplDescriptor old = oneSegmentReceive(0, 4096);
+        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
+        cluster.settle();
+        b.vi(RECEIVE_VI).publishState(ViTableEntry.STATE_FREE);
+        return old;
     }
 }
