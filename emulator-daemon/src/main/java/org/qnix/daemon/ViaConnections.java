@@ -394,12 +394,7 @@ final class ViaConnections
     /** Ends an unmatched request at once ({@code ERROR_RESOURCE}: its NIC is dead), its VI Idle again. */
     private void withdraw(final PeerRequest request)
     {
-        if (peerWaiting.get(request.key) == request)
-        {
-            peerWaiting.remove(request.key);
-        }
-        request.result = ViplResult.ERROR_RESOURCE;
-        tables(request.self.node()).unpending(request.self.vi());
+        end(request, ViplResult.ERROR_RESOURCE);
     }
 
     /** Ends an unmatched request whose deadline passed: TIMEOUT, its VI Idle again. */
@@ -407,13 +402,19 @@ final class ViaConnections
     {
         if (null != request && null == request.result && System.currentTimeMillis() >= request.deadline)
         {
-            if (peerWaiting.get(request.key) == request)
-            {
-                peerWaiting.remove(request.key);
-            }
-            request.result = ViplResult.TIMEOUT;
-            tables(request.self.node()).unpending(request.self.vi());
+            end(request, ViplResult.TIMEOUT);
         }
+    }
+
+    /** An unmatched request ends with {@code result}: no longer waiting for a peer, its VI Idle again. */
+    private void end(final PeerRequest request, final ViplResult result)
+    {
+        if (peerWaiting.get(request.key) == request)
+        {
+            peerWaiting.remove(request.key);
+        }
+        request.result = result;
+        tables(request.self.node()).unpending(request.self.vi());
     }
 
     /** Two peer requests that name each other: checked like an accept, then both NICs told. */

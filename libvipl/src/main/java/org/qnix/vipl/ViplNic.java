@@ -361,11 +361,7 @@ public final class ViplNic implements AutoCloseable
     public synchronized CompletionQueue createCq(final int entries)
     {
         ensureOpen();
-        if (entries < 1 || entries > ViaTablesLayout.MAX_CQ_ENTRIES)
-        {
-            throw new ViplException(ViplResult.INVALID_PARAMETER, "a completion queue of " + entries +
-                " entries is outside [1, " + ViaTablesLayout.MAX_CQ_ENTRIES + "]");
-        }
+        checkCqEntries(entries);
         final int pages = CqRingLayout.pages(entries, params.pageSize());
         final BufferRegion ring;
         try
@@ -889,11 +885,7 @@ public final class ViplNic implements AutoCloseable
     MappedViews resizeCq(final CompletionQueue cq, final int entries)
     {
         ensureOpen();
-        if (entries < 1 || entries > ViaTablesLayout.MAX_CQ_ENTRIES)
-        {
-            throw new ViplException(ViplResult.INVALID_PARAMETER, "a completion queue of " + entries +
-                " entries is outside [1, " + ViaTablesLayout.MAX_CQ_ENTRIES + "]");
-        }
+        checkCqEntries(entries);
         final BufferRegion ring;
         try
         {
@@ -921,6 +913,16 @@ public final class ViplNic implements AutoCloseable
         {
             throw new ViplException(ViplResult.INVALID_STATE, "the NIC moved " + cq + " to a ring this process " +
                 "cannot map (" + ex.getMessage() + "): destroy the CQ", ex);
+        }
+    }
+
+    /** @throws ViplException {@code INVALID_PARAMETER} unless 1 <= entries <= {@code MaxCQEntries}. */
+    private static void checkCqEntries(final int entries)
+    {
+        if (entries < 1 || entries > ViaTablesLayout.MAX_CQ_ENTRIES)
+        {
+            throw new ViplException(ViplResult.INVALID_PARAMETER, "a completion queue of " + entries +
+                " entries is outside [1, " + ViaTablesLayout.MAX_CQ_ENTRIES + "]");
         }
     }
 
