@@ -342,7 +342,8 @@ final class ViaConnections
      * request's deadline, or its process's death).
      *
      * @return the outcome: NOT_DONE while unmatched (Done only), SUCCESS with the peer's end, TIMEOUT,
-     * a mismatch, or INVALID_STATE if the VI has no peer request.
+     * a mismatch, ERROR_RESOURCE once the VI's NIC is dead (the request withdrawn, Done or Wait), or
+     * INVALID_STATE if the VI has no peer request.
      */
     synchronized Outcome connectPeerOutcome(final int node, final int vi, final boolean block,
         final BooleanSupplier alive) throws InterruptedException
@@ -360,6 +361,14 @@ final class ViaConnections
             {
                 break;
             }
+            if (null != tables(node).deadNic())
+            {
+                // Its NIC completes nothing any more: the request goes now, its VI Idle, not at its deadline,
+                // and a process polling with Done learns it as one waiting does.
+                withdraw(request);
+                peerByVi.remove(key);
+                return new Outcome(ViplResult.ERROR_RESOURCE, null);
+            }
             if (!block)
             {
                 return new Outcome(ViplResult.NOT_DONE, null);
@@ -367,13 +376,6 @@ final class ViaConnections
             if (!alive.getAsBoolean())
             {
                 return new Outcome(ViplResult.TIMEOUT, null);
-            }
-            if (null != tables(node).deadNic())
-            {
-                // Its NIC completes nothing any more: the request goes now, its VI Idle, not at its deadline.
-                withdraw(request);
-                peerByVi.remove(key);
-                return new Outcome(ViplResult.ERROR_RESOURCE, null);
             }
             wait(Math.max(1, Math.min(request.deadline - System.currentTimeMillis(), POLL_MS)));
         }

@@ -306,6 +306,8 @@ public final class Vi extends DriverResource
      * {@code VipConnectPeerDone}: does not block. @return SUCCESS once connected ({@link #query()} then
      * names the peer), NOT_DONE while the peer has not asked, or why the request failed (TIMEOUT,
      * INVALID_RELIABILITY_LEVEL, INVALID_MTU; INVALID_STATE with no request outstanding).
+     * @throws ViplNicDeadException once the driver finds the NIC stopped: the request is withdrawn and
+     * the VI Idle, as for {@link #connectPeerWait()}.
      *
      * <pre>{@code
      * while (ViplResult.NOT_DONE == vi.connectPeerDone()) { doOtherWork(); }

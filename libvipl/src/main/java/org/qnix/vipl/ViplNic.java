@@ -1001,7 +1001,9 @@ public final class ViplNic implements AutoCloseable
         }
         catch (final ViaDriverException ex)
         {
-            if (block && ViplResult.NOT_DONE != ex.result())
+            // Done reports its outcomes as results, but a dead NIC as Wait does: the request is withdrawn.
+            if (block && ViplResult.NOT_DONE != ex.result() ||
+                ViplResult.ERROR_RESOURCE == ex.result() && !heartbeat.isRunning())
             {
                 throw connectionWaitEnded(ex);
             }

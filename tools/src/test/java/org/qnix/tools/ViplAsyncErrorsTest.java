@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -299,7 +300,8 @@ class ViplAsyncErrorsTest extends ViplClusterTest
      * a {@code connectPeerWait} (for a peer that never asks) wait there with ten-minute timeouts: each
      * ends with {@link ViplNicDeadException}, not at its timeout (which would fail the test by the time
      * it takes and by its type), the daemon keeps neither request and both VIs are Idle again, so they
-     * can be destroyed.
+     * can be destroyed. A third request, whose process only polls {@code connectPeerDone}, ends the same
+     * way: the poll throws {@link ViplNicDeadException} instead of saying NOT_DONE until the deadline.
      */
     @Test
     void aStoppedNicEndsConnectionRequestsWithNicDeadAndLeavesTheirVisIdle() throws Exception
@@ -319,12 +321,22 @@ class ViplAsyncErrorsTest extends ViplClusterTest
             final ViplAddress right = new ViplAddress(new NicCoordinates(1, 0), "right".getBytes(StandardCharsets.US_ASCII));
             final byte[] left = "left".getBytes(StandardCharsets.US_ASCII);
 
+            // A third request nobody waits for: its process polls with Done.
+            final Vi polledVi = peer.createVi(
+                new ViAttributes(Reliability.RELIABLE_DELIVERY, 4096, peer.createPtag(), false, false), null, null);
+            final byte[] polled = "polled".getBytes(StandardCharsets.US_ASCII);
+
             peer.connectPeerRequest(peerVi, left, right, 600_000);
+            peer.connectPeerRequest(polledVi, polled, new ViplAddress(new NicCoordinates(1, 0), polled), 600_000);
             assertEquals(ViplResult.NOT_DONE, peerVi.connectPeerDone());
+            assertEquals(ViplResult.NOT_DONE, polledVi.connectPeerDone());
             final List<CompletableFuture<?>> waits = new ArrayList<>();
             waits.add(CompletableFuture.supplyAsync(() -> client.connectRequest(clientVi, server, 600_000), threads));
             waits.add(CompletableFuture.supplyAsync(peerVi::connectPeerWait, threads));
+            waits.add(CompletableFuture.supplyAsync(() -> pollUntilEnded(polledVi), threads));
             killFirmwareOf00AndExpectNicDead(own, waits);
+            assertEquals(ViState.IDLE, polledVi.query().state());
+            polledVi.close();
             // Neither VI stays Connect Pending in the daemon's tables: Idle, and so destroyable.
             assertEquals(ViState.IDLE, clientVi.query().state());
             assertEquals(ViState.IDLE, peerVi.query().state());
@@ -443,6 +455,17 @@ class ViplAsyncErrorsTest extends ViplClusterTest
      * Waits still running, then 0-0's firmware JVM killed: each of {@code waits} ends with a
      * {@link ViplNicDeadException} naming 0-0 (a TIMEOUT would fail the 120 s get by its type).
      */
+    /** Polls {@code VipConnectPeerDone} while it says NOT_DONE, as a program doing other work would. */
+    private static ViplResult pollUntilEnded(final Vi vi)
+    {
+        ViplResult result;
+        while (ViplResult.NOT_DONE == (result = vi.connectPeerDone()))
+        {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+        return result;
+    }
+
     private static void killFirmwareOf00AndExpectNicDead(final ClusterDirectory own, final List<CompletableFuture<?>> waits)
         throws Exception
     {
