@@ -3,6 +3,8 @@ package org.qnix.abi;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import org.agrona.concurrent.AtomicBuffer;
 
@@ -17,7 +19,16 @@ import org.agrona.concurrent.AtomicBuffer;
  */
 public final class PublishedTables
 {
-    private static final int MAX_ATTEMPTS = 10_000;
+    /**
+     * How long a reader keeps trying before it gives up. A writer is a control program that can be
+     * preempted between the two halves of its write (with one firmware JVM per NIC nothing binds it to
+     * a CPU of its own), so the bound is a time, longer than the scheduler's slices, not a number of
+     * attempts: 10,000 spins gave up within a millisecond, and `qnix run` failed with "Group Table kept
+     * changing" while groups were forming.
+     */
+    static final long MAX_WAIT_NS = TimeUnit.SECONDS.toNanos(2);
+    /** Attempts that spin before the reader starts yielding its CPU, which the writer may need. */
+    private static final int SPINS = 100;
 
     /** One Name Table entry. */
     public record NameEntry(ProcessName name, NicCoordinates node, int nicPid, int osPid)
@@ -37,14 +48,8 @@ public final class PublishedTables
     {
         final int base = (int)layout.nameTableOffset();
         final int entries = layout.parameters().nameTableEntries();
-        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++)
+        return snapshot(sdram, base + NameTableLayout.SEQUENCE_OFFSET, "Name Table", MAX_WAIT_NS, () ->
         {
-            final long before = sdram.getLongVolatile(base + NameTableLayout.SEQUENCE_OFFSET);
-            if ((before & 1) != 0)
-            {
-                Thread.onSpinWait();
-                continue;
-            }
             final List<NameEntry> result = new ArrayList<>();
             for (int i = 0; i < entries; i++)
             {
@@ -58,27 +63,16 @@ public final class PublishedTables
                         sdram.getInt(e + NameTableLayout.OS_PID_OFFSET)));
                 }
             }
-            VarHandle.loadLoadFence();
-            if (sdram.getLongVolatile(base + NameTableLayout.SEQUENCE_OFFSET) == before)
-            {
-                return result;
-            }
-        }
-        throw new IllegalStateException("Name Table kept changing: no consistent snapshot");
+            return result;
+        });
     }
 
     public static List<GroupEntry> groups(final AtomicBuffer sdram, final NicSdramLayout layout)
     {
         final ClusterParameters params = layout.parameters();
         final int base = (int)layout.groupTableOffset();
-        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++)
+        return snapshot(sdram, base + GroupTableLayout.SEQUENCE_OFFSET, "Group Table", MAX_WAIT_NS, () ->
         {
-            final long before = sdram.getLongVolatile(base + GroupTableLayout.SEQUENCE_OFFSET);
-            if ((before & 1) != 0)
-            {
-                Thread.onSpinWait();
-                continue;
-            }
             final List<GroupEntry> result = new ArrayList<>();
             for (int i = 0; i < params.groupTableEntries(); i++)
             {
@@ -100,12 +94,45 @@ public final class PublishedTables
                     sdram.getInt(e + GroupTableLayout.EXPECTED_SIZE_OFFSET),
                     members));
             }
-            VarHandle.loadLoadFence();
-            if (sdram.getLongVolatile(base + GroupTableLayout.SEQUENCE_OFFSET) == before)
+            return result;
+        });
+    }
+
+    /**
+     * Reads a table under its sequence lock: the sequence even and the same before and after the read
+     * (writer: the NIC's control program, which makes it odd while it writes).
+     *
+     * @throws IllegalStateException if no read was consistent within {@code maxWaitNs}.
+     */
+    static <T> T snapshot(final AtomicBuffer sdram, final int sequenceOffset, final String table,
+        final long maxWaitNs, final Supplier<T> read)
+    {
+        final long deadline = System.nanoTime() + maxWaitNs;
+        for (int attempt = 0; ; attempt++)
+        {
+            final long before = sdram.getLongVolatile(sequenceOffset);
+            if ((before & 1) == 0)
             {
-                return result;
+                final T result = read.get();
+                VarHandle.loadLoadFence();
+                if (sdram.getLongVolatile(sequenceOffset) == before)
+                {
+                    return result;
+                }
+            }
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new IllegalStateException(table + " kept changing for " +
+                    TimeUnit.NANOSECONDS.toMillis(maxWaitNs) + " ms: no consistent snapshot");
+            }
+            if (attempt < SPINS)
+            {
+                Thread.onSpinWait();
+            }
+            else
+            {
+                Thread.yield();
             }
         }
-        throw new IllegalStateException("Group Table kept changing: no consistent snapshot");
     }
 }
