@@ -237,7 +237,7 @@ public final class NicControlProgram implements Agent
         return counters.idleParks;
     }
 
-        private int heartbeat()
+    private int heartbeat()
     {
         final long now = clock.time();
         if (now - lastHeartbeatMs < ControlProgramLayout.HEARTBEAT_INTERVAL_MS)
