@@ -451,10 +451,6 @@ class ViplAsyncErrorsTest extends ViplClusterTest
         }
     }
 
-    /**
-     * Waits still running, then 0-0's firmware JVM killed: each of {@code waits} ends with a
-     * {@link ViplNicDeadException} naming 0-0 (a TIMEOUT would fail the 120 s get by its type).
-     */
     /** Polls {@code VipConnectPeerDone} while it says NOT_DONE, as a program doing other work would. */
     private static ViplResult pollUntilEnded(final Vi vi)
     {
@@ -466,6 +462,10 @@ class ViplAsyncErrorsTest extends ViplClusterTest
         return result;
     }
 
+    /**
+     * Waits still running, then 0-0's firmware JVM killed: each of {@code waits} ends with a
+     * {@link ViplNicDeadException} naming 0-0 (a TIMEOUT would fail the 120 s get by its type).
+     */
     private static void killFirmwareOf00AndExpectNicDead(final ClusterDirectory own, final List<CompletableFuture<?>> waits)
         throws Exception
     {
