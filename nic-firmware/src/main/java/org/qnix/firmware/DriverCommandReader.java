@@ -35,13 +35,16 @@ final class DriverCommandReader
     private final ProcessRegistrations registrations;
     private final ViaConnectionCommands viaConnections;
     private final ViaCqResize viaCqResize;
+    private final SystemMessageDispatcher input;
     private final DriverCommandEntry driverCommand = new DriverCommandEntry();
     private int driverHead;
     private int driverHeadPublished = -1;
     private int commandsSinceHeadUpdate;
 
-    DriverCommandReader(final FirmwareContext ctx, final ProcessRegistrations registrations, final ViaEngine via)
+    DriverCommandReader(final FirmwareContext ctx, final ProcessRegistrations registrations, final ViaEngine via,
+        final SystemMessageDispatcher input)
     {
+        this.input = input;
         this.params = ctx.parameters();
         this.layout = ctx.sdramLayout();
         this.hostLayout = ctx.hostLayout();
@@ -112,6 +115,12 @@ final class DriverCommandReader
                     break;
 
                 case DriverCommand.VIA_CONNECTION_LOST:
+                    // The daemon's news can overtake what the peer's NIC sent before its process
+                    // disconnected: the OP_ACK of a Reliable Reception send whose receive completed
+                    // is in this NIC's input FIFO already, and must finish that send DONE before the
+                    // flush completes what is left DESC_FLUSHED (a full verify saw ViplHello's server
+                    // send fail 0x21 after the client had printed its reply).
+                    input.drain();
                     doorbell = viaConnections.connectionLost(index, size, pid);
                     break;
 

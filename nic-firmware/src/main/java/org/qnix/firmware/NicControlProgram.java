@@ -110,10 +110,10 @@ public final class NicControlProgram implements Agent
         scheduler.viaEngine(via);
         this.registrations = new ProcessRegistrations(ctx, scheduler, casts, receives, groupOperations);
         registrations.viaEngine(via);
-        this.driverCommands = new DriverCommandReader(ctx, registrations, via);
-        this.commands = new CommandQueueReader(ctx, scheduler, casts, receives, groupOperations, via);
         this.rx = new SystemMessageDispatcher(ctx, scheduler, receives, registrations, groupOperations,
             new ViaReceiver(ctx, via));
+        this.driverCommands = new DriverCommandReader(ctx, registrations, via, rx);
+        this.commands = new CommandQueueReader(ctx, scheduler, casts, receives, groupOperations, via);
     }
 
     private void acknowledgeGroup(final GroupTable.Group group)

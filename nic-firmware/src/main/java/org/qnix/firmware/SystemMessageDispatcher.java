@@ -31,6 +31,8 @@ import org.qnix.abi.WireMessageType;
 final class SystemMessageDispatcher
 {
     private static final int RX_BATCH = 64;
+    /** At most this many batches in one {@link #drain()}. */
+    private static final int DRAIN_BATCHES = 64;
 
     private final ClusterParameters params;
     private final int selfPacked;
@@ -69,6 +71,19 @@ final class SystemMessageDispatcher
     int doWork()
     {
         return wire.receive(rxHandler, RX_BATCH);
+    }
+
+    /**
+     * Takes what the input FIFO holds now, ahead of the cycle's RX step: the driver's news of a peer
+     * (Via_Connection_Lost) must not overtake what that peer's NIC sent before it (see
+     * {@link DriverCommandReader}). Bounded, since other NICs' threads may keep writing meanwhile.
+     */
+    void drain()
+    {
+        for (int batch = 0; batch < DRAIN_BATCHES && doWork() > 0; batch++)
+        {
+            // Each batch is up to RX_BATCH packets, handled as the RX step handles them.
+        }
     }
 
     private void onPacket(final int messageType, final MutableDirectBuffer buffer, final int index, final int length)

@@ -347,6 +347,38 @@ class ViaDataPathTest extends ViaSteppedTest
         assertEquals(ViTableEntry.STATE_IDLE, a.vi(SEND_VI).state());
     }
 
+    /**
+     * Reliable Reception: b's NIC completes the receive and sends the OP_ACK into a's input FIFO; before
+     * a's NIC runs again, the driver tells it the connection is lost (b's process saw its receive and
+     * disconnected at once, and the daemon's news overtook the acknowledgement). The send was received,
+     * so it completes DONE; only then does the VI go to Error. With the driver command taken first, it
+     * completed DESC_FLUSHED (ViplHello's server, "send failed, status 0x21", in a full verify).
+     */
+    @Test
+    void aSendWhoseReceiveCompletedIsDoneWhenTheConnectionLossOvertakesItsAcknowledgement()
+    {
+        connect(ViTableEntry.RELIABLE_RECEPTION);
+        final ViplDescriptor recv = oneSegmentReceive(0, 100);
+        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
+        cluster.settle();
+        final ViplDescriptor send = oneSegmentSend(0, 40);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        for (int i = 0; i < 100 && !recv.isDone(); i++)
+        {
+            cluster.step();
+        }
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE, recv.status());
+        assertFalse(send.isDone(), "the acknowledgement waits in a's input FIFO");
+
+        cluster.post(0, DriverCommand.VIA_CONNECTION_LOST, new ProcessName(0, 0), 77, SEND_VI, 0, 0);
+        cluster.settle();
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_SEND, send.status());
+        assertEquals(40, send.length());
+        assertEquals(ViTableEntry.STATE_ERROR, a.vi(SEND_VI).state());
+        assertEquals(1, a.asyncEvents());
+        assertEquals(ViaProcessStructuresLayout.ERROR_CONN_LOST, a.asyncError(0));
+    }
+
     @Test
     void aLostConnectionFlushesWhatIsPosted()
     {
