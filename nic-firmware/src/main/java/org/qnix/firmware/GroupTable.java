@@ -11,6 +11,7 @@ import org.qnix.abi.GroupTableLayout;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessName;
+import org.qnix.abi.SequenceLock;
 
 /**
  * The Group Table of thesis 3.3.3: process groups and their members, with the expected size kept apart

@@ -7,6 +7,7 @@ import org.qnix.abi.NameTableLayout;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessName;
+import org.qnix.abi.SequenceLock;
 
 /**
  * The Name Table of thesis 3.3.3: every process registered anywhere in the cluster, by (AI, PI) name,

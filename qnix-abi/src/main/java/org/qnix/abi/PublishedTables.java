@@ -1,17 +1,15 @@
 package org.qnix.abi;
 
-import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * Consistent snapshots of the Name and Group Tables a NIC publishes in its SDRAM
- * ({@link NameTableLayout}, {@link GroupTableLayout}), read under their sequence locks. Used by the
- * driver to answer group queries and by the tools to show the cluster.
+ * ({@link NameTableLayout}, {@link GroupTableLayout}), read under their sequence locks
+ * ({@link SequenceLock}). Used by the driver to answer group queries and by the tools to show the
+ * cluster.
  *
  * <pre>{@code
  * List<PublishedTables.NameEntry> names = PublishedTables.names(sdram, layout);
@@ -19,17 +17,6 @@ import org.agrona.concurrent.AtomicBuffer;
  */
 public final class PublishedTables
 {
-    /**
-     * How long a reader keeps trying before it gives up. A writer is a control program that can be
-     * preempted between the two halves of its write (with one firmware JVM per NIC nothing binds it to
-     * a CPU of its own), so the bound is a time, longer than the scheduler's slices, not a number of
-     * attempts: 10,000 spins gave up within a millisecond, and `qnix run` failed with "Group Table kept
-     * changing" while groups were forming.
-     */
-    static final long MAX_WAIT_NS = TimeUnit.SECONDS.toNanos(2);
-    /** Attempts that spin before the reader starts yielding its CPU, which the writer may need. */
-    private static final int SPINS = 100;
-
     /** One Name Table entry. */
     public record NameEntry(ProcessName name, NicCoordinates node, int nicPid, int osPid)
     {
@@ -48,7 +35,8 @@ public final class PublishedTables
     {
         final int base = (int)layout.nameTableOffset();
         final int entries = layout.parameters().nameTableEntries();
-        return snapshot(sdram, base + NameTableLayout.SEQUENCE_OFFSET, "Name Table", MAX_WAIT_NS, () ->
+        return SequenceLock.read(sdram, base + NameTableLayout.SEQUENCE_OFFSET, "Name Table",
+            SequenceLock.MAX_READ_WAIT_NS, () ->
         {
             final List<NameEntry> result = new ArrayList<>();
             for (int i = 0; i < entries; i++)
@@ -71,7 +59,8 @@ public final class PublishedTables
     {
         final ClusterParameters params = layout.parameters();
         final int base = (int)layout.groupTableOffset();
-        return snapshot(sdram, base + GroupTableLayout.SEQUENCE_OFFSET, "Group Table", MAX_WAIT_NS, () ->
+        return SequenceLock.read(sdram, base + GroupTableLayout.SEQUENCE_OFFSET, "Group Table",
+            SequenceLock.MAX_READ_WAIT_NS, () ->
         {
             final List<GroupEntry> result = new ArrayList<>();
             for (int i = 0; i < params.groupTableEntries(); i++)
@@ -96,43 +85,5 @@ public final class PublishedTables
             }
             return result;
         });
-    }
-
-    /**
-     * Reads a table under its sequence lock: the sequence even and the same before and after the read
-     * (writer: the NIC's control program, which makes it odd while it writes).
-     *
-     * @throws IllegalStateException if no read was consistent within {@code maxWaitNs}.
-     */
-    static <T> T snapshot(final AtomicBuffer sdram, final int sequenceOffset, final String table,
-        final long maxWaitNs, final Supplier<T> read)
-    {
-        final long deadline = System.nanoTime() + maxWaitNs;
-        for (int attempt = 0; ; attempt++)
-        {
-            final long before = sdram.getLongVolatile(sequenceOffset);
-            if ((before & 1) == 0)
-            {
-                final T result = read.get();
-                VarHandle.loadLoadFence();
-                if (sdram.getLongVolatile(sequenceOffset) == before)
-                {
-                    return result;
-                }
-            }
-            if (System.nanoTime() - deadline > 0)
-            {
-                throw new IllegalStateException(table + " kept changing for " +
-                    TimeUnit.NANOSECONDS.toMillis(maxWaitNs) + " ms: no consistent snapshot");
-            }
-            if (attempt < SPINS)
-            {
-                Thread.onSpinWait();
-            }
-            else
-            {
-                Thread.yield();
-            }
-        }
     }
 }

@@ -71,7 +71,7 @@ class PublishedTablesTest
         final int groups = (int)layout.groupTableOffset();
         sdram.putLongRelease(groups + GroupTableLayout.SEQUENCE_OFFSET, 5);
         final IllegalStateException stuck = assertThrows(IllegalStateException.class,
-            () -> PublishedTables.snapshot(sdram, groups + GroupTableLayout.SEQUENCE_OFFSET, "Group Table",
+            () -> SequenceLock.read(sdram, groups + GroupTableLayout.SEQUENCE_OFFSET, "Group Table",
                 TimeUnit.MILLISECONDS.toNanos(20), () -> "read"));
         assertTrue(stuck.getMessage().startsWith("Group Table kept changing for 20 ms"), stuck.getMessage());
     }
