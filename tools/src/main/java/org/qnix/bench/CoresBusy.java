@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The cores the whole machine kept busy during a bench run (issue 13, item 5: "report the cores busy
@@ -39,6 +40,18 @@ public final class CoresBusy
         sum[0] += after.busyTicks() - before.busyTicks();
         sum[1] += after.totalTicks() - before.totalTicks();
         cpus = after.cpus();
+    }
+
+    /**
+     * Samples the machine while nothing is measured, as {@link #IDLE}: waits {@code settleMs} first (a
+     * cluster that just came up sends its NICs to sleep after 50 ms idle), then samples {@code sampleMs}.
+     */
+    public void sampleIdle(final long settleMs, final long sampleMs) throws InterruptedException
+    {
+        TimeUnit.MILLISECONDS.sleep(settleMs);
+        final CpuSample before = CpuSample.now();
+        TimeUnit.MILLISECONDS.sleep(sampleMs);
+        add(IDLE, before, CpuSample.now());
     }
 
     /** @return the cores busy on average over {@code what}'s samples, or NaN without any that spans a tick. */

@@ -432,7 +432,7 @@ final class Bench implements Runnable
             }
             try (BenchCluster run = common.cluster(out))
             {
-                sampleIdle(cores);
+                cores.sampleIdle(IDLE_SETTLE_MS, IDLE_SAMPLE_MS);
                 measureEach(qnix.apply(run), maxSize, sizes, out, measurement, samplesOf, cores);
                 setup = common.setup(run, how);
             }
@@ -479,18 +479,9 @@ final class Bench implements Runnable
     }
 
     /** How long the cluster settles after it came up (its NICs go to sleep after 50 ms idle). */
-    private static final long IDLE_SETTLE_MS = 500;
+    static final long IDLE_SETTLE_MS = 500;
     /** How long the idle cluster's cores are sampled, in each pass. */
     private static final long IDLE_SAMPLE_MS = 2_000;
-
-    /** The cores busy while the cluster is up and nothing runs on it yet, after it settled. */
-    private static void sampleIdle(final CoresBusy cores) throws InterruptedException
-    {
-        TimeUnit.MILLISECONDS.sleep(IDLE_SETTLE_MS);
-        final CpuSample before = CpuSample.now();
-        TimeUnit.MILLISECONDS.sleep(IDLE_SAMPLE_MS);
-        cores.add(CoresBusy.IDLE, before, CpuSample.now());
-    }
 
     /**
      * Refuses an output file that cannot be written, before anything is measured: a missing directory

@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
+import org.qnix.bench.CoresBusy;
 import org.qnix.bench.CpuSample;
 import org.qnix.bench.FloorTransport;
 import org.qnix.bench.LatencyResult;
@@ -159,9 +160,8 @@ final class BenchStrategies implements Callable<Integer>
         {
             return Double.NaN;
         }
-        TimeUnit.MILLISECONDS.sleep(500);
-        final CpuSample before = CpuSample.now();
-        TimeUnit.SECONDS.sleep(idleSeconds);
-        return CpuSample.now().busyCoresSince(before);
+        final CoresBusy idle = new CoresBusy();
+        idle.sampleIdle(Bench.IDLE_SETTLE_MS, TimeUnit.SECONDS.toMillis(idleSeconds));
+        return idle.of(CoresBusy.IDLE);
     }
 }
