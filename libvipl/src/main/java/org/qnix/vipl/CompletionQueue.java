@@ -252,8 +252,10 @@ public final class CompletionQueue extends DriverResource
      * @throws ViplException {@code INVALID_PARAMETER} if the CQ holds more completions than
      *                       {@code newEntries} or it is out of range, and the CQ is as before;
      *                       {@code INVALID_STATE} (or {@link ViplNicDeadException}) if the NIC did not
-     *                       take the resize: the CQ may no longer be the one this process reads, and
-     *                       every later call on it fails but {@link #close()}.
+     *                       take the resize, or the driver gave no answer (daemon dead, connection
+     *                       lost): the CQ may no longer be the one this process reads, and every later
+     *                       call on it fails but {@link #close()}; {@code ERROR_RESOURCE} if there was no
+     *                       room for the new ring or the NIC refused it, and the CQ is as before.
      */
     public synchronized void resize(final int newEntries)
     {

@@ -898,6 +898,13 @@ public final class ViplNic implements AutoCloseable
             {
                 throw nicDead();
             }
+            if (!(ex instanceof ViaDriverException))
+            {
+                // Not the driver's refusal but no (valid) answer: a daemon that died or answered too late
+                // may have had the NIC move the CQ already, so the ring this process reads is not known.
+                throw new ViplException(ViplResult.INVALID_STATE, "no answer from the driver to the resize of " +
+                    cq + " (" + ex.getMessage() + "): the NIC may have moved it; destroy the CQ", ex);
+            }
             throw failed;
         }
         if (closed)

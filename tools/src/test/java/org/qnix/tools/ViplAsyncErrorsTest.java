@@ -28,6 +28,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ViaProcessStructuresLayout;
 import org.qnix.abi.ViplDescriptor;
@@ -363,6 +364,39 @@ class ViplAsyncErrorsTest extends ViplClusterTest
         finally
         {
             threads.shutdownNow();
+            TestClusters.down(own);
+        }
+    }
+
+    /**
+     * A resize the driver never answers (its daemon killed with SIGKILL) may have been taken by the NIC
+     * all the same, so the CQ cannot be trusted: the resize fails INVALID_STATE (or NIC-dead, should the
+     * firmware have stopped first) and every later call on the CQ fails, instead of the CQ reading a ring
+     * the NIC may no longer complete into.
+     */
+    @Test
+    void aResizeTheDriverNeverAnswersLeavesTheCqUnusable() throws Exception
+    {
+        final ClusterDirectory own = TestClusters.up(TestClusters.uniqueName("vr"), 2, 1, "shared");
+        try
+        {
+            final ViplNic nic = Vipl.openNic("0-0", own.name());
+            final CompletionQueue cq = nic.createCq(4);
+            final ProcessHandle daemon =
+                ProcessHandle.of(ClusterProperties.read(own.propertiesFile()).orElseThrow().daemonPid()).orElseThrow();
+            assertTrue(daemon.destroyForcibly(), "kill -9 the daemon");
+            TestClusters.await("the daemon dead", () -> !daemon.isAlive());
+
+            final ViplException resize = assertThrows(ViplException.class, () -> cq.resize(8));
+            assertTrue(ViplResult.INVALID_STATE == resize.result() || resize instanceof ViplNicDeadException,
+                resize.toString());
+            final ViplException after = assertThrows(ViplException.class, cq::done);
+            assertEquals(ViplResult.INVALID_STATE, after.result());
+            assertTrue(after.getMessage().contains("its resize did not finish"), after.getMessage());
+            nic.close();
+        }
+        finally
+        {
             TestClusters.down(own);
         }
     }
