@@ -326,4 +326,10 @@ public final class NicControlProgram implements Agent
     {
         return groupOperations;
     }
+
+    /** @return how many times VI {@code vi} is in the VIA TX list of process {@code owner}. */
+    int viaTimesScheduled(final int owner, final int vi)
+    {
+        return via.timesScheduled(owner, vi);
+    }
 }

@@ -477,12 +477,49 @@ final class ViaEngine
     }
 
     /** Nothing of the VI's work survives: its table entry holds another process's VI now, or none. */
-    static void forget(final ViaViState s)
+    private void forget(final ViaViState s)
     {
         s.sends.clear();
         s.receives.clear();
         s.reset();
-        s.scheduled = false;
+        unschedule(s);
         s.connectionId = 0;
+    }
+
+    /**
+     * Takes {@code s} out of its process's list. Its entry would otherwise stay there while the flag says
+     * it is not: the VI made again would be put in a second time and get two turns of every round, and
+     * an entry left in a former owner's list would clear the flag of the VI's new owner. Rare (a VI made
+     * again before its process's next TX turn reached it), so the list is walked.
+     */
+    private void unschedule(final ViaViState s)
+    {
+        if (s.scheduled && s.owner >= 0)
+        {
+            final IntArrayQueue queue = ready[s.owner];
+            for (int n = queue.size(); n > 0; n--)
+            {
+                final int vi = queue.pollInt();
+                if (vi != s.vi)
+                {
+                    queue.addInt(vi);
+                }
+            }
+        }
+        s.scheduled = false;
+    }
+
+    /** @return how many times {@code vi} is in the TX list of process {@code owner}: 0 or 1. For the stepped tests. */
+    int timesScheduled(final int owner, final int vi)
+    {
+        final IntArrayQueue queue = ready[owner];
+        int times = 0;
+        for (int n = queue.size(); n > 0; n--)
+        {
+            final int next = queue.pollInt();
+            times += next == vi ? 1 : 0;
+            queue.addInt(next);
+        }
+        return times;
     }
 }

@@ -151,6 +151,61 @@ class ViaDataPathTest extends ViaSteppedTest
         assertEquals(lengths.length, b.vi(RECEIVE_VI).receiveSequence());
     }
 
+    /**
+     * A VI disconnected, destroyed and made again while its entry waits in its process's TX list behind
+     * other VIs (a packet a duty cycle) is in that list once after its next post, not twice: it gets one
+     * turn of every round, as the others do. Every send then completes.
+     */
+    @Test
+    void aViMadeAgainBeforeItsTxTurnIsInItsProcesssListOnce()
+    {
+        connect(ViTableEntry.UNRELIABLE);
+        final int[] others = {6, 7, 8};
+        for (int i = 0; i < others.length; i++)
+        {
+            a.createVi(others[i], 1 + i, PTAG_A, ViTableEntry.UNRELIABLE, ViTableEntry.NO_CQ);
+            a.connect(others[i], b, RECEIVE_VI, 100 + i);
+        }
+        cluster.settle();
+        cluster.onePacketPerCycle();
+        final int length = 8 * 1024;
+        final ViplDescriptor[] sends = new ViplDescriptor[others.length + 2];
+        for (int d = 0; d < sends.length; d++)
+        {
+            sends[d] = a.descriptor(DESCRIPTORS + 128 * d).control(ViplDescriptor.OP_SEND).segmentCount(1)
+                .length(length).dataSegment(0, a.address(DATA), handleA, length);
+        }
+        // A duty cycle reads one command, then the TX list is the others, then SEND_VI, its head sending a packet.
+        for (int i = 0; i < others.length; i++)
+        {
+            a.postSend(others[i], handleA, DESCRIPTORS + 128 * (1 + i));
+        }
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        for (int cycle = 0; cycle < 1 + others.length; cycle++)
+        {
+            cluster.step();
+        }
+        assertEquals(1, cluster.nics.get(0).viaTimesScheduled(a.index, SEND_VI));
+        cluster.post(0, DriverCommand.VIA_DISCONNECT, new ProcessName(0, 0), 0, SEND_VI, 0, a.index);
+        cluster.step();
+        a.vi(SEND_VI).publishState(ViTableEntry.STATE_FREE);
+        a.createVi(SEND_VI, 0, PTAG_A, ViTableEntry.UNRELIABLE, ViTableEntry.NO_CQ);
+        a.connect(SEND_VI, b, RECEIVE_VI, 78);
+        cluster.step();
+        a.postSend(SEND_VI, handleA, DESCRIPTORS + 128 * (1 + others.length));
+        cluster.step();
+
+        assertEquals(1, cluster.nics.get(0).viaTimesScheduled(a.index, SEND_VI));
+        cluster.settle();
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_SEND | ViplDescriptor.STATUS_DESC_FLUSHED_ERROR,
+            sends[0].status(), "flushed by the disconnect");
+        for (int d = 1; d < sends.length; d++)
+        {
+            assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_SEND, sends[d].status(), "send " + d);
+        }
+        assertEquals(0, counter(0, NicCounters.DUTY_CYCLE_ERRORS));
+    }
+
     @Test
     void anUnreliableMessageWithNoReceivePostedIsDroppedAndCounted()
     {
