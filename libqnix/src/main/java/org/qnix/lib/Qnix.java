@@ -654,8 +654,16 @@ public final class Qnix implements AutoCloseable
     /**
      * {@code qx_poll_for_send}, non-blocking.
      *
+     * <pre>{@code
+     * qnix.send(tx);
+     * while (!qnix.pollForSend(tx)) { doSomethingElse(); }
+     * }</pre>
+     *
      * @return true if the send completed (its context is Free again), false if it is still in flight.
      * @throws QnixCompletionException if it completed with an error.
+     * @throws QnixNicDeadException    once the NIC's control program stopped, looked at every
+     *                                 {@code NicHeartbeat.POLLS_PER_LOOK} polls that found nothing: a
+     *                                 loop of polls ends as a wait does.
      */
     public boolean pollForSend(final int sendContext)
     {
@@ -702,6 +710,7 @@ public final class Qnix implements AutoCloseable
      * @return true if the receive completed, false if it is still waiting.
      * @throws QnixTruncatedException  if the message was longer than the buffer (its prefix arrived).
      * @throws QnixCompletionException if it completed with another error.
+     * @throws QnixNicDeadException    once the NIC's control program stopped, as {@link #pollForSend(int)}.
      */
     public boolean pollForReceive(final int receiveContext, final ReceiveStatus status)
     {

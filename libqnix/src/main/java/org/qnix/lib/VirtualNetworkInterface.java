@@ -289,12 +289,24 @@ final class VirtualNetworkInterface
             HostProcessStructuresLayout.receiveDoorbellOffset(contexts, context);
     }
 
-    /** @return the doorbell value if complete (Done or an error), else {@link Doorbell#USED}. */
+    /**
+     * @return the doorbell value if complete (Done or an error), else {@link Doorbell#USED}.
+     * @throws QnixNicDeadException now and then while it is not complete, once the NIC stopped: a loop
+     *                              of polls ends as a wait does.
+     */
     int peek(final int context, final boolean send)
     {
         // Writer: the NIC, with release, after the completion fields of a receive.
         final int value = hps.getIntVolatile(doorbellAddress(context, send));
-        return Doorbell.isComplete(value) ? value : Doorbell.USED;
+        if (Doorbell.isComplete(value))
+        {
+            return value;
+        }
+        if (heartbeat.stoppedAfterPoll())
+        {
+            throw new QnixNicDeadException(heartbeat.describeStopped());
+        }
+        return Doorbell.USED;
     }
 
     /** The process has read the completion: the Context is Free again (thesis 3.3.2). */

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.qnix.host.DoorbellWait;
 import org.qnix.host.MappingGuard;
+import org.qnix.host.NicHeartbeat;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.CommandQueueEntry;
 import org.qnix.abi.CommandQueueLayout;
@@ -149,6 +150,29 @@ class VirtualNetworkInterfaceTest
         control.putIntVolatile(ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_STOPPED);
         assertThrows(QnixNicDeadException.class,
             () -> vnic.await(context, true, TimeUnit.SECONDS.toNanos(30), DoorbellWait.YIELD));
+    }
+
+    @Test
+    void aLoopOfPollsOnAStoppedNicEndsWithTheNicDeadException()
+    {
+        final int context = vnic.takeSendContext();
+        for (int poll = 0; poll < 3 * NicHeartbeat.POLLS_PER_LOOK; poll++)
+        {
+            assertEquals(Doorbell.USED, vnic.peek(context, true), "a running NIC: not done yet");
+        }
+        control.putIntVolatile(ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_STOPPED);
+
+        final QnixNicDeadException dead = assertThrows(QnixNicDeadException.class, () ->
+        {
+            for (int poll = 0; poll < 2 * NicHeartbeat.POLLS_PER_LOOK; poll++)
+            {
+                vnic.peek(context, true);
+            }
+        });
+        assertTrue(dead.getMessage().contains("node 0-0"), dead.getMessage());
+        // A completion is still read, whatever became of the NIC after it rang.
+        ringSend(context, Doorbell.DONE);
+        assertEquals(Doorbell.DONE, vnic.peek(context, true));
     }
 
     private void ringSend(final int context, final int value)

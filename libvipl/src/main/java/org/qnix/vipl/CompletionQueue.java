@@ -92,6 +92,9 @@ public final class CompletionQueue extends DriverResource
      * <pre>{@code
      * for (CompletionQueue.Completion c = cq.done(); c != null; c = cq.done()) { ... }
      * }</pre>
+     *
+     * @throws ViplNicDeadException once the NIC stopped, looked at every {@code NicHeartbeat.POLLS_PER_LOOK}
+     *                              polls that found nothing: a loop of polls ends as {@link #await} does.
      */
     public synchronized Completion done()
     {
@@ -103,6 +106,7 @@ public final class CompletionQueue extends DriverResource
         final int queue = b.getIntVolatile(entry + CqRingLayout.ENTRY_QUEUE_OFFSET);
         if (CqRingLayout.QUEUE_EMPTY == queue)
         {
+            nic.checkRunningAfterPoll();
             return null;
         }
         final int viIndex = b.getInt(entry + CqRingLayout.ENTRY_VI_OFFSET);

@@ -149,6 +149,9 @@ public final class Vi extends DriverResource
      * Descriptor d = vi.sendDone();
      * if (d != null && d.hasError()) { ... }
      * }</pre>
+     *
+     * @throws ViplNicDeadException once the NIC stopped, looked at every {@code NicHeartbeat.POLLS_PER_LOOK}
+     *                              polls that found nothing: a loop of polls ends as {@link #sendWait} does.
      */
     public Descriptor sendDone()
     {
@@ -162,6 +165,8 @@ public final class Vi extends DriverResource
      * Descriptor d = vi.recvDone();
      * if (d != null) { int bytes = d.length(); }
      * }</pre>
+     *
+     * @throws ViplNicDeadException once the NIC stopped, as {@link #sendDone()}.
      */
     public Descriptor recvDone()
     {

@@ -108,6 +108,7 @@ final class ViWorkQueue
             taken++;
             return oldest;
         }
+        nic.checkRunningAfterPoll();
         return null;
     }
 

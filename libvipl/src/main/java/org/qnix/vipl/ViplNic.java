@@ -746,6 +746,19 @@ public final class ViplNic implements AutoCloseable
     }
 
     /** @return the exception a wait ends with when the NIC stopped. */
+    /**
+     * For a {@code Done} poll that found nothing: now and then, the NIC is looked at.
+     *
+     * @throws ViplNicDeadException once it stopped, so that a loop of polls ends as a wait does.
+     */
+    void checkRunningAfterPoll()
+    {
+        if (heartbeat.stoppedAfterPoll())
+        {
+            throw nicDead();
+        }
+    }
+
     ViplNicDeadException nicDead()
     {
         return new ViplNicDeadException(node, heartbeat.describeStopped());

@@ -24,6 +24,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -34,6 +35,7 @@ import org.qnix.abi.ViaProcessStructuresLayout;
 import org.qnix.abi.ViplDescriptor;
 import org.qnix.abi.ViplResult;
 import org.qnix.firmware.NicCounters;
+import org.qnix.host.NicHeartbeat;
 import org.qnix.vipl.AsyncError;
 import org.qnix.vipl.CompletionQueue;
 import org.qnix.vipl.Descriptor;
@@ -272,6 +274,10 @@ class ViplAsyncErrorsTest extends ViplClusterTest
             final AsyncError catastrophic = errors.poll(60, TimeUnit.SECONDS);
             assertEquals(AsyncError.Resource.NIC, catastrophic.resource());
             assertEquals(AsyncError.Code.CATASTROPHIC, catastrophic.code());
+            // A loop of Done polls ends the same way, instead of answering NOT_DONE for ever.
+            assertThrows(ViplNicDeadException.class, () -> pollUntilDead(vi::sendDone));
+            assertThrows(ViplNicDeadException.class, () -> pollUntilDead(vi::recvDone));
+            assertThrows(ViplNicDeadException.class, () -> pollUntilDead(cq::done));
 
             // Posts fill the Command Queue, which the dead NIC never empties: the post that finds it
             // full ends with NIC-dead too, not after the full queue's 30 s.
@@ -500,6 +506,15 @@ class ViplAsyncErrorsTest extends ViplClusterTest
      * Waits still running, then 0-0's firmware JVM killed: each of {@code waits} ends with a
      * {@link ViplNicDeadException} naming 0-0 (a TIMEOUT would fail the 120 s get by its type).
      */
+    /** Polls {@code done} (which must answer NOT_DONE) twice as often as the library looks at the NIC. */
+    private static void pollUntilDead(final Supplier<?> done)
+    {
+        for (int poll = 0; poll < 2 * NicHeartbeat.POLLS_PER_LOOK; poll++)
+        {
+            assertNull(done.get(), "nothing completes on a dead NIC");
+        }
+    }
+
     private static void killFirmwareOf00AndExpectNicDead(final ClusterDirectory own, final List<CompletableFuture<?>> waits)
         throws Exception
     {
