@@ -17,6 +17,7 @@ import org.qnix.vipl.ViplAddress;
 import org.qnix.vipl.ViplException;
 import org.qnix.vipl.ViplMemory;
 import org.qnix.vipl.ViplNic;
+import org.qnix.vipl.ViplNicDeadException;
 
 /**
  * One PCIComm connection (seed 000, 5.1): made by {@link PciComm#listen} or {@link PciComm#connect},
@@ -168,7 +169,7 @@ public final class PciConnection implements AutoCloseable
             connection.peer = node;
             connection.state = ConnectionState.CONNECTED;
             connection.device.connected();
-            connection.device.doWork();
+            connection.work();
         }
         connection.thread.start();
         return connection;
@@ -623,7 +624,18 @@ public final class PciConnection implements AutoCloseable
         {
             return 0;
         }
-        final int work = device.doWork();
+        final int work;
+        try
+        {
+            work = device.doWork();
+        }
+        catch (final ViplNicDeadException ex)
+        {
+            // A Done poll looked at the NIC and found it stopped: the same end as a CQ wait's in run().
+            device.fail(PciCommException.Reason.CONNECTION_LOST, "the NIC stopped: " + ex.getMessage());
+            tearDown();
+            return 0;
+        }
         if (ConnectionState.CONNECTED == state && (device.peerClosed() || null != device.failure()))
         {
             state = ConnectionState.CLOSING;

@@ -13,6 +13,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.NicCoordinates;
 import org.qnix.pcicomm.ConnectionState;
 import org.qnix.pcicomm.PciBuffer;
 import org.qnix.pcicomm.PciComm;
@@ -169,6 +171,41 @@ class PciCommConnectionsTest extends ViplClusterTest
             assertEquals(Reason.CONNECTION_LOST,
                 assertThrows(PciCommException.class, () -> listener.recv(WAIT_MS)).reason());
             assertEquals(ConnectionState.CLOSED, listener.state());
+        }
+    }
+
+    /**
+     * The NIC of one end stops (its firmware JVM killed with -9, on a cluster of its own): that end's
+     * receive ends with CONNECTION_LOST naming the stopped NIC, and its connection is CLOSED; nothing
+     * waits out its timeout, and no VIPL exception leaks out of PCIComm.
+     */
+    @Test
+    void aStoppedNicEndsItsConnectionsCallsWithConnectionLost() throws Exception
+    {
+        final ClusterDirectory own = TestClusters.up(TestClusters.uniqueName("pd"), 2, 1, "processes");
+        try
+        {
+            try (PciConnection listener = PciComm.options().cluster(own.name()).listen("1-0", 38);
+                PciConnection client = PciComm.options().cluster(own.name()).localNode("0-0").connectTimeoutMs(WAIT_MS)
+                    .connect("1-0", 38))
+            {
+                listener.awaitConnected(WAIT_MS);
+                client.prepostRecv(client.allocate(4096), 4096);
+                final long firmware = ClusterStatus.read(own).nodes().stream()
+                    .filter(n -> n.node().equals(new NicCoordinates(0, 0))).findFirst().orElseThrow().firmwarePid();
+                final ProcessHandle handle = ProcessHandle.of(firmware).orElseThrow();
+                assertTrue(handle.destroyForcibly(), "kill -9 the firmware of node 0-0");
+                handle.onExit().get(60, TimeUnit.SECONDS);
+
+                final PciCommException lost = assertThrows(PciCommException.class, () -> client.recv(WAIT_MS));
+                assertEquals(Reason.CONNECTION_LOST, lost.reason(), lost.getMessage());
+                assertTrue(lost.getMessage().contains("node 0-0"), lost.getMessage());
+                assertEquals(ConnectionState.CLOSED, client.state());
+            }
+        }
+        finally
+        {
+            TestClusters.down(own);
         }
     }
 
