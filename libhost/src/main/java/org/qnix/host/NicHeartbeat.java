@@ -17,11 +17,11 @@ import org.qnix.abi.NicCoordinates;
  * }
  * }</pre>
  *
- * <p>A non-blocking poll that found nothing calls {@link #stoppedAfterPoll()}, so that a loop of polls
+ * <p>A non-blocking poll that found nothing calls {@link #lookDueAfterPoll()}, so that a loop of polls
  * ends on a stopped NIC too:
  *
  * <pre>{@code
- * if (!done && heartbeat.stoppedAfterPoll())
+ * if (!done && heartbeat.lookDueAfterPoll() && !heartbeat.isRunning())
  * {
  *     throw new IllegalStateException(heartbeat.describeStopped());
  * }
@@ -32,7 +32,7 @@ import org.qnix.abi.NicCoordinates;
  */
 public final class NicHeartbeat
 {
-    /** Polls that found nothing between two looks at the heartbeat in {@link #stoppedAfterPoll()}. */
+    /** Polls that found nothing between two looks at the heartbeat ({@link #lookDueAfterPoll()}). */
     public static final int POLLS_PER_LOOK = 1024;
 
     private final UnsafeBuffer control;
@@ -63,20 +63,21 @@ public final class NicHeartbeat
     }
 
     /**
-     * For a non-blocking poll that found nothing: looks at the NIC once every {@link #POLLS_PER_LOOK}
-     * calls, so that a program polling in a loop learns of a stopped NIC (DESIGN.md 5: a wait never
-     * outlives the firmware) for the cost of an increment per poll.
+     * For a non-blocking poll that found nothing: says when to look at the NIC, once every {@link
+     * #POLLS_PER_LOOK} calls, so that a program polling in a loop learns of a stopped NIC (DESIGN.md 5:
+     * a wait never outlives the firmware) for the cost of an increment per poll. It reads nothing
+     * shared: the caller looks ({@link #isRunning()}) where the mapping is safe to read.
      *
-     * @return true if this call looked and the NIC is not {@link #isRunning() running}.
+     * @return true on every {@link #POLLS_PER_LOOK}-th call.
      */
-    public boolean stoppedAfterPoll()
+    public boolean lookDueAfterPoll()
     {
         if (++pollsSinceLook < POLLS_PER_LOOK)
         {
             return false;
         }
         pollsSinceLook = 0;
-        return !isRunning();
+        return true;
     }
 
     /** @return why the NIC is taken for dead, naming its node; for an error message. */

@@ -284,7 +284,7 @@ final class Messaging
         try
         {
             checkContext(sendContext);
-            return completeSend(sendContext, vnic.peek(sendContext, true));
+            return completeSend(sendContext, vnic.poll(sendContext, true));
         }
         finally
         {
@@ -312,7 +312,7 @@ final class Messaging
         try
         {
             checkContext(receiveContext);
-            return completeReceive(receiveContext, vnic.peek(receiveContext, false), status);
+            return completeReceive(receiveContext, vnic.poll(receiveContext, false), status);
         }
         finally
         {

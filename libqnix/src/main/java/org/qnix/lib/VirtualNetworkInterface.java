@@ -290,23 +290,28 @@ final class VirtualNetworkInterface
     }
 
     /**
+     * A poll of the process (qx_poll_for_send, qx_poll_for_receive). Call inside the guard.
+     *
      * @return the doorbell value if complete (Done or an error), else {@link Doorbell#USED}.
      * @throws QnixNicDeadException now and then while it is not complete, once the NIC stopped: a loop
      *                              of polls ends as a wait does.
      */
+    int poll(final int context, final boolean send)
+    {
+        final int value = peek(context, send);
+        if (Doorbell.USED == value && heartbeat.lookDueAfterPoll() && !heartbeat.isRunning())
+        {
+            throw new QnixNicDeadException(heartbeat.describeStopped());
+        }
+        return value;
+    }
+
+    /** @return the doorbell value if complete (Done or an error), else {@link Doorbell#USED}. */
     int peek(final int context, final boolean send)
     {
         // Writer: the NIC, with release, after the completion fields of a receive.
         final int value = hps.getIntVolatile(doorbellAddress(context, send));
-        if (Doorbell.isComplete(value))
-        {
-            return value;
-        }
-        if (heartbeat.stoppedAfterPoll())
-        {
-            throw new QnixNicDeadException(heartbeat.describeStopped());
-        }
-        return Doorbell.USED;
+        return Doorbell.isComplete(value) ? value : Doorbell.USED;
     }
 
     /** The process has read the completion: the Context is Free again (thesis 3.3.2). */

@@ -745,20 +745,31 @@ public final class ViplNic implements AutoCloseable
         }
     }
 
-    /** @return the exception a wait ends with when the NIC stopped. */
     /**
-     * For a {@code Done} poll that found nothing: now and then, the NIC is looked at.
+     * For a {@code Done} poll that found nothing: now and then, the NIC is looked at, inside the guard
+     * (a close unmaps its control area).
      *
      * @throws ViplNicDeadException once it stopped, so that a loop of polls ends as a wait does.
      */
     void checkRunningAfterPoll()
     {
-        if (heartbeat.stoppedAfterPoll())
+        if (heartbeat.lookDueAfterPoll() && guard.enter())
         {
-            throw nicDead();
+            try
+            {
+                if (!heartbeat.isRunning())
+                {
+                    throw nicDead();
+                }
+            }
+            finally
+            {
+                guard.exit();
+            }
         }
     }
 
+    /** @return the exception a wait ends with when the NIC stopped. */
     ViplNicDeadException nicDead()
     {
         return new ViplNicDeadException(node, heartbeat.describeStopped());

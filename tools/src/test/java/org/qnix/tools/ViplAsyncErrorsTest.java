@@ -502,10 +502,6 @@ class ViplAsyncErrorsTest extends ViplClusterTest
         return result;
     }
 
-    /**
-     * Waits still running, then 0-0's firmware JVM killed: each of {@code waits} ends with a
-     * {@link ViplNicDeadException} naming 0-0 (a TIMEOUT would fail the 120 s get by its type).
-     */
     /** Polls {@code done} (which must answer NOT_DONE) twice as often as the library looks at the NIC. */
     private static void pollUntilDead(final Supplier<?> done)
     {
@@ -515,6 +511,10 @@ class ViplAsyncErrorsTest extends ViplClusterTest
         }
     }
 
+    /**
+     * Waits still running, then 0-0's firmware JVM killed: each of {@code waits} ends with a
+     * {@link ViplNicDeadException} naming 0-0 (a TIMEOUT would fail the 120 s get by its type).
+     */
     private static void killFirmwareOf00AndExpectNicDead(final ClusterDirectory own, final List<CompletableFuture<?>> waits)
         throws Exception
     {
