@@ -17,28 +17,13 @@ import org.qnix.abi.NicCoordinates;
  * }
  * }</pre>
  *
- * <p>A non-blocking poll that found nothing calls {@link #lookDueAfterPoll()}, so that a loop of polls
- * ends on a stopped NIC too:
- *
- * <pre>{@code
- * if (!done && heartbeat.lookDueAfterPoll() && !heartbeat.isRunning())
- * {
- *     throw new IllegalStateException(heartbeat.describeStopped());
- * }
- * }</pre>
- *
- * <p>Thread safe: it reads shared memory only; the count of polls is racy by design (a lost increment
- * only puts the next look off by a poll).
+ * <p>Thread safe: it only reads.
  */
 public final class NicHeartbeat
 {
-    /** Polls that found nothing between two looks at the heartbeat ({@link #lookDueAfterPoll()}). */
-    public static final int POLLS_PER_LOOK = 1024;
-
     private final UnsafeBuffer control;
     private final int offset;
     private final NicCoordinates node;
-    private int pollsSinceLook;
 
     /**
      * @param control a mapping of the NIC's control-program area ({@code ControlProgramLayout}).
@@ -60,24 +45,6 @@ public final class NicHeartbeat
         final long beat = control.getLongVolatile(offset + ControlProgramLayout.HEARTBEAT_TIME_OFFSET);
         return ControlProgramLayout.STATE_RUNNING == state &&
             System.currentTimeMillis() - beat <= ControlProgramLayout.HEARTBEAT_TIMEOUT_MS;
-    }
-
-    /**
-     * For a non-blocking poll that found nothing: says when to look at the NIC, once every {@link
-     * #POLLS_PER_LOOK} calls, so that a program polling in a loop learns of a stopped NIC (DESIGN.md 5:
-     * a wait never outlives the firmware) for the cost of an increment per poll. It reads nothing
-     * shared: the caller looks ({@link #isRunning()}) where the mapping is safe to read.
-     *
-     * @return true on every {@link #POLLS_PER_LOOK}-th call.
-     */
-    public boolean lookDueAfterPoll()
-    {
-        if (++pollsSinceLook < POLLS_PER_LOOK)
-        {
-            return false;
-        }
-        pollsSinceLook = 0;
-        return true;
     }
 
     /** @return why the NIC is taken for dead, naming its node; for an error message. */

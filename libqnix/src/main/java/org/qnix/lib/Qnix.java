@@ -662,7 +662,7 @@ public final class Qnix implements AutoCloseable
      * @return true if the send completed (its context is Free again), false if it is still in flight.
      * @throws QnixCompletionException if it completed with an error.
      * @throws QnixNicDeadException    once the NIC's control program stopped, looked at every
-     *                                 {@code NicHeartbeat.POLLS_PER_LOOK} polls that found nothing: a
+     *                                 {@code EmptyPolls.PER_LOOK} polls that found nothing: a
      *                                 loop of polls ends as a wait does.
      */
     public boolean pollForSend(final int sendContext)

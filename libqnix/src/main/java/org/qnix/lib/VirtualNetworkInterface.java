@@ -18,6 +18,7 @@ import org.qnix.abi.VniLayout;
 import org.qnix.host.BackOff;
 import org.qnix.host.DoorbellWait;
 import org.qnix.host.DoorbellWaiter;
+import org.qnix.host.EmptyPolls;
 import org.qnix.host.MappingGuard;
 import org.qnix.host.NicHeartbeat;
 
@@ -40,6 +41,8 @@ final class VirtualNetworkInterface
     private final UnsafeBuffer vni;
     private final UnsafeBuffer hps;
     private final NicHeartbeat heartbeat;
+    /** Polls of the process that found nothing (the API is for one thread at a time). */
+    private final EmptyPolls emptyPolls = new EmptyPolls();
     private final NicWakeUp wakeUp;
     private final MappingGuard guard;
     private final DoorbellWaiter waiter;
@@ -299,7 +302,7 @@ final class VirtualNetworkInterface
     int poll(final int context, final boolean send)
     {
         final int value = peek(context, send);
-        if (Doorbell.USED == value && heartbeat.lookDueAfterPoll() && !heartbeat.isRunning())
+        if (Doorbell.USED == value && emptyPolls.lookDue() && !heartbeat.isRunning())
         {
             throw new QnixNicDeadException(heartbeat.describeStopped());
         }

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.qnix.host.DoorbellWait;
 import org.qnix.host.MappingGuard;
-import org.qnix.host.NicHeartbeat;
+import org.qnix.host.EmptyPolls;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.CommandQueueEntry;
 import org.qnix.abi.CommandQueueLayout;
@@ -156,7 +156,7 @@ class VirtualNetworkInterfaceTest
     void aLoopOfPollsOnAStoppedNicEndsWithTheNicDeadException()
     {
         final int context = vnic.takeSendContext();
-        for (int poll = 0; poll < 3 * NicHeartbeat.POLLS_PER_LOOK; poll++)
+        for (int poll = 0; poll < 3 * EmptyPolls.PER_LOOK; poll++)
         {
             assertEquals(Doorbell.USED, vnic.poll(context, true), "a running NIC: not done yet");
         }
@@ -164,7 +164,7 @@ class VirtualNetworkInterfaceTest
 
         final QnixNicDeadException dead = assertThrows(QnixNicDeadException.class, () ->
         {
-            for (int poll = 0; poll < 2 * NicHeartbeat.POLLS_PER_LOOK; poll++)
+            for (int poll = 0; poll < 2 * EmptyPolls.PER_LOOK; poll++)
             {
                 vnic.poll(context, true);
             }
@@ -175,7 +175,7 @@ class VirtualNetworkInterfaceTest
         assertEquals(Doorbell.DONE, vnic.poll(context, true));
         // A look at a doorbell that is not the process's poll (a context taken again) does not count.
         final int other = vnic.takeSendContext();
-        for (int look = 0; look < 2 * NicHeartbeat.POLLS_PER_LOOK; look++)
+        for (int look = 0; look < 2 * EmptyPolls.PER_LOOK; look++)
         {
             assertEquals(Doorbell.USED, vnic.peek(other, true));
         }

@@ -9,6 +9,7 @@ import org.qnix.abi.CqRingLayout;
 import org.qnix.abi.ViplResult;
 import org.qnix.host.DoorbellWait;
 import org.qnix.host.DoorbellWaiter;
+import org.qnix.host.EmptyPolls;
 import org.qnix.host.MappedViews;
 
 /**
@@ -50,6 +51,8 @@ public final class CompletionQueue extends DriverResource
     private final List<MappedViews> formerRings = new ArrayList<>();
     private boolean unmapped;
     private boolean lost;
+    /** Done polls of this CQ that found nothing: a loop of them looks at the NIC now and then. */
+    private final EmptyPolls emptyPolls = new EmptyPolls();
     private boolean notifyPending;
 
     /**
@@ -93,7 +96,7 @@ public final class CompletionQueue extends DriverResource
      * for (CompletionQueue.Completion c = cq.done(); c != null; c = cq.done()) { ... }
      * }</pre>
      *
-     * @throws ViplNicDeadException once the NIC stopped, looked at every {@code NicHeartbeat.POLLS_PER_LOOK}
+     * @throws ViplNicDeadException once the NIC stopped, looked at every {@code EmptyPolls.PER_LOOK}
      *                              polls that found nothing: a loop of polls ends as {@link #await} does.
      */
     public synchronized Completion done()
@@ -106,7 +109,10 @@ public final class CompletionQueue extends DriverResource
         final int queue = b.getIntVolatile(entry + CqRingLayout.ENTRY_QUEUE_OFFSET);
         if (CqRingLayout.QUEUE_EMPTY == queue)
         {
-            nic.checkRunningAfterPoll();
+            if (emptyPolls.lookDue())
+            {
+                nic.checkRunning();
+            }
             return null;
         }
         final int viIndex = b.getInt(entry + CqRingLayout.ENTRY_VI_OFFSET);

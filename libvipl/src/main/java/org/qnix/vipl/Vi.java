@@ -150,7 +150,7 @@ public final class Vi extends DriverResource
      * if (d != null && d.hasError()) { ... }
      * }</pre>
      *
-     * @throws ViplNicDeadException once the NIC stopped, looked at every {@code NicHeartbeat.POLLS_PER_LOOK}
+     * @throws ViplNicDeadException once the NIC stopped, looked at every {@code EmptyPolls.PER_LOOK}
      *                              polls that found nothing: a loop of polls ends as {@link #sendWait} does.
      */
     public Descriptor sendDone()

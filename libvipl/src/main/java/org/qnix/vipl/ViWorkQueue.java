@@ -8,6 +8,7 @@ import org.qnix.abi.ViaTablesLayout;
 import org.qnix.abi.ViplResult;
 import org.qnix.host.DoorbellWait;
 import org.qnix.host.DoorbellWaiter;
+import org.qnix.host.EmptyPolls;
 
 /**
  * One work queue of a {@link Vi} on the process's side (issue 14): the descriptors posted and not yet
@@ -42,6 +43,8 @@ final class ViWorkQueue
     private final ViplNic nic;
     private final DoorbellWaiter waiter;
     private final String name;
+    /** Done polls of this queue that found nothing: a loop of them looks at the NIC now and then. */
+    private final EmptyPolls emptyPolls = new EmptyPolls();
     private long head;
     private long tail;
     /** Completions this queue's descriptors taken back account for, from the counter's value at creation. */
@@ -108,7 +111,10 @@ final class ViWorkQueue
             taken++;
             return oldest;
         }
-        nic.checkRunningAfterPoll();
+        if (emptyPolls.lookDue())
+        {
+            nic.checkRunning();
+        }
         return null;
     }
 

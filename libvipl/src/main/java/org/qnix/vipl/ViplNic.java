@@ -746,14 +746,14 @@ public final class ViplNic implements AutoCloseable
     }
 
     /**
-     * For a {@code Done} poll that found nothing: now and then, the NIC is looked at, inside the guard
-     * (a close unmaps its control area).
+     * For a run of {@code Done} polls that found nothing ({@link org.qnix.host.EmptyPolls}): looks at
+     * the NIC, inside the guard (a close unmaps its control area).
      *
      * @throws ViplNicDeadException once it stopped, so that a loop of polls ends as a wait does.
      */
-    void checkRunningAfterPoll()
+    void checkRunning()
     {
-        if (heartbeat.lookDueAfterPoll() && guard.enter())
+        if (guard.enter())
         {
             try
             {

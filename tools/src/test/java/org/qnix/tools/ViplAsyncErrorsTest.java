@@ -35,7 +35,7 @@ import org.qnix.abi.ViaProcessStructuresLayout;
 import org.qnix.abi.ViplDescriptor;
 import org.qnix.abi.ViplResult;
 import org.qnix.firmware.NicCounters;
-import org.qnix.host.NicHeartbeat;
+import org.qnix.host.EmptyPolls;
 import org.qnix.vipl.AsyncError;
 import org.qnix.vipl.CompletionQueue;
 import org.qnix.vipl.Descriptor;
@@ -505,7 +505,7 @@ class ViplAsyncErrorsTest extends ViplClusterTest
     /** Polls {@code done} (which must answer NOT_DONE) twice as often as the library looks at the NIC. */
     private static void pollUntilDead(final Supplier<?> done)
     {
-        for (int poll = 0; poll < 2 * NicHeartbeat.POLLS_PER_LOOK; poll++)
+        for (int poll = 0; poll < 2 * EmptyPolls.PER_LOOK; poll++)
         {
             assertNull(done.get(), "nothing completes on a dead NIC");
         }
