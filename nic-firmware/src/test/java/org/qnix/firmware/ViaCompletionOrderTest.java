@@ -51,9 +51,7 @@ class ViaCompletionOrderTest extends ViaSteppedTest
     void aSendFailingBehindUnacknowledgedOnesCarriesItsOwnErrorAndTheOthersAreFlushed()
     {
         connect(ViTableEntry.RELIABLE_RECEPTION);
-        oneSegmentReceive(0, 2048);
-        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
-        cluster.settle();
+        postedReceive(2048);
         a.memory.fill(DATA, 300, 31);
         final ViplDescriptor first = oneSegmentSend(0, 100);
         final ViplDescriptor second = a.descriptor(DESCRIPTORS + 128).control(ViplDescriptor.OP_SEND).segmentCount(1)
@@ -134,9 +132,7 @@ class ViaCompletionOrderTest extends ViaSteppedTest
     void aBadSendOnAnUnreliableViCompletesAfterTheLongSendInProgressBeforeIt()
     {
         connect(ViTableEntry.UNRELIABLE);
-        final ViplDescriptor recv = oneSegmentReceive(0, 4096);
-        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
-        cluster.settle();
+        final ViplDescriptor recv = postedReceive(4096);
         a.memory.fill(DATA, 3000, 13);
         final ViplDescriptor longSend = oneSegmentSend(0, 3000);
         a.postSend(SEND_VI, handleA, DESCRIPTORS);
@@ -321,9 +317,7 @@ class ViaCompletionOrderTest extends ViaSteppedTest
     private ViplDescriptor aReceiveOnAViDestroyedWhileIdle()
     {
         b.createVi(RECEIVE_VI, 3, PTAG_B, ViTableEntry.UNRELIABLE, CQ);
-        final ViplDescriptor old = oneSegmentReceive(0, 4096);
-        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
-        cluster.settle();
+        final ViplDescriptor old = postedReceive(4096);
         b.vi(RECEIVE_VI).publishState(ViTableEntry.STATE_FREE);
         return old;
     }

@@ -222,9 +222,7 @@ class ViaDataPathTest extends ViaSteppedTest
         assertUntouched(b, DATA, AREA - DATA);
 
         // The connection goes on: the next message finds its receive.
-        final ViplDescriptor recv = oneSegmentReceive(0, 200);
-        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
-        cluster.settle();
+        final ViplDescriptor recv = postedReceive(200);
         a.descriptor(DESCRIPTORS).control(ViplDescriptor.OP_SEND).segmentCount(1).length(100)
             .dataSegment(0, a.address(DATA), handleA, 100);
         a.postSend(SEND_VI, handleA, DESCRIPTORS);
@@ -237,9 +235,7 @@ class ViaDataPathTest extends ViaSteppedTest
     void reliableDeliveryCompletesBeforeThePeersRxRuns()
     {
         connect(ViTableEntry.RELIABLE_DELIVERY);
-        final ViplDescriptor recv = oneSegmentReceive(0, 2048);
-        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
-        cluster.settle();
+        final ViplDescriptor recv = postedReceive(2048);
         final ViplDescriptor send = oneSegmentSend(0, 1500);
         a.postSend(SEND_VI, handleA, DESCRIPTORS);
         final NicControlProgram nicA = cluster.nics.get(0);
@@ -257,9 +253,7 @@ class ViaDataPathTest extends ViaSteppedTest
     void reliableReceptionCompletesOnlyAfterThePeerReceived()
     {
         connect(ViTableEntry.RELIABLE_RECEPTION);
-        final ViplDescriptor recv = oneSegmentReceive(0, 2048);
-        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
-        cluster.settle();
+        final ViplDescriptor recv = postedReceive(2048);
         final ViplDescriptor send = oneSegmentSend(0, 1500);
         a.postSend(SEND_VI, handleA, DESCRIPTORS);
         final NicControlProgram nicA = cluster.nics.get(0);
@@ -306,9 +300,7 @@ class ViaDataPathTest extends ViaSteppedTest
     void anUnreliableShortReceiveIsLengthAndTheConnectionStays()
     {
         connect(ViTableEntry.UNRELIABLE);
-        final ViplDescriptor recv = oneSegmentReceive(0, 100);
-        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
-        cluster.settle();
+        final ViplDescriptor recv = postedReceive(100);
         oneSegmentSend(0, 500);
         a.postSend(SEND_VI, handleA, DESCRIPTORS);
         cluster.settle();
@@ -323,9 +315,7 @@ class ViaDataPathTest extends ViaSteppedTest
     void badDescriptorsCompleteWithTheirErrorAndMoveNothing()
     {
         connect(ViTableEntry.UNRELIABLE);
-        final ViplDescriptor recv = oneSegmentReceive(0, 4096);
-        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
-        cluster.settle();
+        final ViplDescriptor recv = postedReceive(4096);
         // A region of a's under another ptag: a segment naming it is foreign to the VI.
         final int otherPtag = a.registerRegion(1, 8192, 4096, PTAG_A + 1);
         a.memory.fill(DATA, 8000, 5);
@@ -373,9 +363,7 @@ class ViaDataPathTest extends ViaSteppedTest
         final ViplDescriptor recvA = a.descriptor(DESCRIPTORS + 1024).control(ViplDescriptor.OP_SEND)
             .segmentCount(1).dataSegment(0, a.address(DATA), handleA, 100);
         a.postRecv(SEND_VI, handleA, DESCRIPTORS + 1024);
-        final ViplDescriptor recvB = oneSegmentReceive(0, 100);
-        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
-        cluster.settle();
+        final ViplDescriptor recvB = postedReceive(100);
         final ViplDescriptor misaligned = a.descriptor(DESCRIPTORS + 72).control(ViplDescriptor.OP_SEND)
             .segmentCount(1).length(10).dataSegment(0, a.address(DATA), handleA, 10);
         a.postSend(SEND_VI, handleA, DESCRIPTORS + 72);
@@ -413,9 +401,7 @@ class ViaDataPathTest extends ViaSteppedTest
     void aSendWhoseReceiveCompletedIsDoneWhenTheConnectionLossOvertakesItsAcknowledgement()
     {
         connect(ViTableEntry.RELIABLE_RECEPTION);
-        final ViplDescriptor recv = oneSegmentReceive(0, 100);
-        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
-        cluster.settle();
+        final ViplDescriptor recv = postedReceive(100);
         final ViplDescriptor send = oneSegmentSend(0, 40);
         a.postSend(SEND_VI, handleA, DESCRIPTORS);
         for (int i = 0; i < 100 && !recv.isDone(); i++)
@@ -461,9 +447,7 @@ class ViaDataPathTest extends ViaSteppedTest
     {
         connect(ViTableEntry.RELIABLE_DELIVERY, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
         final int target = b.registerRegion(2, DATA, 8192, PTAG_B, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
-        final ViplDescriptor recv = oneSegmentReceive(0, 100);
-        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
-        cluster.settle();
+        final ViplDescriptor recv = postedReceive(100);
         a.memory.fill(DATA, 4000, 13);
         final ViplDescriptor write = rdmaWrite(b.address(DATA + 7), target, 0, 1000, 1500);
         a.postSend(SEND_VI, handleA, DESCRIPTORS);
@@ -482,9 +466,7 @@ class ViaDataPathTest extends ViaSteppedTest
     {
         connect(ViTableEntry.RELIABLE_RECEPTION, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
         final int target = b.registerRegion(2, DATA, 8192, PTAG_B, ViTableEntry.ATTRIBUTE_RDMA_WRITE);
-        final ViplDescriptor recv = oneSegmentReceive(0, 0);
-        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
-        cluster.settle();
+        final ViplDescriptor recv = postedReceive(0);
         a.memory.fill(DATA, 4000, 17);
         final ViplDescriptor write = rdmaWrite(b.address(DATA + 4096), target, 0, 2048, 0);
         write.control(ViplDescriptor.OP_RDMA_WRITE | ViplDescriptor.CONTROL_IMMEDIATE).immediateData(0xBEEF);

@@ -51,9 +51,7 @@ class ViaPacketChecksTest extends ViaSteppedTest
     void aFirstPacketLongerThanItsMessageWritesNothingAndBreaksAReliableConnection()
     {
         connect(ViTableEntry.RELIABLE_DELIVERY);
-        final ViplDescriptor recv = oneSegmentReceive(0, 2048);
-        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
-        cluster.settle();
+        final ViplDescriptor recv = postedReceive(2048);
         forge(ViaPacketHeader.OP_SEND, 0, 150, (byte)1)
             .flags(ViaPacketHeader.FLAG_FIRST | ViaPacketHeader.FLAG_LAST).messageLength(100);
         deliver();
@@ -88,9 +86,7 @@ class ViaPacketChecksTest extends ViaSteppedTest
     void aPacketPastItsMessagesLengthIsDroppedAndTheMessageStillEndsWhole()
     {
         connect(ViTableEntry.UNRELIABLE);
-        final ViplDescriptor recv = oneSegmentReceive(0, 2048);
-        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
-        cluster.settle();
+        final ViplDescriptor recv = postedReceive(2048);
         forge(ViaPacketHeader.OP_SEND, 0, 1024, (byte)3).flags(ViaPacketHeader.FLAG_FIRST).messageLength(1100);
         deliver();
         // 200 bytes at 1024 of a message of 1100: 124 of them past its end, though inside the receive.

@@ -105,9 +105,7 @@ class ViaRdmaReadTest extends ViaSteppedTest
     {
         connect(ViTableEntry.RELIABLE_DELIVERY, ViTableEntry.ATTRIBUTE_RDMA_READ);
         final int source = readableRegion(ViTableEntry.ATTRIBUTE_RDMA_READ);
-        final ViplDescriptor recv = oneSegmentReceive(0, 2048);
-        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
-        cluster.settle();
+        final ViplDescriptor recv = postedReceive(2048);
         final ViplDescriptor read = rdmaRead(b.address(READ_SOURCE), source, 3000);
         final ViplDescriptor send = sendAfterRead(0);
         a.postSend(SEND_VI, handleA, DESCRIPTORS);
@@ -130,9 +128,7 @@ class ViaRdmaReadTest extends ViaSteppedTest
     {
         connect(ViTableEntry.RELIABLE_DELIVERY, ViTableEntry.ATTRIBUTE_RDMA_READ);
         final int source = readableRegion(ViTableEntry.ATTRIBUTE_RDMA_READ);
-        final ViplDescriptor recv = oneSegmentReceive(0, 2048);
-        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
-        cluster.settle();
+        final ViplDescriptor recv = postedReceive(2048);
         final ViplDescriptor first = rdmaRead(b.address(READ_SOURCE), source, 3000);
         final ViplDescriptor second = a.descriptor(DESCRIPTORS + 128).control(ViplDescriptor.OP_RDMA_READ)
             .segmentCount(1).length(2000).addressSegment(b.address(READ_SOURCE + 4000), source)

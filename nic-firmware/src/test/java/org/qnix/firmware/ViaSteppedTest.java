@@ -99,6 +99,18 @@ abstract class ViaSteppedTest extends SteppedClusterTest
             .dataSegment(0, b.address(DATA + at), handleB, capacity);
     }
 
+    /**
+     * The arrange step most tests share: b's receive of {@code capacity} bytes into {@link #DATA}
+     * ({@link #oneSegmentReceive}), posted on {@link #RECEIVE_VI} and taken by its NIC.
+     */
+    ViplDescriptor postedReceive(final int capacity)
+    {
+        final ViplDescriptor recv = oneSegmentReceive(0, capacity);
+        b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
+        cluster.settle();
+        return recv;
+    }
+
     static byte[] bytesOf(final SteppedViaProcess p, final int offset, final int length)
     {
         final byte[] bytes = new byte[length];
