@@ -302,9 +302,9 @@ final class VirtualNetworkInterface
     int poll(final int context, final boolean send)
     {
         final int value = peek(context, send);
-        if (Doorbell.USED == value && emptyPolls.lookDue() && !heartbeat.isRunning())
+        if (Doorbell.USED == value && emptyPolls.lookDue())
         {
-            throw new QnixNicDeadException(heartbeat.describeStopped());
+            checkNicAlive();
         }
         return value;
     }
