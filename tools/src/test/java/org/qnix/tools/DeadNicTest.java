@@ -14,7 +14,6 @@ import com.google.gson.JsonParser;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
-import org.qnix.abi.NicCoordinates;
 import org.qnix.lib.Qnix;
 import org.qnix.lib.QnixNicDeadException;
 
@@ -33,7 +32,7 @@ class DeadNicTest
         try
         {
             final Qnix survivor = TestClusters.registerAlone(dir, 801, "0-0");
-            kill(dir, "1-0");
+            TestClusters.killFirmware(dir, "1-0");
             final QnixNicDeadException dead =
                 assertThrows(QnixNicDeadException.class, () -> TestClusters.registerAlone(dir, 802, "0-0"));
             assertTrue(dead.getMessage().contains("node 1-0"), dead.getMessage());
@@ -52,7 +51,7 @@ class DeadNicTest
                 text.out.contains("nothing posted to this NIC completes"), text.out);
             assertFalse(text.out.contains("node 0-0: firmware"), "the running NIC gets no such line:\n" + text.out);
 
-            kill(dir, "0-0");
+            TestClusters.killFirmware(dir, "0-0");
             final long start = System.nanoTime();
             survivor.close();
             System.out.println("close with its own NIC dead took " +
@@ -62,15 +61,5 @@ class DeadNicTest
         {
             TestClusters.down(dir);
         }
-    }
-
-
-    private static void kill(final ClusterDirectory dir, final String node) throws Exception
-    {
-        final long firmware = ClusterStatus.read(dir).nodes().stream()
-            .filter(n -> n.node().equals(NicCoordinates.parse(node))).findFirst().orElseThrow().firmwarePid();
-        final ProcessHandle handle = ProcessHandle.of(firmware).orElseThrow();
-        handle.destroyForcibly();
-        handle.onExit().get(60, TimeUnit.SECONDS);
     }
 }

@@ -11,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
-import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
 import org.qnix.firmware.NicCounters;
 import org.qnix.host.DoorbellWait;
@@ -120,9 +119,7 @@ class MessagingTest
                 assertThrows(QnixTimeoutException.class,
                     () -> waiter.awaitReceive(rx, status, wait, 200, TimeUnit.MILLISECONDS), wait.label());
             }
-            final long firmware = ClusterStatus.read(dir).nodes().stream()
-                .filter(n -> n.node().equals(NicCoordinates.parse("0-0"))).findFirst().orElseThrow().firmwarePid();
-            ProcessHandle.of(firmware).orElseThrow().destroyForcibly();
+            TestClusters.killFirmware(dir, "0-0");
             for (final DoorbellWait wait : DoorbellWait.values())
             {
                 final QnixNicDeadException dead = assertThrows(QnixNicDeadException.class,

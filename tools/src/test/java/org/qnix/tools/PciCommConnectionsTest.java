@@ -15,7 +15,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
-import org.qnix.abi.NicCoordinates;
 import org.qnix.pcicomm.ConnectionState;
 import org.qnix.pcicomm.PciBuffer;
 import org.qnix.pcicomm.PciComm;
@@ -192,11 +191,7 @@ class PciCommConnectionsTest extends ViplClusterTest
             {
                 listener.awaitConnected(WAIT_MS);
                 client.prepostRecv(client.allocate(4096), 4096);
-                final long firmware = ClusterStatus.read(own).nodes().stream()
-                    .filter(n -> n.node().equals(new NicCoordinates(0, 0))).findFirst().orElseThrow().firmwarePid();
-                final ProcessHandle handle = ProcessHandle.of(firmware).orElseThrow();
-                assertTrue(handle.destroyForcibly(), "kill -9 the firmware of node 0-0");
-                handle.onExit().get(60, TimeUnit.SECONDS);
+                TestClusters.killFirmware(own, "0-0");
 
                 // A loop of tryRecv polls the NIC's completions in this thread, far more often than the
                 // connection's own thread does: the stop is seen by a Done poll here.

@@ -1,6 +1,7 @@
 package org.qnix.tools;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
@@ -106,6 +108,19 @@ final class TestClusters
     static PrintStream quiet()
     {
         return new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Kills with SIGKILL the firmware JVM that runs {@code node}'s control program (in shared placement,
+     * every node's) and waits for it to be gone: a NIC that stops as a crash would stop it.
+     */
+    static void killFirmware(final ClusterDirectory dir, final String node) throws Exception
+    {
+        final long firmware = ClusterStatus.read(dir).nodes().stream()
+            .filter(n -> n.node().equals(NicCoordinates.parse(node))).findFirst().orElseThrow().firmwarePid();
+        final ProcessHandle handle = ProcessHandle.of(firmware).orElseThrow();
+        assertTrue(handle.destroyForcibly(), "kill -9 the firmware of node " + node);
+        handle.onExit().get(60, TimeUnit.SECONDS);
     }
 
     /** Polls a condition with a generous bound; the bound is a hang guard, not a timing assertion. */

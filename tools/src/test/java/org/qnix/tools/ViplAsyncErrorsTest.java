@@ -524,11 +524,7 @@ class ViplAsyncErrorsTest extends ViplClusterTest
             assertFalse(wait.isDone(), "waiting before the NIC stops");
         }
 
-        final long firmware = ClusterStatus.read(own).nodes().stream()
-            .filter(n -> n.node().equals(new NicCoordinates(0, 0))).findFirst().orElseThrow().firmwarePid();
-        final ProcessHandle handle = ProcessHandle.of(firmware).orElseThrow();
-        handle.destroyForcibly();
-        handle.onExit().get(60, TimeUnit.SECONDS);
+        TestClusters.killFirmware(own, "0-0");
 
         for (final CompletableFuture<?> wait : waits)
         {
