@@ -24,6 +24,8 @@ public final class CoresBusy
 {
     /** The label of the samples taken with the cluster up and idle. */
     public static final String IDLE = "idle cluster";
+    /** How long an idle sample waits first: a cluster that just came up sends its NICs to sleep after 50 ms idle. */
+    private static final long IDLE_SETTLE_MS = 500;
 
     private final Map<String, long[]> ticks = new LinkedHashMap<>();
     private int cpus;
@@ -43,12 +45,12 @@ public final class CoresBusy
     }
 
     /**
-     * Samples the machine while nothing is measured, as {@link #IDLE}: waits {@code settleMs} first (a
-     * cluster that just came up sends its NICs to sleep after 50 ms idle), then samples {@code sampleMs}.
+     * Samples the machine while nothing is measured, as {@link #IDLE}: lets the cluster settle for half
+     * a second first, then samples {@code sampleMs}.
      */
-    public void sampleIdle(final long settleMs, final long sampleMs) throws InterruptedException
+    public void sampleIdle(final long sampleMs) throws InterruptedException
     {
-        TimeUnit.MILLISECONDS.sleep(settleMs);
+        TimeUnit.MILLISECONDS.sleep(IDLE_SETTLE_MS);
         final CpuSample before = CpuSample.now();
         TimeUnit.MILLISECONDS.sleep(sampleMs);
         add(IDLE, before, CpuSample.now());

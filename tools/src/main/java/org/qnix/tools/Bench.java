@@ -432,7 +432,7 @@ final class Bench implements Runnable
             }
             try (BenchCluster run = common.cluster(out))
             {
-                cores.sampleIdle(IDLE_SETTLE_MS, IDLE_SAMPLE_MS);
+                cores.sampleIdle(IDLE_SAMPLE_MS);
                 measureEach(qnix.apply(run), maxSize, sizes, out, measurement, samplesOf, cores);
                 setup = common.setup(run, how);
             }
@@ -478,8 +478,6 @@ final class Bench implements Runnable
         }
     }
 
-    /** How long the cluster settles after it came up (its NICs go to sleep after 50 ms idle). */
-    static final long IDLE_SETTLE_MS = 500;
     /** How long the idle cluster's cores are sampled, in each pass. */
     private static final long IDLE_SAMPLE_MS = 2_000;
 

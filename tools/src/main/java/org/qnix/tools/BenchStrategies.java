@@ -161,7 +161,7 @@ final class BenchStrategies implements Callable<Integer>
             return Double.NaN;
         }
         final CoresBusy idle = new CoresBusy();
-        idle.sampleIdle(Bench.IDLE_SETTLE_MS, TimeUnit.SECONDS.toMillis(idleSeconds));
+        idle.sampleIdle(TimeUnit.SECONDS.toMillis(idleSeconds));
         return idle.of(CoresBusy.IDLE);
     }
 }

@@ -48,7 +48,7 @@ class CoresBusyTest
     {
         final CoresBusy cores = new CoresBusy();
 
-        cores.sampleIdle(0, 200);
+        cores.sampleIdle(200);
 
         // /proc/stat ticks every 10 ms: 200 ms span some, whoever was busy meanwhile.
         final double idle = cores.of(CoresBusy.IDLE);
