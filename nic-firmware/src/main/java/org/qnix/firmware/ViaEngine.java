@@ -512,13 +512,10 @@ final class ViaEngine
     /** @return how many times {@code vi} is in the TX list of process {@code owner}: 0 or 1. For the stepped tests. */
     int timesScheduled(final int owner, final int vi)
     {
-        final IntArrayQueue queue = ready[owner];
         int times = 0;
-        for (int n = queue.size(); n > 0; n--)
+        for (final IntArrayQueue.IntIterator entries = ready[owner].iterator(); entries.hasNext(); )
         {
-            final int next = queue.pollInt();
-            times += next == vi ? 1 : 0;
-            queue.addInt(next);
+            times += entries.nextValue() == vi ? 1 : 0;
         }
         return times;
     }
