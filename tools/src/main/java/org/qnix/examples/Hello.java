@@ -3,14 +3,18 @@ package org.qnix.examples;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import org.qnix.lib.GroupMember;
 import org.qnix.lib.Qnix;
 
 /**
  * The first QNIX program: registers with its NIC (qx_init), prints its name, its node and the members
- * of its group as its NIC knows them, and de-registers (qx_end). Run it with
- * {@code ./qnix run -n 8 -- Hello}.
+ * of its group as its NIC knows them, waits in a barrier until every member has printed, and
+ * de-registers (qx_end). Run it with {@code ./qnix run -n 8 -- Hello}.
+ *
+ * <p>qx_init returns once the whole group is registered, so every member lists all of them; the
+ * barrier keeps one that finished first from leaving the group while another still reads it.
  *
  * <p>{@code --hold-while FILE} keeps it registered while FILE exists, so that
  * {@code qnix cluster status} can be looked at meanwhile.
@@ -18,6 +22,8 @@ import org.qnix.lib.Qnix;
 public final class Hello
 {
     private static final long MAX_HOLD_MS = 10 * 60 * 1000;
+    /** How long a member waits for the others to have printed (a hold ends for all at once). */
+    private static final long BARRIER_S = 60;
 
     private Hello()
     {
@@ -60,6 +66,8 @@ public final class Hello
                     Thread.sleep(20);
                 }
             }
+            qnix.awaitBarrier(qnix.name().ai(), Integer.parseInt(System.getenv(Qnix.ENV_GROUP_SIZE)), BARRIER_S,
+                TimeUnit.SECONDS);
         }
     }
 }

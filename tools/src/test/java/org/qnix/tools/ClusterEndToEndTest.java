@@ -90,6 +90,14 @@ class ClusterEndToEndTest
             final String text = output.toString(StandardCharsets.UTF_8);
             assertEquals(8, text.lines().filter(l -> l.contains("Hello from") && l.contains("has 4 members")).count(), text);
             TestClusters.await("no process registered", () -> ClusterStatus.read(dir).processes().isEmpty());
+
+            // Without a hold each member lists the whole group all the same: none leaves before all printed.
+            for (final int application : new int[]{ 103, 104, 105 })
+            {
+                final String again = TestClusters.run(new ProgramLauncher(dir, 4, "Hello", List.of()).applicationId(application));
+                assertEquals(4, again.lines().filter(l -> l.contains("Hello from") && l.contains("has 4 members")).count(),
+                    again);
+            }
         }
         finally
         {
