@@ -164,12 +164,21 @@ public final class PciConnection implements AutoCloseable
             throw new PciCommException(PciCommException.Reason.RESOURCE, "cannot connect to cid " + cid + " of node " +
                 node + ": " + ex.getMessage(), ex);
         }
-        synchronized (connection)
+        try
         {
-            connection.peer = node;
-            connection.state = ConnectionState.CONNECTED;
-            connection.device.connected();
-            connection.work();
+            synchronized (connection)
+            {
+                connection.peer = node;
+                connection.state = ConnectionState.CONNECTED;
+                connection.device.connected();
+                connection.work();
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            // The caller never gets the connection, so nobody else would close its NIC.
+            CloseHelper.quietClose(nic);
+            throw ex;
         }
         connection.thread.start();
         return connection;
