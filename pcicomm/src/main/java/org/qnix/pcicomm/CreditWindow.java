@@ -74,10 +74,13 @@ final class CreditWindow
         owed++;
     }
 
-    /** @return false if the peer returned more credits than it could owe (a broken peer). */
+    /**
+     * @return false if the peer returned more credits than it could owe (a broken peer); written so that
+     * no count, however large, wraps past the check.
+     */
     boolean returned(final int count)
     {
-        if (count < 0 || credits + count > slots)
+        if (count < 0 || count > slots - credits)
         {
             return false;
         }

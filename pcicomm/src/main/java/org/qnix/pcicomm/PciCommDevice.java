@@ -163,6 +163,12 @@ final class PciCommDevice
     // The application's side, through PciConnection.
     // ---------------------------------------------------------------------------------------------
 
+    /** @return true if one more buffer may be preposted: the peer refuses more than {@link RemoteExports#MAX_EXPORTS}. */
+    boolean canPrepost()
+    {
+        return toExport.size() + exported.size() < RemoteExports.MAX_EXPORTS;
+    }
+
     void prepost(final PciBuffer buffer, final int length)
     {
         buffer.length(length);
@@ -391,6 +397,13 @@ final class PciCommDevice
         switch (m.type())
         {
             case PciCommMessage.EXPORT:
+                if (!remote.canTake(m.entryCount()))
+                {
+                    fail(PciCommException.Reason.CONNECTION_LOST, "the peer exported " + m.entryCount() +
+                        " more buffers with " + remote.size() + " unfilled: more than the " + RemoteExports.MAX_EXPORTS +
+                        " an end may have preposted");
+                    return;
+                }
                 for (int i = 0; i < m.entryCount(); i++)
                 {
                     remote.add(m.entryAddress(i), m.entryHandle(i), m.entryLength(i));

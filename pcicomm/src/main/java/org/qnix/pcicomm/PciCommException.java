@@ -27,7 +27,10 @@ public class PciCommException extends RuntimeException
         CLOSED,
         /** A wait ended before what it waited for happened. */
         TIMEOUT,
-        /** The VIPL refused a resource (NIC, memory, VI) or the cluster is not there. */
+        /**
+         * The VIPL refused a resource (NIC, memory, VI), the cluster is not there, or a connection
+         * holds the most preposted buffers it may.
+         */
         RESOURCE
     }
 

@@ -284,6 +284,9 @@ public final class PciConnection implements AutoCloseable
      * Allowed before the connection is connected (it is exported then). After the peer disconnected it
      * is accepted and does nothing, since nothing will fill the buffer: a receive loop that preposts each
      * buffer again ends at {@link #recv}'s {@code PEER_DISCONNECTED}, once the filled ones are taken.
+     *
+     * @throws PciCommException RESOURCE if {@value RemoteExports#MAX_EXPORTS} buffers are preposted and
+     * not filled yet, the most a peer takes: take filled ones back with {@link #recv} first.
      */
     public synchronized void prepostRecv(final PciBuffer buffer, final int length)
     {
@@ -294,6 +297,11 @@ public final class PciConnection implements AutoCloseable
         }
         checkOpen();
         checkOwn(buffer, length);
+        if (!device.canPrepost())
+        {
+            throw new PciCommException(PciCommException.Reason.RESOURCE, "cid " + cid + " has " +
+                RemoteExports.MAX_EXPORTS + " buffers preposted and not filled, the most a peer takes");
+        }
         device.prepost(buffer, length);
         work();
     }

@@ -4,23 +4,34 @@ package org.qnix.pcicomm;
  * The exported queue (seed 000, 5.2.2): the peer's preposted buffers as its EXPORT messages named them,
  * (VIA address, memory handle, length), oldest first; the sender fills them in this order, one RDMA
  * write each. A ring of primitive columns that grows when the peer has exported more than it holds,
- * so the data path allocates nothing once it has grown.
+ * so the data path allocates nothing once it has grown. It holds at most {@link #MAX_EXPORTS}: an end
+ * never has more buffers preposted and unfilled ({@link PciCommDevice#prepost}), so a peer that names
+ * more is broken or hostile, and is refused before it can grow this end's memory without limit.
  *
  * <pre>{@code
+ * if (!exports.canTake(count)) { fail(...); }
  * exports.add(address, handle, 4096);
  * if (!exports.isEmpty()) { long a = exports.address(); int h = exports.handle(); int n = exports.length(); exports.remove(); }
  * }</pre>
  */
 final class RemoteExports
 {
+    /** The most buffers an end may have preposted and not yet filled: a rule of the protocol, both ends. */
+    static final int MAX_EXPORTS = 1 << 16;
+
     private long[] addresses = new long[64];
     private int[] handles = new int[64];
     private int[] lengths = new int[64];
     private long head;
     private long tail;
 
+    /** @throws IllegalStateException past {@link #MAX_EXPORTS}: the caller checks {@link #canTake} first. */
     void add(final long address, final int handle, final int length)
     {
+        if (size() == MAX_EXPORTS)
+        {
+            throw new IllegalStateException("more than " + MAX_EXPORTS + " exports");
+        }
         if (tail - head == addresses.length)
         {
             grow();
@@ -29,6 +40,12 @@ final class RemoteExports
         addresses[i] = address;
         handles[i] = handle;
         lengths[i] = length;
+    }
+
+    /** @return true if {@code count} more exports stay within {@link #MAX_EXPORTS}. */
+    boolean canTake(final int count)
+    {
+        return count >= 0 && count <= MAX_EXPORTS - size();
     }
 
     boolean isEmpty()

@@ -38,6 +38,20 @@ class CreditWindowTest
     }
 
     @Test
+    void aCountThatWouldWrapPastTheCheckIsRefused()
+    {
+        final CreditWindow w = new CreditWindow(32);
+        w.sent();
+        w.sent();
+        assertFalse(w.returned(Integer.MAX_VALUE));
+        assertFalse(w.returned(0x7FFF_FFF0));
+        assertFalse(w.returned(3));
+        assertEquals(30, w.credits(), "a refused count changes nothing");
+        assertTrue(w.returned(2));
+        assertEquals(32, w.credits());
+    }
+
+    @Test
     void owedCreditsAreReturnedOnceHalfTheSlotsAreOwed()
     {
         final CreditWindow w = new CreditWindow(32);

@@ -1,11 +1,13 @@
 package org.qnix.pcicomm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-/** The exported queue keeps the peer's order through wrap-around and growth. */
+/** The exported queue keeps the peer's order through wrap-around and growth, and holds no more than the limit. */
 class RemoteExportsTest
 {
     @Test
@@ -40,5 +42,29 @@ class RemoteExportsTest
             exports.remove();
         }
         assertTrue(exports.isEmpty());
+    }
+
+    @Test
+    void holdsNoMoreThanAnEndMayHavePreposted()
+    {
+        final RemoteExports exports = new RemoteExports();
+        assertFalse(exports.canTake(-1));
+        assertFalse(exports.canTake(RemoteExports.MAX_EXPORTS + 1));
+        for (int i = 0; i < RemoteExports.MAX_EXPORTS - 30; i++)
+        {
+            exports.add(i, i, 64);
+        }
+        assertFalse(exports.canTake(31));
+        assertTrue(exports.canTake(30));
+        for (int i = 0; i < 30; i++)
+        {
+            exports.add(i, i, 64);
+        }
+        assertFalse(exports.canTake(1));
+        assertTrue(exports.canTake(0));
+        assertThrows(IllegalStateException.class, () -> exports.add(0, 0, 64));
+        exports.remove();
+        assertTrue(exports.canTake(1), "a filled export makes room for one more");
+        assertEquals(1, exports.address(), "the second export is next: the refused add changed nothing");
     }
 }
