@@ -63,7 +63,8 @@ class UserProgramTest
                         System.out.println("the user's Hello");
                     }
                 }
-                """));
+                """,
+            "MyProgram", readmeProgram()));
         final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("u"), 2, 1, "threads");
         Process cli = null;
         try
@@ -72,6 +73,17 @@ class UserProgramTest
                 "-cp", classes.toString(), "--", "UserMain");
             assertEquals(0, option.exit, option.out + option.err);
             assertEachRankRegisteredWithThePidPrinted(option.out, 801);
+
+            // README.md's "a program of your own", as quoted there: every member lists the whole group.
+            final CliResult readme = CliResult.run("run", "-n", "2", "--cluster", dir.name(), "--ai", "803",
+                "-cp", classes.toString(), "--", "MyProgram");
+            assertEquals(0, readme.exit, readme.out + readme.err);
+            for (int rank = 0; rank < 2; rank++)
+            {
+                final String prefix = "[" + rank + "] (803," + rank + ") on node ";
+                final String line = readme.out.lines().filter(l -> l.startsWith(prefix)).findFirst().orElse("");
+                assertTrue(line.contains("(803,0)@0-0") && line.contains("(803,1)@1-0"), readme.out);
+            }
 
             final CliResult shadow = CliResult.run("run", "-n", "1", "--cluster", dir.name(),
                 "--classpath", classes.toString(), "--", "Hello");
@@ -100,6 +112,16 @@ class UserProgramTest
             }
             TestClusters.down(dir);
         }
+    }
+
+    /** @return the program README.md shows under "a program of your own", word for word. */
+    private static String readmeProgram() throws Exception
+    {
+        final String readme = Files.readString(Path.of("").toAbsolutePath().getParent().resolve("README.md"));
+        final int at = readme.indexOf("public class MyProgram");
+        assertTrue(at > 0, "README.md shows MyProgram");
+        final String fence = "```java\n";
+        return readme.substring(readme.lastIndexOf(fence, at) + fence.length(), readme.indexOf("```", at));
     }
 
     /** Each rank registered under its name, and its pid is the one the launcher printed for it. */
