@@ -66,10 +66,10 @@ import picocli.CommandLine.TypeConversionException;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = {
-        "Measure QNIX and the VIPL beside the baselines a Java user has, in the same run: the floor (two JVMs",
-        "ping-ponging through one shared mapping; a memory copy for bandwidth), the relay (for latency: three",
-        "JVMs, A -> a busy relay -> B and back, the least one agent in the middle costs), TCP over loopback",
-        "and Aeron IPC." },
+        "Measure QNIX, the VIPL and PCIComm beside the baselines a Java user has, in the same run.",
+        "The baselines: the floor (two JVMs ping-ponging through one shared mapping; a memory copy for " +
+            "bandwidth), the relay (for latency: three JVMs, A -> a busy relay -> B and back, the least one agent in " +
+            "the middle costs), TCP over loopback and Aeron IPC." },
     subcommands = { Bench.Latency.class, Bench.Bandwidth.class, BenchStrategies.class, Bench.Jmh.class })
 final class Bench implements Runnable
 {
@@ -81,6 +81,14 @@ final class Bench implements Runnable
         spec.commandLine().usage(System.out);
     }
 
+    private static void atLeastOne(final String option, final long value)
+    {
+        if (value < 1)
+        {
+            throw new IllegalArgumentException(option + " " + value + ": at least 1");
+        }
+    }
+
     /** What {@code --api} takes: every interface for latency, the streaming ones for bandwidth. */
     static final List<String> LATENCY_APIS = List.of("qnix", "qnix-send", "vipl", "vipl-rdma", "pcicomm");
     static final List<String> BANDWIDTH_APIS = List.of("qnix", "vipl", "pcicomm");
@@ -88,14 +96,6 @@ final class Bench implements Runnable
     /** The options latency and bandwidth share: what to measure, where, and where to write it. */
     static final class Common
     {
-        @Option(names = "--api", defaultValue = "qnix", split = ",",
-            description = "Interfaces of the cluster to measure: qnix (default: Send_Short up to the short threshold, " +
-                "Send above), vipl (VIA Send into a posted receive, Reliable Delivery), pcicomm (PCIComm " +
-                "connections: send into the peer's preposted buffers, zero copy; for latency size 0 is sent as 1 " +
-                "byte) and, for latency, qnix-send " +
-                "(Send for every size) and vipl-rdma (VIA RDMA write with immediate data).")
-        List<String> api;
-
         @Option(names = "--baselines",
             description = "Also measure the floor, the relay (latency), TCP and Aeron IPC in the same run.")
         boolean baselines;
@@ -139,7 +139,8 @@ final class Bench implements Runnable
             description = "Also draw the results versus size in this file: a PNG image (.png) or SVG (.svg).")
         Path chart;
 
-        void check()
+        /** @param api the --api of the command, @param known what the command measures. */
+        void check(final List<String> api, final List<String> known)
         {
             if (warmupMs < 0)
             {
@@ -169,9 +170,10 @@ final class Bench implements Runnable
             }
             for (final String one : api)
             {
-                if (!LATENCY_APIS.contains(one))
+                if (!known.contains(one))
                 {
-                    throw new IllegalArgumentException("--api " + one + ": use " + String.join(", ", LATENCY_APIS));
+                    throw new IllegalArgumentException("--api " + one + ": use " + String.join(", ", known) +
+                        (LATENCY_APIS.contains(one) ? " (" + one + " is measured for latency only)" : ""));
                 }
             }
             if (api.size() != new HashSet<>(api).size())
@@ -212,17 +214,24 @@ final class Bench implements Runnable
 
     @Command(name = "latency", mixinStandardHelpOptions = true,
         description = {
-            "One-way latency per message size, QNIX, the VIPL (--api vipl,vipl-rdma), PCIComm (--api pcicomm) and",
-            "(with --baselines) the baselines.",
-            "Half the round trip: p50, p99, p99.9 and max, and each p50 as a multiple of the floor's and the relay's.",
-            "In each of --passes: the baselines first; then, without --cluster, a 2x1 cluster is brought up",
-            "for QNIX and the VIPL and torn down after. They run between the first two nodes; every measurement is a pair",
-            "of JVMs. Then the cores the whole machine kept busy while each was measured, and with the cluster up",
-            "and idle (sampled 2 s in each pass, before QNIX runs)." })
+            "One-way latency per message size, QNIX, the VIPL (--api vipl,vipl-rdma), PCIComm (--api pcicomm) and " +
+                "(with --baselines) the baselines.",
+            "Half the round trip: p50, p99, p99.9 and max, and each p50 as a multiple of the floor's and the " +
+                "relay's. In each of --passes: the baselines first; then, without --cluster, a 2x1 cluster is brought " +
+                "up for QNIX and the VIPL and torn down after. They run between the first two nodes; every " +
+                "measurement is a pair of JVMs. Then the cores the whole machine kept busy while each was measured, " +
+                "and with the cluster up and idle (sampled 2 s in each pass, before QNIX runs)." })
     static final class Latency implements Callable<Integer>
     {
         @Mixin
         Common common;
+
+        @Option(names = "--api", defaultValue = "qnix", split = ",",
+            description = "Interfaces of the cluster to measure: qnix (default: Send_Short up to the short threshold, " +
+                "Send above), qnix-send (Send for every size), vipl (VIA Send into a posted receive, Reliable " +
+                "Delivery), vipl-rdma (VIA RDMA write with immediate data) and pcicomm (PCIComm connections: send " +
+                "into the peer's preposted buffers, zero copy; size 0 is sent as 1 byte).")
+        List<String> api;
 
         @Option(names = "--sizes", defaultValue = "0,8,64,512,1024,4096,65536",
             description = "Message sizes in bytes (default: ${DEFAULT-VALUE}).")
@@ -236,7 +245,7 @@ final class Bench implements Runnable
 
         public Integer call() throws Exception
         {
-            common.check();
+            common.check(api, LATENCY_APIS);
             if (iterations < 1 || warmup < 0)
             {
                 throw new IllegalArgumentException("--iterations must be at least 1 and --warmup at least 0");
@@ -246,7 +255,7 @@ final class Bench implements Runnable
             return measureAndReport(common, maxSize, sizeList,
                 List.<IntFunction<LatencyTransport>>of(FloorTransport::start, RelayTransport::start,
                     TcpTransport::start, AeronIpcTransport::start),
-                run -> common.api.stream().<IntFunction<LatencyTransport>>map(api -> max -> switch (api)
+                run -> api.stream().<IntFunction<LatencyTransport>>map(api -> max -> switch (api)
                 {
                     case "vipl", "vipl-rdma" ->
                         ViplTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "vipl-rdma".equals(api), max);
@@ -262,17 +271,23 @@ final class Bench implements Runnable
 
     @Command(name = "bandwidth", mixinStandardHelpOptions = true,
         description = {
-            "Bandwidth per message size, QNIX, the VIPL (--api vipl), PCIComm (--api pcicomm) and (with --baselines)",
-            "the baselines.",
-            "Payload MB/s streaming about --bytes per repeat with --window messages in flight (QNIX, VIPL, PCIComm; TCP and",
-            "Aeron pace themselves), median, min and max over --repeats, and each median as a fraction of",
-            "the floor's, a single-thread memory copy. In each of --passes: the baselines first; then,",
-            "without --cluster, a 2x1 cluster is brought up for QNIX and torn down after. Then the cores the",
-            "whole machine kept busy while each was measured, and with the cluster up and idle (2 s a pass)." })
+            "Bandwidth per message size, QNIX, the VIPL (--api vipl), PCIComm (--api pcicomm) and (with " +
+                "--baselines) the baselines.",
+            "Payload MB/s streaming about --bytes per repeat with --window messages in flight (QNIX, VIPL, " +
+                "PCIComm; TCP and Aeron pace themselves), median, min and max over --repeats, and each median as a " +
+                "fraction of the floor's, a single-thread memory copy. In each of --passes: the baselines first; " +
+                "then, without --cluster, a 2x1 cluster is brought up for QNIX and torn down after. Then the cores " +
+                "the whole machine kept busy while each was measured, and with the cluster up and idle (2 s a pass)." })
     static final class Bandwidth implements Callable<Integer>
     {
         @Mixin
         Common common;
+
+        @Option(names = "--api", defaultValue = "qnix", split = ",",
+            description = "Interfaces of the cluster to measure: qnix (default: Send_Short up to the short threshold, " +
+                "Send above), vipl (VIA Send into a posted receive, Reliable Delivery) and pcicomm (PCIComm " +
+                "connections: send into the peer's preposted buffers, zero copy).")
+        List<String> api;
 
         @Option(names = "--sizes", defaultValue = "4096,16384,65536,262144,1048576,2097152",
             description = "Message sizes in bytes (default: ${DEFAULT-VALUE}).")
@@ -289,22 +304,16 @@ final class Bench implements Runnable
 
         public Integer call() throws Exception
         {
-            common.check();
-            if (!BANDWIDTH_APIS.containsAll(common.api))
-            {
-                throw new IllegalArgumentException("--api " + String.join(",", common.api) +
-                    ": bandwidth measures qnix (Send), vipl (VIA Send) and pcicomm");
-            }
-            if (bytes < 1 || repeats < 1 || window < 1)
-            {
-                throw new IllegalArgumentException("--bytes, --repeats and --window must be at least 1");
-            }
-            if (common.api.contains("vipl") && window > ViplStreamTransport.MAX_WINDOW)
+            common.check(api, BANDWIDTH_APIS);
+            atLeastOne("--bytes", bytes);
+            atLeastOne("--repeats", repeats);
+            atLeastOne("--window", window);
+            if (api.contains("vipl") && window > ViplStreamTransport.MAX_WINDOW)
             {
                 throw new IllegalArgumentException("--window " + window + ": vipl takes at most " +
                     ViplStreamTransport.MAX_WINDOW);
             }
-            if (common.api.contains("pcicomm") && window > PciCommStreamTransport.MAX_WINDOW)
+            if (api.contains("pcicomm") && window > PciCommStreamTransport.MAX_WINDOW)
             {
                 throw new IllegalArgumentException("--window " + window + ": pcicomm takes at most " +
                     PciCommStreamTransport.MAX_WINDOW);
@@ -314,7 +323,7 @@ final class Bench implements Runnable
             return measureAndReport(common, maxSize, sizeList,
                 List.<IntFunction<BandwidthTransport>>of(MemoryCopyTransport::start, TcpStreamTransport::start,
                     AeronStreamTransport::start),
-                run -> common.api.stream().<IntFunction<BandwidthTransport>>map(api -> max -> switch (api)
+                run -> api.stream().<IntFunction<BandwidthTransport>>map(api -> max -> switch (api)
                 {
                     case "vipl" -> ViplStreamTransport.start(run.name(), "0-0", run.peerNode(), max, window);
                     case "pcicomm" -> PciCommStreamTransport.start(run.name(), "0-0", run.peerNode(), max, window);
@@ -332,14 +341,14 @@ final class Bench implements Runnable
     @Command(name = "jmh", mixinStandardHelpOptions = true,
         description = {
             "Run the JMH benchmarks: latency, bandwidth and barrier, QNIX beside the baselines.",
-            "LatencyBenchmark (one-way, QNIX Send_Short and Send, floor, relay, TCP, Aeron IPC; -p api=vipl or",
-            "vipl-rdma for VIA), BandwidthBenchmark (payload bytes/s with a window; -p api=vipl for VIA), BarrierBenchmark (2 and 4 processes). Each fork (three per",
-            "latency or bandwidth trial) starts its own cluster and peer JVMs and stops them. Arguments after",
-            "-- go to JMH, for example:",
+            "LatencyBenchmark (one-way, QNIX Send_Short and Send, floor, relay, TCP, Aeron IPC; -p api=vipl or " +
+                "vipl-rdma for VIA), BandwidthBenchmark (payload bytes/s with a window; -p api=vipl for VIA), " +
+                "BarrierBenchmark (2 and 4 processes). Each fork (three per latency or bandwidth trial) starts its " +
+                "own cluster and peer JVMs and stops them. Arguments after -- go to JMH, for example:",
             "  qnix bench jmh -- LatencyBenchmark -p size=64 -p api=floor,qnix -rf json -rff lat.json",
-            "Everything takes about 20 minutes; JMH's own -h lists its options. With --compare, the results",
-            "are then set beside those of qnix bench latency|bandwidth --json files, each with its noise;",
-            "measure those with --passes 3, as JMH runs three forks, so that both see several pairs of JVMs." })
+            "Everything takes about 20 minutes; JMH's own -h lists its options. With --compare, the results are " +
+                "then set beside those of qnix bench latency|bandwidth --json files, each with its noise; measure " +
+                "those with --passes 3, as JMH runs three forks, so that both see several pairs of JVMs." })
     static final class Jmh implements Callable<Integer>
     {
         @Option(names = "--compare", split = ",", paramLabel = "FILE",

@@ -30,11 +30,11 @@ import picocli.CommandLine.Option;
 @Command(name = "strategies", mixinStandardHelpOptions = true,
     description = {
         "What idle strategies and firmware placement cost here, in latency and busy cores.",
-        "QNIX one-way latency (p50, p99, p99.9, max) for every combination of --firmware, --idle (the",
-        "firmware's idle strategy) and --wait (how the programs wait on doorbells), beside the floor",
-        "measured in the same run, and the cores the whole machine had busy while measuring and while the",
-        "cluster sat idle. Brings up one 2x1 cluster per firmware placement and idle strategy, and tears",
-        "each down after. Takes about 4 minutes with the defaults." })
+        "QNIX one-way latency (p50, p99, p99.9, max) for every combination of --firmware, --idle (the firmware's " +
+            "idle strategy) and --wait (how the programs wait on doorbells), beside the floor measured in the same " +
+            "run, and the cores the whole machine had busy while measuring and while the cluster sat idle. Brings up " +
+            "one 2x1 cluster per firmware placement and idle strategy, and tears each down after. Takes about 4 " +
+            "minutes with the defaults." })
 final class BenchStrategies implements Callable<Integer>
 {
     private static final long MIN_CPU_SAMPLE_NS = TimeUnit.SECONDS.toNanos(1);
@@ -62,7 +62,7 @@ final class BenchStrategies implements Callable<Integer>
     int warmup;
 
     @Option(names = "--warmup-ms", defaultValue = "500",
-        description = "and for at least this long (default ${DEFAULT-VALUE} ms).")
+        description = "Warm up for at least this long too, after the --warmup round trips (default ${DEFAULT-VALUE} ms).")
     long warmupMs;
 
     @Option(names = "--idle-seconds", defaultValue = "2",

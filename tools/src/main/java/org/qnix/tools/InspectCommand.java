@@ -27,10 +27,11 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "inspect", mixinStandardHelpOptions = true,
     description = {
-        "Decode, read-only, a process's Virtual Network Interface (Command Queue with head, tail and",
-        "pending entries; each Send/Receive Context in use with its doorbell and page table) or a NIC's",
-        "tables (Process, Name and Group Tables, staging use, input FIFO fill). Values a process could",
-        "not have meant are shown as \"impossible: ...\". Nothing is stopped or written." })
+        "Decode, read-only, a process's Virtual Network Interface or a NIC's tables.",
+        "A process: its Command Queue with head, tail and pending entries, and each Send/Receive Context in use " +
+            "with its doorbell and page table. A NIC: its Process, Name and Group Tables, staging use and input FIFO " +
+            "fill. Values a process could not have meant are shown as \"impossible: ...\". Nothing is stopped or " +
+            "written." })
 public final class InspectCommand implements Callable<Integer>
 {
     private static final Pattern NODE = Pattern.compile("[0-9]+-[0-9]+");

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.jar.JarFile;
 
@@ -28,6 +29,7 @@ import org.qnix.examples.Hello;
 import org.qnix.examples.PciCommCat;
 import org.qnix.examples.PingPong;
 import org.qnix.examples.Stream;
+import org.qnix.examples.ViplHello;
 import org.qnix.examples.ViplPingPong;
 import org.qnix.examples.ViplRdma;
 import org.qnix.examples.ViplStream;
@@ -79,6 +81,19 @@ public final class ProgramLauncher
         ViplPingPong.class.getName(), ViplPingPong.Options::parse,
         ViplStream.class.getName(), ViplStream.Options::parse,
         ViplRdma.class.getName(), ViplRdma.Options::parse);
+    /**
+     * The ranks each example takes, {min, max}: the two-party ones need both parties (extra ranks register
+     * and leave), ViplHello's extra ranks would be clients the one server never answers.
+     */
+    private static final Map<String, int[]> EXAMPLE_RANKS = Map.of(
+        PingPong.class.getName(), new int[]{ 2, Integer.MAX_VALUE },
+        Stream.class.getName(), new int[]{ 2, Integer.MAX_VALUE },
+        Collectives.class.getName(), new int[]{ 2, Integer.MAX_VALUE },
+        PciCommCat.class.getName(), new int[]{ 2, Integer.MAX_VALUE },
+        ViplHello.class.getName(), new int[]{ 2, 2 },
+        ViplPingPong.class.getName(), new int[]{ 2, Integer.MAX_VALUE },
+        ViplStream.class.getName(), new int[]{ 2, Integer.MAX_VALUE },
+        ViplRdma.class.getName(), new int[]{ 2, Integer.MAX_VALUE });
     private static final long STOP_GRACE_MS = 5_000;
 
     private final ClusterDirectory dir;
@@ -160,6 +175,19 @@ public final class ProgramLauncher
         return placement;
     }
 
+    /** An example run with fewer (or more) ranks than it takes would wait for a party that never comes. */
+    private void checkExampleRanks(final String mainClass)
+    {
+        final int[] ranks = EXAMPLE_RANKS.get(mainClass);
+        if (null != ranks && (processes < ranks[0] || processes > ranks[1]))
+        {
+            final String example = mainClass.substring(EXAMPLES_PACKAGE.length());
+            throw new IllegalArgumentException("-n " + processes + ": " + example + " takes " +
+                (ranks[0] == ranks[1] ? "exactly " + ranks[0] : "at least " + ranks[0]) + " processes (qnix run -n " +
+                ranks[0] + " -- " + example + ")");
+        }
+    }
+
     /**
      * Runs the program to completion.
      *
@@ -181,6 +209,7 @@ public final class ProgramLauncher
                     mainAndClassPath[0].substring(EXAMPLES_PACKAGE.length()) + " " + ex.getMessage());
             }
         }
+        checkExampleRanks(mainAndClassPath[0]);
         final ClusterState state = ClusterState.inspect(dir);
         if (!state.isLive())
         {
@@ -196,7 +225,18 @@ public final class ProgramLauncher
         final List<Process> children = new ArrayList<>();
         final List<Thread> pumps = new ArrayList<>();
         final BlockingQueue<Integer> exited = new LinkedBlockingQueue<>();
-        final Thread stopper = new Thread(() -> stopAll(children), "qnix-run-stop");
+        // Ctrl-C (or a kill of the launcher): the ranks are stopped on purpose, so their exit codes
+        // (143 for SIGTERM) are no failure to report.
+        final AtomicBoolean interrupted = new AtomicBoolean();
+        final Thread stopper = new Thread(() ->
+        {
+            interrupted.set(true);
+            synchronized (out)
+            {
+                out.println("[qnix run] interrupted: stopping every rank");
+            }
+            stopAll(children);
+        }, "qnix-run-stop");
         Runtime.getRuntime().addShutdownHook(stopper);
         try
         {
@@ -254,7 +294,7 @@ public final class ProgramLauncher
                 // launcher of programs blocked in long waits costs no CPU (issue 13).
                 final int rank = exited.take();
                 final int exit = children.get(rank).exitValue();
-                if (0 != exit && 0 == firstFailure)
+                if (0 != exit && 0 == firstFailure && !interrupted.get())
                 {
                     firstFailure = exit;
                     out.println("[qnix run] rank " + rank + " exited with code " + exit + "; stopping the others");

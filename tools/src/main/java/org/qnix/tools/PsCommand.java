@@ -25,9 +25,10 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "ps", mixinStandardHelpOptions = true,
     description = {
-        "List every process registered with a cluster's NICs: name (AI,PI), group, node, NIC PID, OS pid,",
-        "registration state, Send/Receive Contexts in use (doorbell not Free) and host pages held",
-        "(of which locked), from the NICs' Process Tables and Protection Tables." })
+        "List every process registered with a cluster's NICs.",
+        "For each: name (AI,PI), group, node, NIC PID, OS pid, registration state, Send/Receive Contexts in use " +
+            "(doorbell not Free) and host pages held (of which locked), from the NICs' Process Tables and Protection " +
+            "Tables." })
 public final class PsCommand implements Callable<Integer>
 {
     @Mixin

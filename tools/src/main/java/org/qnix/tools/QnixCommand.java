@@ -29,8 +29,8 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "qnix", mixinStandardHelpOptions = true, version = "qnix 0.1.0",
     description = {
-        "An emulated cluster of QNIX user-level network cards on one host: one firmware JVM per NIC,",
-        "shared-memory files as NIC and host memory, real multi-JVM message-passing programs.",
+        "An emulated cluster of QNIX user-level network cards on one host: the NICs' firmware in one JVM (or one " +
+            "per NIC), shared-memory files as NIC and host memory, real multi-JVM message-passing programs.",
         "",
         "Start with `qnix demo`, or: qnix cluster up; qnix run -n 4 -- Hello; qnix cluster down." },
     subcommands = { QnixCommand.Demo.class, QnixCommand.Cluster.class, QnixCommand.Run.class, Bench.class,
@@ -109,12 +109,12 @@ public final class QnixCommand implements Runnable
     @Command(name = "up", mixinStandardHelpOptions = true,
         description = {
             "Bring up a cluster.",
-            "Creates its files under $QNIX_DIR (default /dev/shm/qnix), one NIC control program per node",
-            "and one driver socket per node; returns when every NIC reports running.",
-            "A stale cluster of the same name (its daemon died) is cleaned up first. A directory of that",
-            "name that qnix did not create is refused, as is a second `up` while the first is running.",
-            "Every byte of the files is reserved at once: sizes that do not fit the file system's free space",
-            "are refused before anything starts. Files and directories are yours only (0600, 0700)." })
+            "Creates its files under $QNIX_DIR (default /dev/shm/qnix), the NICs' control programs (--firmware) " +
+                "and one driver socket per node; returns when every NIC reports running. A stale cluster of the same " +
+                "name (its daemon died) is cleaned up first. A directory of that name that qnix did not create is " +
+                "refused, as is a second `up` while the first is running. Every byte of the files is reserved at " +
+                "once: sizes that do not fit the file system's free space are refused before anything starts. Files " +
+                "and directories are yours only (0600, 0700)." })
     static final class Up implements Callable<Integer>
     {
         @Option(names = "--name", description = "Cluster name (default: $QNIX_CLUSTER or 'default').")
@@ -330,15 +330,15 @@ public final class QnixCommand implements Runnable
     @Command(name = "run", mixinStandardHelpOptions = true,
         description = {
             "Launch a parallel program of K JVMs on a cluster.",
-            "Process i is named (AI, i) in group AI of size K, placed on the cluster's nodes, with its",
-            "output prefixed by its rank; each rank's OS pid is printed as it starts. Exits with the first",
-            "non-zero exit code and stops the other processes when one fails.",
-            "PROGRAM is a main class of your class path (-cp, or $CLASSPATH), an example (Hello, PingPong,",
-            "Stream, Collectives; VIPL: ViplHello, ViplPingPong, ViplStream, ViplRdma; PCIComm: PciCommCat), a jar with a Main-Class,",
-            "or a class of qnix's own class path. Your class path",
-            "goes after qnix's, so programs run on the libqnix of the cluster.",
-            "Refused before any JVM starts: an unknown program, an example's bad arguments, and more ranks",
-            "than the cluster has free Process Table entries (P per NIC) on the nodes they go to." })
+            "Process i is named (AI, i) in group AI of size K, placed on the cluster's nodes, with its output " +
+                "prefixed by its rank; each rank's OS pid is printed as it starts. Exits with the first non-zero exit " +
+                "code and stops the other processes when one fails.",
+            "PROGRAM is a main class of your class path (-cp, or $CLASSPATH), an example (Hello, PingPong, " +
+                "Stream, Collectives; VIPL: ViplHello, ViplPingPong, ViplStream, ViplRdma; PCIComm: PciCommCat), a " +
+                "jar with a Main-Class, or a class of qnix's own class path. Your class path goes after qnix's, so " +
+                "programs run on the libqnix of the cluster.",
+            "Refused before any JVM starts: an unknown program, an example's bad arguments or rank count, and " +
+                "more ranks than the cluster has free Process Table entries (P per NIC) on the nodes they go to." })
     static final class Run implements Callable<Integer>
     {
         @Option(names = "-n", required = true, description = "Number of processes.")
@@ -348,7 +348,8 @@ public final class QnixCommand implements Runnable
         String cluster;
 
         @Option(names = "--node-map", defaultValue = "round-robin",
-            description = "round-robin (default: rank r on node r mod nodes) or packed.")
+            description = "round-robin (default: rank r on node r mod nodes) or packed (consecutive ranks on one " +
+                "node, ceil(K / nodes) to a node).")
         String nodeMap;
 
         @Option(names = "--ai", description = "Application Identifier, 0 or more (default: this launcher's pid).")
@@ -380,12 +381,12 @@ public final class QnixCommand implements Runnable
 
     @Command(name = "demo", mixinStandardHelpOptions = true,
         description = {
-            "Run the demo: a 2x2 cluster, Hello, PingPong, ViplPingPong, Stream and Collectives, a table of results,",
-            "teardown. Brings up an embedded 2x2 cluster, runs Hello on 4 processes and shows the cluster status",
-            "while they are registered, then PingPong (one-way latency, QNIX), ViplPingPong (the same through",
-            "a VIA Reliable Delivery VI) and Stream (bandwidth) between two",
-            "processes on different nodes, then Collectives (barrier, broadcast, all-reduce) on 4 processes,",
-            "prints what they measured and a few of the NICs' counters (qnix stat), and tears everything down." })
+            "Run the demo on an embedded 2x2 cluster: Hello, PingPong, ViplPingPong, Stream, Collectives.",
+            "Brings up the cluster, runs Hello on 4 processes and shows the cluster status while they are " +
+                "registered, then PingPong (one-way latency, QNIX), ViplPingPong (the same through a VIA Reliable " +
+                "Delivery VI) and Stream (bandwidth) between two processes on different nodes, then Collectives " +
+                "(barrier, broadcast, all-reduce) on 4 processes, prints what they measured and a few of the NICs' " +
+                "counters (qnix stat), and tears everything down." })
     static final class Demo implements Callable<Integer>
     {
         @Option(names = "--name", defaultValue = "demo", description = "Cluster name (default: ${DEFAULT-VALUE}).")

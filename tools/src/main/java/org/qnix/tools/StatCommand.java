@@ -28,9 +28,9 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "stat", mixinStandardHelpOptions = true,
     description = {
-        "Show every counter of every NIC of a cluster (packets, data bytes, permission requests, staging,",
-        "errors...), once, or every SECONDS with per-second rates. A NIC whose firmware stopped or is",
-        "silent gets a line saying so; its counters are as it left them." })
+        "Show every counter of every NIC of a cluster, once or every SECONDS.",
+        "Packets, data bytes, permission requests, staging, errors and the rest; with --watch, per-second rates " +
+            "too. A NIC whose firmware stopped or is silent gets a line saying so; its counters are as it left them." })
 public final class StatCommand implements Callable<Integer>
 {
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss");

@@ -28,11 +28,12 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "trace", mixinStandardHelpOptions = true,
     description = {
-        "Capture every packet the NICs of a cluster send or take, with a timestamp, into a pcapng file",
-        "(open it in Wireshark with -X lua_script:tools/wireshark/qnix.lua) or as text lines (the default",
-        "without -o). Runs until Ctrl-C, --duration or --count. The NICs never wait for the tracer: what",
-        "does not fit their trace rings is counted and reported at the end; the cluster's own packets are",
-        "never lost or reordered by tracing." })
+        "Capture every packet the NICs of a cluster send or take, with a timestamp, into a pcapng file or as " +
+            "text.",
+        "Open the file in Wireshark with -X lua_script:tools/wireshark/qnix.lua; text lines are the default " +
+            "without -o. Runs until Ctrl-C, --duration or --count. The NICs never wait for the tracer: what does not " +
+            "fit their trace rings is counted and reported at the end; the cluster's own packets are never lost or " +
+            "reordered by tracing." })
 public final class TraceCommand implements Callable<Integer>
 {
     @Mixin
@@ -44,7 +45,7 @@ public final class TraceCommand implements Callable<Integer>
     @Option(names = "--filter", paramLabel = "KINDS",
         description = "Keep only these kinds, comma separated: data, system, or system message names " +
             "(Permission_Request, Permission_Reply, New_Process, New_Process_Ack, New_Group, New_Group_Ack, " +
-            "Barrier, Delete_Process, Transfer_Abort).")
+            "Barrier, Delete_Process, Transfer_Abort, Eager_Short, Eager_Short_Reply).")
     String filter;
 
     @Option(names = {"-o", "--output"}, paramLabel = "FILE.pcapng", description = "Write a pcapng file.")
@@ -82,6 +83,10 @@ public final class TraceCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("-o " + output + ": give a file name, e.g. trace.pcapng");
         }
+        if (null != output)
+        {
+            Bench.checkOutputFile("-o", output);
+        }
         final Set<String> kinds = null == filter ? Set.of() : TraceSession.parseFilter(filter);
         final ClusterDirectory dir = cluster.dir();
         final ClusterParameters params = ClusterStatus.liveProperties(dir).parameters();
@@ -96,6 +101,11 @@ public final class TraceCommand implements Callable<Integer>
         for (final String name : nodeNames)
         {
             final NicCoordinates node = NicCoordinates.parse(name);
+            if (node.x() >= params.torusWidth() || node.y() >= params.torusHeight())
+            {
+                throw new IllegalArgumentException("--node " + name + ": cluster '" + dir.name() + "' has no such node, " +
+                    "it is a " + params.torusWidth() + "x" + params.torusHeight() + " torus");
+            }
             if (!nodes.contains(node))
             {
                 nodes.add(node);

@@ -76,6 +76,9 @@ class BadParametersTest
         "-n 4 -- Collectives --longs -1                | Collectives --longs -1 | at least 1",
         "-n 4 -- Collectives --repeats                 | Collectives --repeats | needs a value",
         "-n 2 -- Hello --bogus                         | Hello --bogus | unknown option",
+        "-n 1 -- PingPong                              | -n 1 | PingPong takes at least 2 processes",
+        "-n 1 -- PciCommCat --file /etc/services       | -n 1 | PciCommCat takes at least 2 processes",
+        "-n 3 -- ViplHello                             | -n 3 | ViplHello takes exactly 2 processes",
     })
     void runRefusedBeforeLookingAtTheCluster(final String options, final String option, final String detail)
     {

@@ -245,7 +245,11 @@ class BenchCommandSmokeTest
         assertTrue(unknownApi.err.contains("use qnix, qnix-send, vipl, vipl-rdma, pcicomm"), unknownApi.out + unknownApi.err);
         final CliResult rdmaStream = CliResult.run("bench", "bandwidth", "--api", "vipl-rdma");
         assertEquals(QnixCommand.BAD_ARGUMENT, rdmaStream.exit, rdmaStream.out + rdmaStream.err);
-        assertTrue(rdmaStream.err.contains("qnix (Send), vipl (VIA Send) and pcicomm"), rdmaStream.out + rdmaStream.err);
+        assertTrue(rdmaStream.err.contains("use qnix, vipl, pcicomm (vipl-rdma is measured for latency only)"),
+            rdmaStream.out + rdmaStream.err);
+        final CliResult noWindow = CliResult.run("bench", "bandwidth", "--window", "0");
+        assertEquals(QnixCommand.BAD_ARGUMENT, noWindow.exit, noWindow.out + noWindow.err);
+        assertTrue(noWindow.err.contains("--window 0: at least 1"), noWindow.out + noWindow.err);
         final CliResult window = CliResult.run("bench", "bandwidth", "--api", "vipl", "--window", "65");
         assertEquals(QnixCommand.BAD_ARGUMENT, window.exit, window.out + window.err);
         assertTrue(window.err.contains("vipl takes at most 64"), window.out + window.err);

@@ -61,6 +61,12 @@ class TraceCommandTest
             in.lock();
             exchange(sender, receiver, out, in, 1);
 
+            // A node the cluster does not have is refused before tracing starts.
+            final CliResult noNode = CliResult.run("trace", "--cluster", dir.name(), "--node", "9-9", "--duration", "1");
+            assertEquals(QnixCommand.BAD_ARGUMENT, noNode.exit, noNode.out + noNode.err);
+            assertEquals("qnix: --node 9-9: cluster '" + dir.name() + "' has no such node, it is a 2x1 torus",
+                noNode.err.strip());
+
             final Path pcap = temp.resolve("t.pcapng");
             final ByteArrayOutputStream lines = new ByteArrayOutputStream();
             final List<NicCoordinates> nodes = List.of(NicCoordinates.parse("0-0"), NicCoordinates.parse("1-0"));
@@ -118,13 +124,17 @@ class TraceCommandTest
     {
         for (final String[] args : List.of(new String[] {"trace", "--snaplen", "-1"},
             new String[] {"trace", "--filter", "frob"}, new String[] {"trace", "--duration", "0"},
-            new String[] {"trace", "--count", "0"}, new String[] {"trace", "--cluster", "no-such-cluster-here"}))
+            new String[] {"trace", "--count", "0"}, new String[] {"trace", "--cluster", "no-such-cluster-here"},
+            new String[] {"trace", "--cluster", "no-such-cluster-here", "-o", "/no/such/dir/x.pcapng"}))
         {
             final CliResult result = CliResult.run(args);
             assertTrue(result.exit != QnixCommand.OK, String.join(" ", args));
             assertEquals(1, result.err.lines().count(), String.join(" ", args) + ":\n" + result.err);
             assertTrue(result.err.startsWith("qnix: "), result.err);
         }
+        // The output's directory is looked at before the cluster.
+        final CliResult missing = CliResult.run("trace", "--cluster", "no-such-cluster-here", "-o", "/no/such/dir/x.pcapng");
+        assertTrue(missing.err.contains("-o /no/such/dir/x.pcapng: no such directory /no/such/dir"), missing.err);
     }
 
     /** Wireshark's own reading of the file, through the dissector in the repository, when tshark is here. */
