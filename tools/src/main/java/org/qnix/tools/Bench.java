@@ -255,12 +255,12 @@ final class Bench implements Runnable
             return measureAndReport(common, maxSize, sizeList,
                 List.<IntFunction<LatencyTransport>>of(FloorTransport::start, RelayTransport::start,
                     TcpTransport::start, AeronIpcTransport::start),
-                run -> api.stream().<IntFunction<LatencyTransport>>map(api -> max -> switch (api)
+                run -> api.stream().<IntFunction<LatencyTransport>>map(one -> max -> switch (one)
                 {
                     case "vipl", "vipl-rdma" ->
-                        ViplTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "vipl-rdma".equals(api), max);
+                        ViplTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "vipl-rdma".equals(one), max);
                     case "pcicomm" -> PciCommTransport.start(run.name(), "0-0", run.peerNode(), max);
-                    default -> QnixTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "qnix".equals(api), max);
+                    default -> QnixTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "qnix".equals(one), max);
                 }).toList(),
                 LatencySamples::new, (transport, size, into) -> LatencyRun.measure(transport, size, warmup,
                     TimeUnit.MILLISECONDS.toNanos(common.warmupMs), iterations, into),
@@ -323,13 +323,13 @@ final class Bench implements Runnable
             return measureAndReport(common, maxSize, sizeList,
                 List.<IntFunction<BandwidthTransport>>of(MemoryCopyTransport::start, TcpStreamTransport::start,
                     AeronStreamTransport::start),
-                run -> api.stream().<IntFunction<BandwidthTransport>>map(api -> max -> switch (api)
+                run -> api.stream().<IntFunction<BandwidthTransport>>map(one -> max -> switch (one)
                 {
                     case "vipl" -> ViplStreamTransport.start(run.name(), "0-0", run.peerNode(), max, window);
                     case "pcicomm" -> PciCommStreamTransport.start(run.name(), "0-0", run.peerNode(), max, window);
                     default -> QnixStreamTransport.start(run.name(), "0-0", run.peerNode(), common.wait, max, window);
                 }).toList(),
-                (api, size) -> new BandwidthSamples(api, size, window),
+                (name, size) -> new BandwidthSamples(name, size, window),
                 (transport, size, into) -> BandwidthRun.measure(transport, size, bytes, window, repeats,
                     TimeUnit.MILLISECONDS.toNanos(common.warmupMs), into),
                 BandwidthSamples::result, BandwidthReport::new, String.format(Locale.ROOT,
