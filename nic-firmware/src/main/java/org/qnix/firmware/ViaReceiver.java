@@ -347,12 +347,14 @@ final class ViaReceiver
             // Receives that failed at their post behind this one complete now, in posting order.
             engine.completeReceives(e, s);
         }
-        else if (failed)
+        final ViTableEntry entry = engine.entry(vi);
+        if (!s.usesReceive && failed && !ViaDescriptors.reliable(entry))
         {
+            // No descriptor to tell: the event is the only report. A reliable VI's break below reports it
+            // (once: VIA 1.0 calls the error handler once per error).
             completions.asyncEvent(s.owner, vi, ViaProcessStructuresLayout.RESOURCE_VI,
                 ViaProcessStructuresLayout.ERROR_RDMAW_PROT);
         }
-        final ViTableEntry entry = engine.entry(vi);
         entry.receiveSequence(sequence + 1);
         if (failed)
         {

@@ -493,6 +493,7 @@ class ViaDataPathTest extends ViaSteppedTest
         assertUntouched(b, DATA, AREA - DATA);
         assertEquals(ViTableEntry.STATE_ERROR, b.vi(RECEIVE_VI).state());
         assertEquals(ViTableEntry.STATE_ERROR, a.vi(SEND_VI).state());
+        assertEquals(1, b.asyncEvents(), "one event for one refused write");
         assertEquals(ViaProcessStructuresLayout.ERROR_RDMAW_PROT, b.asyncError(0));
     }
 
