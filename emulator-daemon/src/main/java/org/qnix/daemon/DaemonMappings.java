@@ -50,7 +50,7 @@ public final class DaemonMappings
         {
             return Optional.empty();
         }
-        return Optional.of("--torus " + params.torusWidth() + "x" + params.torusHeight() + " with --firmware " + firmware +
+        return Optional.of("--torus " + params.torus() + " with --firmware " + firmware +
             " needs about " + needed + " memory mappings in the daemon, over the kernel's limit of " + limit +
             " per process (vm.max_map_count)" + (ClusterProperties.FIRMWARE_THREADS.equals(firmware) ?
             ": use --firmware processes, or a smaller torus" : ": use a smaller torus"));

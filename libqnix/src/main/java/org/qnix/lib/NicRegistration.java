@@ -85,10 +85,10 @@ final class NicRegistration
                 "cluster '" + clusterName + "' is " + props.state() + ", not up");
         }
         final ClusterParameters params = props.parameters();
-        if (where.x() >= params.torusWidth() || where.y() >= params.torusHeight())
+        if (!params.hasNode(where))
         {
-            throw new IllegalArgumentException("node " + where + " is not in the " + params.torusWidth() + "x" +
-                params.torusHeight() + " torus of cluster '" + clusterName + "'");
+            throw new IllegalArgumentException("node " + where + " is not in the " + params.torus() +
+                " torus of cluster '" + clusterName + "'");
         }
 
         final long timeoutMs = Math.min(Qnix.LONGEST_TIMEOUT_MS, Math.max(1, wait.toMillis()));

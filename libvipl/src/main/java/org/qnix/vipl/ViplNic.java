@@ -140,10 +140,10 @@ public final class ViplNic implements AutoCloseable
                 ", not up");
         }
         final ClusterParameters params = props.parameters();
-        if (node.x() >= params.torusWidth() || node.y() >= params.torusHeight())
+        if (!params.hasNode(node))
         {
-            throw new ViplException(ViplResult.INVALID_PARAMETER, "no NIC " + node + " in the " + params.torusWidth() +
-                "x" + params.torusHeight() + " torus of cluster '" + clusterName + "'");
+            throw new ViplException(ViplResult.INVALID_PARAMETER, "no NIC " + node + " in the " + params.torus() +
+                " torus of cluster '" + clusterName + "'");
         }
         final DriverProxy driver;
         try
@@ -607,10 +607,10 @@ public final class ViplNic implements AutoCloseable
 
     private void checkInTorus(final NicCoordinates host, final String name)
     {
-        if (host.x() >= params.torusWidth() || host.y() >= params.torusHeight())
+        if (!params.hasNode(host))
         {
-            throw new ViplException(ViplResult.ERROR_NAMESERVICE, "no host '" + name + "' in the " + params.torusWidth() +
-                "x" + params.torusHeight() + " torus of cluster '" + clusterName + "'");
+            throw new ViplException(ViplResult.ERROR_NAMESERVICE, "no host '" + name + "' in the " + params.torus() +
+                " torus of cluster '" + clusterName + "'");
         }
     }
 

@@ -150,6 +150,18 @@ public final class ClusterParameters
         return torusHeight;
     }
 
+    /** @return true if {@code node} is one of this torus's NICs: every node name a user gives is checked so. */
+    public boolean hasNode(final NicCoordinates node)
+    {
+        return node.x() < torusWidth && node.y() < torusHeight;
+    }
+
+    /** @return the torus as {@code --torus} takes it and messages name it, e.g. {@code 2x1}. */
+    public String torus()
+    {
+        return torusWidth + "x" + torusHeight;
+    }
+
     /** @return number of NICs (nodes) in the cluster, R of the NIC Table. */
     public int nodeCount()
     {

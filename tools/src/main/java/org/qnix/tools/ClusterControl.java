@@ -109,10 +109,10 @@ public final class ClusterControl
 
         public Settings debug(final NicCoordinates node, final int port)
         {
-            if (node.x() >= params.torusWidth() || node.y() >= params.torusHeight())
+            if (!params.hasNode(node))
             {
                 throw new IllegalArgumentException("--debug-firmware " + node + ": no such node in a " +
-                    params.torusWidth() + "x" + params.torusHeight() + " torus");
+                    params.torus() + " torus");
             }
             if (port < 1 || port > 65535)
             {

@@ -249,7 +249,7 @@ public final class ClusterInspector
         final ClusterParameters params = status.properties().parameters();
         final ClusterStatus.Node nic = status.nodes().stream().filter(n -> n.node().equals(node)).findFirst()
             .orElseThrow(() -> new IllegalArgumentException("cluster '" + dir.name() + "' has no node " + node +
-                ": it is a " + params.torusWidth() + "x" + params.torusHeight() + " torus"));
+                ": it is a " + params.torus() + " torus"));
         final NicSdramLayout layout = new NicSdramLayout(params);
         final Map<String, Object> out = new LinkedHashMap<>();
         out.put("node", node.toString());

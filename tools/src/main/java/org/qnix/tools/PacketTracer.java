@@ -111,10 +111,10 @@ public final class PacketTracer implements AutoCloseable
         {
             for (final NicCoordinates node : nodes)
             {
-                if (node.x() >= params.torusWidth() || node.y() >= params.torusHeight())
+                if (!params.hasNode(node))
                 {
                     throw new IllegalArgumentException("cluster '" + dir.name() + "' has no node " + node + ": it is a " +
-                        params.torusWidth() + "x" + params.torusHeight() + " torus");
+                        params.torus() + " torus");
                 }
                 final Nic nic = new Nic(dir, node, layout);
                 tracer.nics.add(nic);

@@ -217,7 +217,7 @@ public final class QnixCommand implements Runnable
             final ClusterParameters params = settings.params;
             final int cpu = ClusterProperties.read(dir.propertiesFile()).map(ClusterProperties::nicCpu)
                 .orElse(NicProcessor.NONE);
-            System.out.println("cluster '" + dir.name() + "' is up: " + params.torusWidth() + "x" + params.torusHeight() +
+            System.out.println("cluster '" + dir.name() + "' is up: " + params.torus() +
                 " torus, " + params.nodeCount() + " NICs, firmware as " + settings.firmware +
                 (cpu >= 0 ? " on CPU " + cpu + " (programs keep off it)" : "") + ", short messages " +
                 params.shortFlow().text() + ", files in " + dir.path());

@@ -101,10 +101,10 @@ public final class TraceCommand implements Callable<Integer>
         for (final String name : nodeNames)
         {
             final NicCoordinates node = NicCoordinates.parse(name);
-            if (node.x() >= params.torusWidth() || node.y() >= params.torusHeight())
+            if (!params.hasNode(node))
             {
                 throw new IllegalArgumentException("--node " + name + ": cluster '" + dir.name() + "' has no such node, " +
-                    "it is a " + params.torusWidth() + "x" + params.torusHeight() + " torus");
+                    "it is a " + params.torus() + " torus");
             }
             if (!nodes.contains(node))
             {
