@@ -71,29 +71,47 @@ public final class ProgramLauncher
     }
 
     static final String EXAMPLES_PACKAGE = "org.qnix.examples.";
-    /** The examples' own argument checks, run here so that bad arguments start no JVM. */
-    private static final Map<String, Consumer<List<String>>> EXAMPLE_ARGUMENTS = Map.of(
-        Hello.class.getName(), Hello.Options::parse,
-        PingPong.class.getName(), PingPong.Options::parse,
-        Stream.class.getName(), Stream.Options::parse,
-        Collectives.class.getName(), Collectives.Options::parse,
-        PciCommCat.class.getName(), PciCommCat.Options::parse,
-        ViplPingPong.class.getName(), ViplPingPong.Options::parse,
-        ViplStream.class.getName(), ViplStream.Options::parse,
-        ViplRdma.class.getName(), ViplRdma.Options::parse);
     /**
-     * The ranks each example takes, {min, max}: the two-party ones need both parties (extra ranks register
-     * and leave), ViplHello's extra ranks would be clients the one server never answers.
+     * What run checks of an example before any JVM starts, so that a mistake starts none: its arguments
+     * (the example's own parser) and the ranks it takes. The two-party examples need both parties (extra
+     * ranks register and leave); ViplHello's extra ranks would be clients the one server never answers.
      */
-    private static final Map<String, int[]> EXAMPLE_RANKS = Map.of(
-        PingPong.class.getName(), new int[]{ 2, Integer.MAX_VALUE },
-        Stream.class.getName(), new int[]{ 2, Integer.MAX_VALUE },
-        Collectives.class.getName(), new int[]{ 2, Integer.MAX_VALUE },
-        PciCommCat.class.getName(), new int[]{ 2, Integer.MAX_VALUE },
-        ViplHello.class.getName(), new int[]{ 2, 2 },
-        ViplPingPong.class.getName(), new int[]{ 2, Integer.MAX_VALUE },
-        ViplStream.class.getName(), new int[]{ 2, Integer.MAX_VALUE },
-        ViplRdma.class.getName(), new int[]{ 2, Integer.MAX_VALUE });
+    private record ExampleRules(Consumer<List<String>> arguments, int minRanks, int maxRanks)
+    {
+        static ExampleRules atLeast(final int ranks, final Consumer<List<String>> arguments)
+        {
+            return new ExampleRules(arguments, ranks, Integer.MAX_VALUE);
+        }
+
+        void check(final String example, final List<String> args, final int processes)
+        {
+            try
+            {
+                arguments.accept(args);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new IllegalArgumentException(example + " " + ex.getMessage());
+            }
+            if (processes < minRanks || processes > maxRanks)
+            {
+                throw new IllegalArgumentException("-n " + processes + ": " + example + " takes " +
+                    (minRanks == maxRanks ? "exactly " : "at least ") + minRanks + " processes (qnix run -n " +
+                    minRanks + " -- " + example + ")");
+            }
+        }
+    }
+
+    private static final Map<String, ExampleRules> EXAMPLES = Map.of(
+        Hello.class.getName(), ExampleRules.atLeast(1, Hello.Options::parse),
+        PingPong.class.getName(), ExampleRules.atLeast(2, PingPong.Options::parse),
+        Stream.class.getName(), ExampleRules.atLeast(2, Stream.Options::parse),
+        Collectives.class.getName(), ExampleRules.atLeast(2, Collectives.Options::parse),
+        PciCommCat.class.getName(), ExampleRules.atLeast(2, PciCommCat.Options::parse),
+        ViplHello.class.getName(), new ExampleRules(args -> { }, 2, 2),
+        ViplPingPong.class.getName(), ExampleRules.atLeast(2, ViplPingPong.Options::parse),
+        ViplStream.class.getName(), ExampleRules.atLeast(2, ViplStream.Options::parse),
+        ViplRdma.class.getName(), ExampleRules.atLeast(2, ViplRdma.Options::parse));
     private static final long STOP_GRACE_MS = 5_000;
 
     private final ClusterDirectory dir;
@@ -175,19 +193,6 @@ public final class ProgramLauncher
         return placement;
     }
 
-    /** An example run with fewer (or more) ranks than it takes would wait for a party that never comes. */
-    private void checkExampleRanks(final String mainClass)
-    {
-        final int[] ranks = EXAMPLE_RANKS.get(mainClass);
-        if (null != ranks && (processes < ranks[0] || processes > ranks[1]))
-        {
-            final String example = mainClass.substring(EXAMPLES_PACKAGE.length());
-            throw new IllegalArgumentException("-n " + processes + ": " + example + " takes " +
-                (ranks[0] == ranks[1] ? "exactly " + ranks[0] : "at least " + ranks[0]) + " processes (qnix run -n " +
-                ranks[0] + " -- " + example + ")");
-        }
-    }
-
     /**
      * Runs the program to completion.
      *
@@ -196,20 +201,11 @@ public final class ProgramLauncher
     public int run(final PrintStream out) throws InterruptedException
     {
         final String[] mainAndClassPath = resolveProgram();
-        final Consumer<List<String>> exampleArguments = EXAMPLE_ARGUMENTS.get(mainAndClassPath[0]);
-        if (null != exampleArguments)
+        final ExampleRules example = EXAMPLES.get(mainAndClassPath[0]);
+        if (null != example)
         {
-            try
-            {
-                exampleArguments.accept(args);
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                throw new IllegalArgumentException(
-                    mainAndClassPath[0].substring(EXAMPLES_PACKAGE.length()) + " " + ex.getMessage());
-            }
+            example.check(mainAndClassPath[0].substring(EXAMPLES_PACKAGE.length()), args, processes);
         }
-        checkExampleRanks(mainAndClassPath[0]);
         final ClusterState state = ClusterState.inspect(dir);
         if (!state.isLive())
         {
