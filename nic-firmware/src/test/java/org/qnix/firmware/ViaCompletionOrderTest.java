@@ -268,10 +268,7 @@ class ViaCompletionOrderTest extends ViaSteppedTest
         b.connect(RECEIVE_VI, a, SEND_VI, 77);
         cluster.settle();
 
-        a.memory.fill(DATA, 300, 41);
-        oneSegmentSend(0, 300);
-        a.postSend(SEND_VI, handleA, DESCRIPTORS);
-        cluster.settle();
+        sentOneSegment(300, 41);
         assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE, fresh.status(),
             "the new VI's own receive is its head");
         assertRange(b, DATA + 5000, bytesOf(a, DATA, 300), 0, 300);
@@ -297,10 +294,7 @@ class ViaCompletionOrderTest extends ViaSteppedTest
         final ViplDescriptor old = aReceiveOnAViDestroyedWhileIdle();
         // Made again and connected without a post to it in between: Via_Connect finds the old work.
         connect(ViTableEntry.UNRELIABLE);
-        a.memory.fill(DATA, 300, 43);
-        oneSegmentSend(0, 300);
-        a.postSend(SEND_VI, handleA, DESCRIPTORS);
-        cluster.settle();
+        sentOneSegment(300, 43);
 
         assertEquals(0, old.status());
         assertEquals(1, b.vi(RECEIVE_VI).dropped(), "no receive of the new VI: dropped");

@@ -210,10 +210,7 @@ class ViaDataPathTest extends ViaSteppedTest
     void anUnreliableMessageWithNoReceivePostedIsDroppedAndCounted()
     {
         connect(ViTableEntry.UNRELIABLE);
-        a.memory.fill(DATA, 100, 9);
-        final ViplDescriptor send = oneSegmentSend(0, 100);
-        a.postSend(SEND_VI, handleA, DESCRIPTORS);
-        cluster.settle();
+        final ViplDescriptor send = sentOneSegment(100, 9);
         assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_SEND, send.status());
         assertEquals(0, b.receivesCompleted(3));
         assertEquals(1, b.vi(RECEIVE_VI).dropped());

@@ -312,10 +312,7 @@ class ViaHostileInputTest extends ViaSteppedTest
 
         // Nothing was queued: the next message lands in the receive b posts now.
         final ViplDescriptor recv = postedReceive(4096);
-        a.memory.fill(DATA, 100, 11);
-        oneSegmentSend(0, 100);
-        a.postSend(SEND_VI, handleA, DESCRIPTORS);
-        cluster.settle();
+        sentOneSegment(100, 11);
         assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE, recv.status(),
             "b's good receive is the head of its queue");
         assertRange(b, DATA, bytesOf(a, DATA, 100), 0, 100);
@@ -362,10 +359,7 @@ class ViaHostileInputTest extends ViaSteppedTest
 
         // The VI goes on.
         final ViplDescriptor good = postedReceive(4096);
-        a.memory.fill(DATA, 100, 15);
-        oneSegmentSend(0, 100);
-        a.postSend(SEND_VI, handleA, DESCRIPTORS);
-        cluster.settle();
+        sentOneSegment(100, 15);
         assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE, good.status(), "a good message after");
         assertRange(b, DATA, bytesOf(a, DATA, 100), 0, 100);
     }
@@ -383,10 +377,7 @@ class ViaHostileInputTest extends ViaSteppedTest
         connect(ViTableEntry.UNRELIABLE);
         final ViplDescriptor recv = postedReceive(4096);
         recv.segmentCount(count);
-        a.memory.fill(DATA, 100, 17);
-        final ViplDescriptor send = oneSegmentSend(0, 100);
-        a.postSend(SEND_VI, handleA, DESCRIPTORS);
-        cluster.settle();
+        final ViplDescriptor send = sentOneSegment(100, 17);
         assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_SEND, send.status(),
             "an Unreliable send completes in the peer's FIFO");
         assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE | ViplDescriptor.STATUS_FORMAT_ERROR,

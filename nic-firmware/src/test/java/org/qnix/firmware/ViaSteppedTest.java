@@ -111,6 +111,19 @@ abstract class ViaSteppedTest extends SteppedClusterTest
         return recv;
     }
 
+    /**
+     * The act step several tests share: a's first {@code length} bytes of {@link #DATA} filled from {@code
+     * seed}, sent by one {@link #oneSegmentSend} on {@link #SEND_VI}, and the cluster settled.
+     */
+    ViplDescriptor sentOneSegment(final int length, final int seed)
+    {
+        a.memory.fill(DATA, length, seed);
+        final ViplDescriptor send = oneSegmentSend(0, length);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        cluster.settle();
+        return send;
+    }
+
     static byte[] bytesOf(final SteppedViaProcess p, final int offset, final int length)
     {
         final byte[] bytes = new byte[length];
