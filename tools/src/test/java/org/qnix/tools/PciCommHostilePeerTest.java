@@ -56,27 +56,19 @@ class PciCommHostilePeerTest extends ViplClusterTest
     @Test
     void aCreditCountThatWouldWrapTheWindowBreaksTheConnection() throws Exception
     {
-        final PciConnection listener = options().listen("1-0", 41);
-        try (HostileClient client = new HostileClient(41))
+        try (PciConnection listener = options().listen("1-0", 41); HostileClient client = new HostileClient(41))
         {
             listener.awaitConnected(WAIT_MS);
             client.send(PciCommMessage.CREDIT, 0x7FFF_FFF0, 0);
-            final PciCommException lost = assertThrows(PciCommException.class, () -> listener.recv(WAIT_MS));
-            assertEquals(Reason.CONNECTION_LOST, lost.reason(), lost.getMessage());
-            assertTrue(lost.getMessage().contains("returned 2147483632 credits"), lost.getMessage());
+            assertConnectionLost(listener, "returned 2147483632 credits");
             TestClusters.await("the listener CLOSED", () -> ConnectionState.CLOSED == listener.state());
-        }
-        finally
-        {
-            listener.close();
         }
     }
 
     @Test
     void exportsPastTheLimitBreakTheConnectionTheLimitItselfIsTaken() throws Exception
     {
-        final PciConnection listener = options().listen("1-0", 42);
-        try (HostileClient client = new HostileClient(42))
+        try (PciConnection listener = options().listen("1-0", 42); HostileClient client = new HostileClient(42))
         {
             listener.awaitConnected(WAIT_MS);
             // 4096 EXPORTs of 16 made-up entries: exactly the limit. Once the listener gave back the 4096
@@ -92,13 +84,7 @@ class PciCommHostilePeerTest extends ViplClusterTest
             assertNull(listener.tryRecv(), "nothing was written into the listener");
 
             client.send(PciCommMessage.EXPORT, HostileClient.OWED, 1);
-            final PciCommException lost = assertThrows(PciCommException.class, () -> listener.recv(WAIT_MS));
-            assertEquals(Reason.CONNECTION_LOST, lost.reason(), lost.getMessage());
-            assertTrue(lost.getMessage().contains("exported 1 more buffers with 65536 unfilled"), lost.getMessage());
-        }
-        finally
-        {
-            listener.close();
+            assertConnectionLost(listener, "exported 1 more buffers with 65536 unfilled");
         }
     }
 
@@ -117,6 +103,14 @@ class PciCommHostilePeerTest extends ViplClusterTest
             assertTrue(full.getMessage().contains("65536 buffers preposted and not filled"), full.getMessage());
             assertEquals(ConnectionState.LISTENING, listener.state(), "the refusal leaves the connection as it was");
         }
+    }
+
+    /** The listener's next call ends the connection as CONNECTION_LOST, saying {@code why}. */
+    private static void assertConnectionLost(final PciConnection listener, final String why)
+    {
+        final PciCommException lost = assertThrows(PciCommException.class, () -> listener.recv(WAIT_MS));
+        assertEquals(Reason.CONNECTION_LOST, lost.reason(), lost.getMessage());
+        assertTrue(lost.getMessage().contains(why), lost.getMessage());
     }
 
     private static PciComm.Options options()
