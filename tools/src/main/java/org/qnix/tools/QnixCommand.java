@@ -280,8 +280,9 @@ public final class QnixCommand implements Runnable
             final ClusterState state = ClusterState.inspect(dir);
             if (state.isAbsent())
             {
-                System.out.println("no cluster '" + dir.name() + "' (" + state.reason() + ")");
-                return FAILED;
+                // An error, not a state: reported as every other error is (stderr, "qnix:", exit 1).
+                throw new IllegalStateException("no cluster '" + dir.name() + "' (" + state.reason() +
+                    "); start one with ./qnix cluster up --name " + dir.name());
             }
             final Optional<ClusterLock.Holder> busy = ClusterLock.holder(dir);
             if (busy.isPresent())
@@ -292,8 +293,7 @@ public final class QnixCommand implements Runnable
             }
             if (state.isForeign())
             {
-                System.out.println("no cluster '" + dir.name() + "': " + state.reason());
-                return FAILED;
+                throw new IllegalStateException("no cluster '" + dir.name() + "': " + state.reason());
             }
             if (state.isStale())
             {
@@ -310,7 +310,9 @@ public final class QnixCommand implements Runnable
     @Command(name = "down", mixinStandardHelpOptions = true,
         description = {
             "Stop a cluster's daemon and firmware and remove its files; cleans up a stale cluster too.",
-            "Removes only the files qnix created, by name; anything else in the directory is left and listed." })
+            "Removes only the files qnix created, by name; anything else in the directory is left and listed.",
+            "A name with no cluster is not an error: it prints \"nothing to do\" and exits 0, so a script can " +
+                "always call it to clean up." })
     static final class Down implements Callable<Integer>
     {
         @Option(names = "--name", description = "Cluster name (default: $QNIX_CLUSTER or 'default').")

@@ -113,6 +113,32 @@ class BadParametersTest
     }
 
     /**
+     * A cluster name with nothing behind it is one error line like any other, whichever command looks;
+     * only {@code cluster down} takes it calmly, so that a script can always clean up.
+     */
+    @ParameterizedTest(name = "{0} of a cluster that is not there")
+    @CsvSource(delimiter = '|', value = {
+        "cluster status --name NAME     | start one with ./qnix cluster up --name NAME",
+        "stat --name NAME               | no cluster directory",
+        "ps --name NAME                 | no cluster directory",
+        "trace --name NAME              | no cluster directory",
+        "run -n 2 --cluster NAME Hello  | start one with ./qnix cluster up --name NAME",
+    })
+    void aClusterThatIsNotThereIsOneErrorLine(final String command, final String detail)
+    {
+        final String name = TestClusters.uniqueName("n");
+        final CliResult result = CliResult.run(command.trim().replace("NAME", name).split("\\s+"));
+        assertEquals(QnixCommand.FAILED, result.exit, result.out + result.err);
+        assertOneLine(result, "no cluster '" + name + "'", detail.trim().replace("NAME", name));
+        assertEquals("", result.out);
+
+        final CliResult down = CliResult.run("cluster", "down", "--name", name);
+        assertEquals(QnixCommand.OK, down.exit, down.out + down.err);
+        assertEquals("no cluster '" + name + "': nothing to do", down.out.strip());
+        assertFalse(Files.exists(ClusterDirectory.of(name).path()), "nothing created");
+    }
+
+    /**
      * "run -n 60 on 8 slots": a cluster takes at most P x nodes processes, and each node only as many
      * as its Process Table has free entries; either is refused before a JVM starts.
      */
