@@ -76,6 +76,7 @@ public final class Collectives
 
     public static void main(final String[] args)
     {
+        OneLineFailures.install("Collectives");
         final Options options = Arguments.parseOrExit("Collectives", Options::parse, args);
         final int barriers = options.barriers();
         final int[] sizes = options.sizes();

@@ -51,6 +51,7 @@ public final class Hello
 
     public static void main(final String[] args) throws Exception
     {
+        OneLineFailures.install("Hello");
         final Path hold = Arguments.parseOrExit("Hello", Options::parse, args).hold();
 
         try (Qnix qnix = Qnix.initFromEnvironment())

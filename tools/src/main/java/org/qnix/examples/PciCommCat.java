@@ -94,6 +94,7 @@ public final class PciCommCat
 
     public static void main(final String[] args) throws Exception
     {
+        OneLineFailures.install("PciCommCat");
         final Options options = Arguments.parseOrExit("PciCommCat", Options::parse, args);
         final int rank = Integer.parseInt(System.getenv().getOrDefault("QNIX_PI", "0"));
         if (0 == rank)

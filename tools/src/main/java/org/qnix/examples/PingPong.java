@@ -76,6 +76,7 @@ public final class PingPong
 
     public static void main(final String[] args)
     {
+        OneLineFailures.install("PingPong");
         final Options options = Arguments.parseOrExit("PingPong", Options::parse, args);
         final int[] sizes = options.sizes();
         final int iterations = options.iterations();

@@ -62,6 +62,7 @@ public final class Stream
 
     public static void main(final String[] args)
     {
+        OneLineFailures.install("Stream");
         final Options options = Arguments.parseOrExit("Stream", Options::parse, args);
         final int[] sizes = options.sizes();
         final long total = options.total();

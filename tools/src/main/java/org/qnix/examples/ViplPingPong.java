@@ -92,6 +92,7 @@ public final class ViplPingPong
 
     public static void main(final String[] args)
     {
+        OneLineFailures.install("ViplPingPong");
         final Options options = Arguments.parseOrExit("ViplPingPong", Options::parse, args);
         try (ViplPair pair = ViplPair.join("pingpng"))
         {

@@ -135,6 +135,7 @@ public final class ViplRdma
 
     public static void main(final String[] args)
     {
+        OneLineFailures.install("ViplRdma");
         final Options options = Arguments.parseOrExit("ViplRdma", Options::parse, args);
         try (ViplPair pair = ViplPair.join("rdma"))
         {

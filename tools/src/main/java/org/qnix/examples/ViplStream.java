@@ -95,6 +95,7 @@ public final class ViplStream
 
     public static void main(final String[] args)
     {
+        OneLineFailures.install("ViplStream");
         final Options options = Arguments.parseOrExit("ViplStream", Options::parse, args);
         try (ViplPair pair = ViplPair.join("stream"))
         {

@@ -154,6 +154,44 @@ class ClusterEndToEndTest
         }
     }
 
+    /** The libraries' exception names what happened; each rank says it in one line, without a stack trace. */
+    @Test
+    void anExampleWhoseClusterGoesDownSaysSoInOneLine() throws Exception
+    {
+        final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("o"), 2, 1, "threads");
+        final Path hold = Files.createTempFile("qnix-hold", ".flag");
+        final ByteArrayOutputStream output = new ByteArrayOutputStream();
+        Thread run = null;
+        try
+        {
+            final ProgramLauncher launcher =
+                new ProgramLauncher(dir, 2, "Hello", List.of("--hold-while", hold.toString())).applicationId(251);
+            final int[] exit = { -1 };
+            run = new Thread(() -> exit[0] = runQuietly(launcher, new PrintStream(output, true, StandardCharsets.UTF_8)));
+            run.start();
+            TestClusters.await("2 processes registered", () -> ClusterStatus.read(dir).registered().size() == 2);
+            TestClusters.down(dir);
+            Files.delete(hold);
+            run.join(120_000);
+            assertFalse(run.isAlive(), "the ranks end");
+            final String text = output.toString(StandardCharsets.UTF_8);
+            assertEquals(1, exit[0], text);
+            final List<String> failures = text.lines().filter(line -> line.matches("\\[[01]\\] Hello: Qnix\\w*Exception: .*"))
+                .toList();
+            assertFalse(failures.isEmpty(), text);
+            assertFalse(text.contains("\tat ") || text.contains("Exception in thread"), "no stack trace: " + text);
+        }
+        finally
+        {
+            Files.deleteIfExists(hold);
+            if (null != run)
+            {
+                run.join(120_000);
+            }
+            TestClusters.down(dir);
+        }
+    }
+
     @Test
     void initWithAMemberThatNeverArrivesTimesOutNamingIt() throws Exception
     {
