@@ -55,7 +55,8 @@ final class FirmwareLauncher implements AutoCloseable
         command.add("-XX:+UseSerialGC");
         if (debugPort > 0)
         {
-            command.add("-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=*:" + debugPort);
+            // Loopback only: whoever reaches a JDWP port runs code as the cluster's owner.
+            command.add("-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=localhost:" + debugPort);
         }
         command.add("-cp");
         command.add(JvmFlags.classPath());
@@ -69,6 +70,7 @@ final class FirmwareLauncher implements AutoCloseable
         command.add("--idle=" + idle);
         if (debugPort > 0)
         {
+            // Loopback only: whoever reaches a JDWP port runs code as the cluster's owner.
             command.add("--debug-port=" + debugPort);
         }
         // Made first, so that they have the cluster's mode rather than the umask's. A shared firmware JVM

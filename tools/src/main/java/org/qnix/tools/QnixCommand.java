@@ -223,7 +223,7 @@ public final class QnixCommand implements Runnable
                 params.shortFlow().text() + ", files in " + dir.path());
             settings.debugPorts.forEach((node, port) -> System.out.println("  firmware of node " + node +
                 " listens for a debugger on port " + port + ": jdb -attach localhost:" + port +
-                " (or attach your IDE's remote JVM debugger there)"));
+                " (loopback only; or attach your IDE's remote JVM debugger there)"));
             System.out.println("next: ./qnix run -n 4 --cluster " + dir.name() + " -- Hello");
             return OK;
         }
