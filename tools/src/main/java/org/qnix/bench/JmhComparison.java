@@ -189,7 +189,16 @@ public final class JmhComparison
     /** Reads our own JSON, one result per line: p50 and its noise in ns for latency, median, min and max for bandwidth. */
     private static void readBench(final Path file, final BenchFigures into) throws IOException
     {
-        final String text = Files.readString(file);
+        final String text;
+        try
+        {
+            text = Files.readString(file);
+        }
+        catch (final java.nio.charset.CharacterCodingException ex)
+        {
+            throw new IllegalArgumentException("--compare " + file + ": not a file of qnix bench latency|bandwidth " +
+                "--json (not UTF-8 text)", ex);
+        }
         final Matcher kindMatcher = KIND.matcher(text);
         final String kind = kindMatcher.find() ? kindMatcher.group(1) : "none";
         if (!"latency".equals(kind) && !"bandwidth".equals(kind))

@@ -19,6 +19,8 @@ import java.util.function.IntFunction;
 
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.NoBenchmarksException;
+import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.CommandLineOptionException;
 import org.openjdk.jmh.runner.options.CommandLineOptions;
@@ -346,8 +348,8 @@ final class Bench implements Runnable
                 "BarrierBenchmark (2 and 4 processes). Each fork (three per latency or bandwidth trial) starts its " +
                 "own cluster and peer JVMs and stops them. Arguments after -- go to JMH, for example:",
             "  qnix bench jmh -- LatencyBenchmark -p size=64 -p api=floor,qnix -rf json -rff lat.json",
-            "Everything takes about 20 minutes; JMH's own -h lists its options. With --compare, the results are " +
-                "then set beside those of qnix bench latency|bandwidth --json files, each with its noise; measure " +
+            "Everything takes about 20 minutes; JMH's own -h lists its options and -l the benchmarks, without " +
+                "running them. With --compare, the results are then set beside those of qnix bench latency|bandwidth --json files, each with its noise; measure " +
                 "those with --passes 3, as JMH runs three forks, so that both see several pairs of JVMs." })
     static final class Jmh implements Callable<Integer>
     {
@@ -374,11 +376,25 @@ final class Bench implements Runnable
                 cli.showHelp();
                 return QnixCommand.OK;
             }
+            if (cli.shouldListProfilers())
+            {
+                cli.listProfilers();
+                return QnixCommand.OK;
+            }
+            if (cli.shouldListResultFormats())
+            {
+                cli.listResultFormats();
+                return QnixCommand.OK;
+            }
             for (final Path file : compare)
             {
-                if (!Files.isReadable(file))
+                if (!Files.exists(file))
                 {
                     throw new IllegalArgumentException("--compare " + file + ": no such file");
+                }
+                if (!Files.isRegularFile(file) || !Files.isReadable(file))
+                {
+                    throw new IllegalArgumentException("--compare " + file + ": not a readable file");
                 }
             }
             // Read now: a wrong file is refused before the run, not twenty minutes later.
@@ -393,7 +409,33 @@ final class Bench implements Runnable
             {
                 options.include("org\\.qnix\\.bench\\.jmh\\..*");
             }
-            final Collection<RunResult> results = new Runner(options.build()).run();
+            final Runner runner = new Runner(options.build());
+            if (cli.shouldList())
+            {
+                runner.list();
+                return QnixCommand.OK;
+            }
+            if (cli.shouldListWithParams())
+            {
+                runner.listWithParams(cli);
+                return QnixCommand.OK;
+            }
+            final Collection<RunResult> results;
+            try
+            {
+                results = runner.run();
+            }
+            catch (final NoBenchmarksException ex)
+            {
+                throw new IllegalArgumentException("JMH: no benchmark matches " + String.join(" ", cli.getIncludes()) +
+                    " (./qnix bench jmh -- -l lists them)", ex);
+            }
+            catch (final RunnerException ex)
+            {
+                // Another JMH run holding its lock, a fork that would not start.
+                throw new IllegalStateException("JMH: " + (null != ex.getMessage() ? ex.getMessage() :
+                    ex.getClass().getSimpleName()), ex);
+            }
             if (!compare.isEmpty())
             {
                 JmhComparison.of(results, bench).print(System.out);

@@ -82,9 +82,22 @@ public final class QnixCommand implements Runnable
                 commandLine.getErr().println("qnix: " + ex.getMessage());
                 return FAILED;
             }
+            if (isLibraryFailure(ex))
+            {
+                // A bench or demo JVM is a program of the cluster too: the cluster went down under it,
+                // its NIC stopped, a peer went away. The exception names what happened.
+                commandLine.getErr().println("qnix: " + ex.getClass().getSimpleName() + ": " + ex.getMessage());
+                return FAILED;
+            }
             throw ex;
         });
         return cli;
+    }
+
+    private static boolean isLibraryFailure(final Exception ex)
+    {
+        return ex instanceof org.qnix.lib.QnixException || ex instanceof org.qnix.vipl.ViplException ||
+            ex instanceof org.qnix.pcicomm.PciCommException || ex instanceof org.qnix.host.DriverException;
     }
 
     static String clusterName(final String option)

@@ -112,6 +112,29 @@ class BadParametersTest
         assertFalse(Files.exists(ClusterDirectory.of(name).path()), "no cluster brought up");
     }
 
+    /** Refused before JMH starts a fork; the benchmark named last makes a regression fail fast, not run 20 minutes. */
+    @ParameterizedTest(name = "bench jmh {0}")
+    @CsvSource(delimiter = '|', value = {
+        "--compare /tmp -- NoSuchBench                   | --compare /tmp | not a readable file",
+        "--compare /no/such.json -- NoSuchBench          | --compare /no/such.json | no such file",
+        "-- NoSuchBench                                  | NoSuchBench | ./qnix bench jmh -- -l lists them",
+    })
+    void benchJmhRefusedBeforeRunning(final String options, final String option, final String detail)
+    {
+        final CliResult result = CliResult.run(("bench jmh " + options.trim()).split("\\s+"));
+        assertRefused(result, option, detail);
+    }
+
+    @Test
+    void benchJmhListsItsBenchmarksWithoutRunningThem()
+    {
+        final CliResult result = CliResult.run("bench", "jmh", "--", "-l");
+        assertEquals(QnixCommand.OK, result.exit, result.out + result.err);
+        assertTrue(result.out.contains("org.qnix.bench.jmh.LatencyBenchmark.oneWay") &&
+            result.out.contains("org.qnix.bench.jmh.BarrierBenchmark.barrier"), result.out);
+        assertFalse(result.out.contains("# Run progress"), "nothing ran: " + result.out);
+    }
+
     /**
      * A cluster name with nothing behind it is one error line like any other, whichever command looks;
      * only {@code cluster down} takes it calmly, so that a script can always clean up.
@@ -193,6 +216,50 @@ class BadParametersTest
         }
     }
 
+    /** The bench's own JVM is a program of the cluster: the library's refusal is one line, not a stack trace. */
+    @Test
+    void aBenchTheClusterHasNoRoomForFailsInOneLine(@TempDir final Path temp) throws Exception
+    {
+        final String name = TestClusters.uniqueName("q");
+        final ClusterParameters params = ClusterParameters.builder().torus(2, 1).processes(1)
+            .sdramBytes(64L << 20).hostMemoryBytes(64L << 20).build();
+        final ClusterDirectory dir = ClusterDirectory.of(name);
+        final Path hold = Files.createFile(temp.resolve("hold"));
+        Thread holders = null;
+        try
+        {
+            ClusterControl.up(new ClusterControl.Settings(name, params).firmware("threads"), TestClusters.quiet());
+            final ProgramLauncher held = new ProgramLauncher(dir, 2, "Hello", List.of("--hold-while", hold.toString()))
+                .applicationId(702);
+            holders = new Thread(() ->
+            {
+                try
+                {
+                    held.run(TestClusters.quiet());
+                }
+                catch (final InterruptedException ignore)
+                {
+                    Thread.currentThread().interrupt();
+                }
+            }, "holders");
+            holders.start();
+            TestClusters.await("2 processes registered", () -> ClusterStatus.read(dir).registered().size() == 2);
+            final CliResult bench = CliResult.run("bench", "latency", "--cluster", name, "--api", "qnix", "--sizes",
+                "0", "--warmup-ms", "0");
+            assertEquals(QnixCommand.FAILED, bench.exit, bench.out + bench.err);
+            assertOneLine(bench, "qnix: QnixDriverException", "no free Virtual Network Interface");
+        }
+        finally
+        {
+            Files.deleteIfExists(hold);
+            if (null != holders)
+            {
+                holders.join(60_000);
+            }
+            TestClusters.down(dir);
+        }
+    }
+
     private static Set<Long> children()
     {
         return ProcessHandle.current().children().filter(ProcessHandle::isAlive).map(ProcessHandle::pid)
@@ -215,6 +282,6 @@ class BadParametersTest
         {
             assertTrue(lines.get(0).contains(part), "'" + part + "' in: " + result.err);
         }
-        assertFalse(result.err.contains("Exception") || result.err.contains("\tat "), "no stack trace: " + result.err);
+        assertFalse(result.err.contains("\tat ") || result.err.contains("Caused by"), "no stack trace: " + result.err);
     }
 }
