@@ -20,8 +20,8 @@ final class BenchCluster implements AutoCloseable
     /** The idle strategy of a cluster this run did not bring up: the cluster's files do not say. */
     static final String UNKNOWN = "unknown";
 
-    private final boolean own;
-    private final Thread teardown;
+    /** The cluster this run brought up, or null when it measures the user's. */
+    private final OwnedCluster owned;
     private final String firmware;
     private final String idle;
 
@@ -32,8 +32,7 @@ final class BenchCluster implements AutoCloseable
     BenchCluster(final String existing, final String name, final String firmware, final String idle,
         final PrintStream out) throws InterruptedException
     {
-        own = null == existing;
-        if (own)
+        if (null == existing)
         {
             dir = ClusterDirectory.of(name);
             if (ClusterState.inspect(dir).isLive())
@@ -43,19 +42,9 @@ final class BenchCluster implements AutoCloseable
                     "--cluster " + name + ", or give the run's cluster another --name");
             }
             out.println("== bringing up cluster '" + name + "': 2x1 torus, firmware as " + firmware + ", idle " + idle);
-            // Registered before the cluster exists, so that an interrupt during bring-up still tears it down.
-            teardown = new Thread(this::down, "bench-cluster-down");
-            Runtime.getRuntime().addShutdownHook(teardown);
-            try
-            {
-                ClusterControl.up(new ClusterControl.Settings(name, ClusterParameters.builder().torus(2, 1).build())
-                    .firmware(firmware).idle(idle), new PrintStream(new ByteArrayOutputStream()));
-            }
-            catch (final RuntimeException | InterruptedException ex)
-            {
-                close();
-                throw ex;
-            }
+            final PrintStream quiet = new PrintStream(new ByteArrayOutputStream());
+            owned = OwnedCluster.up(new ClusterControl.Settings(name, ClusterParameters.builder().torus(2, 1).build())
+                .firmware(firmware).idle(idle), quiet, quiet);
             this.firmware = firmware;
             this.idle = idle;
             description = firmware + ", idle " + idle;
@@ -63,7 +52,7 @@ final class BenchCluster implements AutoCloseable
         else
         {
             dir = checkExisting(existing);
-            teardown = null;
+            owned = null;
             this.firmware = ClusterState.inspect(dir).properties().orElseThrow().firmwareMode();
             this.idle = UNKNOWN;
             description = "of cluster '" + existing + "'";
@@ -131,38 +120,11 @@ final class BenchCluster implements AutoCloseable
         return description;
     }
 
-    private void down()
-    {
-        try
-        {
-            ClusterControl.down(dir, new PrintStream(new ByteArrayOutputStream()));
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
-    }
-
     public void close()
     {
-        if (!own)
+        if (null != owned)
         {
-            return;
-        }
-        try
-        {
-            down();
-        }
-        finally
-        {
-            try
-            {
-                Runtime.getRuntime().removeShutdownHook(teardown);
-            }
-            catch (final IllegalStateException ignore)
-            {
-                // Already shutting down: the hook is running.
-            }
+            owned.close();
         }
     }
 }

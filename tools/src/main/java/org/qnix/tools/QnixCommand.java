@@ -471,7 +471,15 @@ public final class QnixCommand implements Runnable
         final ClusterParameters params = ClusterParameters.builder().torus(2, 2).build();
         final ClusterControl.Settings settings = new ClusterControl.Settings(name, params).firmware(firmware);
         out.println("== bringing up cluster '" + name + "': 2x2 torus, firmware as " + firmware);
-        final ClusterDirectory dir = ClusterControl.up(settings, out);
+        try (OwnedCluster cluster = OwnedCluster.up(settings, out, out))
+        {
+            return runDemo(cluster.directory(), out);
+        }
+    }
+
+    private static int runDemo(final ClusterDirectory dir, final PrintStream out) throws Exception
+    {
+        final String name = dir.name();
         final Path hold = Files.createTempFile("qnix-demo-hold", ".flag");
         try
         {
@@ -564,7 +572,6 @@ public final class QnixCommand implements Runnable
         {
             Files.deleteIfExists(hold);
             out.println("== tearing down cluster '" + name + "'");
-            ClusterControl.down(dir, out);
         }
     }
 }
