@@ -1,5 +1,8 @@
 package org.qnix.examples;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
 import org.qnix.host.DriverException;
 import org.qnix.lib.QnixException;
 import org.qnix.pcicomm.PciCommException;
@@ -7,9 +10,11 @@ import org.qnix.vipl.ViplException;
 
 /**
  * An example that ends on one of the libraries' own exceptions (the cluster taken down under it, a
- * peer gone, a timeout) says so in one line on stderr and exits 1, as the {@code qnix} command does;
- * the exception already names what happened, so its stack trace would only bury that line among the
- * other ranks' output. Anything else (a bug) keeps the JVM's usual stack trace.
+ * peer gone, a timeout), on an argument the cluster cannot take (a size above its largest message, a
+ * node it does not have: {@link IllegalArgumentException}) or on a file it cannot read or write says
+ * so in one line on stderr and exits 1, as the {@code qnix} command does; the exception already names
+ * what happened, so its stack trace would only bury that line among the other ranks' output. Anything
+ * else (a bug) keeps the JVM's usual stack trace.
  *
  * <pre>{@code
  * public static void main(String[] args)
@@ -52,6 +57,7 @@ final class OneLineFailures
     private static boolean isReported(final Throwable ex)
     {
         return ex instanceof QnixException || ex instanceof ViplException || ex instanceof PciCommException ||
-            ex instanceof DriverException;
+            ex instanceof DriverException || ex instanceof IllegalArgumentException || ex instanceof IOException ||
+            ex instanceof UncheckedIOException;
     }
 }

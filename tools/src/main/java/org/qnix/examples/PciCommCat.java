@@ -12,6 +12,7 @@ import java.util.ArrayDeque;
 import java.util.HexFormat;
 import java.util.List;
 
+import org.qnix.abi.NicCoordinates;
 import org.qnix.pcicomm.PciBuffer;
 import org.qnix.pcicomm.PciComm;
 import org.qnix.pcicomm.PciCommException;
@@ -75,6 +76,15 @@ public final class PciCommCat
                         break;
                     case "--listener-node":
                         listenerNode = a.value();
+                        try
+                        {
+                            NicCoordinates.parse(listenerNode);
+                        }
+                        catch (final IllegalArgumentException ex)
+                        {
+                            throw new IllegalArgumentException("--listener-node " + listenerNode +
+                                ": expected a node X-Y, e.g. 0-0");
+                        }
                         break;
                     default:
                         throw a.unknown(USAGE);
@@ -84,9 +94,14 @@ public final class PciCommCat
             {
                 throw new IllegalArgumentException("--file is required; usage: " + USAGE);
             }
-            if (!Files.isReadable(file))
+            if (!Files.isRegularFile(file) || !Files.isReadable(file))
             {
                 throw new IllegalArgumentException("--file " + file + ": not a readable file");
+            }
+            final Path outDirectory = null == out ? null : out.toAbsolutePath().getParent();
+            if (null != outDirectory && !Files.isDirectory(outDirectory))
+            {
+                throw new IllegalArgumentException("--out " + out + ": no such directory " + outDirectory);
             }
             return new Options(file, out, cid, buffer, buffers, listenerNode);
         }

@@ -76,6 +76,11 @@ public final class Stream
                 return;
             }
             window = Math.min(window, qnix.parameters().contextsPerProcess() - 1);
+            if (window < 1)
+            {
+                throw new IllegalArgumentException("Stream needs at least 2 contexts per process; cluster '" +
+                    qnix.clusterName() + "' has " + qnix.parameters().contextsPerProcess() + " (cluster up --contexts)");
+            }
             final ProcessName peer = new ProcessName(qnix.name().ai(), 1 - me);
             if (0 == me)
             {
@@ -83,7 +88,7 @@ public final class Stream
             }
             for (final int size : sizes)
             {
-                final int messages = (int)Math.max(2L * window, total / size);
+                final int messages = (int)Math.min(Integer.MAX_VALUE / 2, Math.max(2L * window, total / size));
                 if (0 == me)
                 {
                     send(qnix, peer, size, messages, window);

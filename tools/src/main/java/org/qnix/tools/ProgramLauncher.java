@@ -108,11 +108,33 @@ public final class ProgramLauncher
         Stream.class.getName(), ExampleRules.atLeast(2, Stream.Options::parse),
         Collectives.class.getName(), ExampleRules.atLeast(2, Collectives.Options::parse),
         PciCommCat.class.getName(), ExampleRules.atLeast(2, PciCommCat.Options::parse),
-        ViplHello.class.getName(), new ExampleRules(args -> { }, 2, 2),
+        ViplHello.class.getName(), new ExampleRules(ProgramLauncher::viplHelloArguments, 2, 2),
         ViplPingPong.class.getName(), ExampleRules.atLeast(2, ViplPingPong.Options::parse),
         ViplStream.class.getName(), ExampleRules.atLeast(2, ViplStream.Options::parse),
         ViplRdma.class.getName(), ExampleRules.atLeast(2, ViplRdma.Options::parse));
     private static final long STOP_GRACE_MS = 5_000;
+
+    /** ViplHello keeps the README's few lines: its one optional argument, the server's node, is checked here. */
+    private static void viplHelloArguments(final List<String> args)
+    {
+        if (args.size() > 1)
+        {
+            throw new IllegalArgumentException("ViplHello " + String.join(" ", args) + ": one argument at most, the " +
+                "server's node, e.g. 0-0");
+        }
+        if (!args.isEmpty())
+        {
+            try
+            {
+                NicCoordinates.parse(args.get(0));
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new IllegalArgumentException("ViplHello " + args.get(0) + ": expected the server's node X-Y, " +
+                    "e.g. 0-0");
+            }
+        }
+    }
 
     private final ClusterDirectory dir;
     private final int processes;

@@ -79,6 +79,11 @@ class BadParametersTest
         "-n 1 -- PingPong                              | -n 1 | PingPong takes at least 2 processes",
         "-n 1 -- PciCommCat --file /etc/services       | -n 1 | PciCommCat takes at least 2 processes",
         "-n 3 -- ViplHello                             | -n 3 | ViplHello takes exactly 2 processes",
+        "-n 2 -- ViplHello foo                         | ViplHello foo | expected the server's node X-Y",
+        "-n 2 -- ViplHello 0-0 1-0                     | ViplHello 0-0 1-0 | one argument at most",
+        "-n 2 -- PciCommCat --file /tmp                | PciCommCat --file /tmp | not a readable file",
+        "-n 2 -- PciCommCat --file /etc/services --out /no/such/x | --out /no/such/x | no such directory /no/such",
+        "-n 2 -- PciCommCat --file /etc/services --listener-node foo | --listener-node foo | expected a node X-Y",
     })
     void runRefusedBeforeLookingAtTheCluster(final String options, final String option, final String detail)
     {

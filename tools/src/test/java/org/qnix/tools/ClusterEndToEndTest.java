@@ -192,6 +192,29 @@ class ClusterEndToEndTest
         }
     }
 
+    /** A size above the cluster's largest message is the user's mistake: one line per rank, no stack trace. */
+    @Test
+    void anExampleAskedForMoreThanTheClusterTakesSaysSoInOneLine() throws Exception
+    {
+        final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("l"), 2, 1, "threads");
+        try
+        {
+            final int tooLarge = ClusterState.inspect(dir).properties().orElseThrow().parameters().maxMessageBytes() + 1;
+            final ByteArrayOutputStream output = new ByteArrayOutputStream();
+            final int exit = new ProgramLauncher(dir, 2, "PingPong", List.of("--sizes", Integer.toString(tooLarge)))
+                .run(new PrintStream(output, true, StandardCharsets.UTF_8));
+            final String text = output.toString(StandardCharsets.UTF_8);
+            assertEquals(1, exit, text);
+            assertTrue(text.lines().anyMatch(line -> line.matches("\\[[01]\\] PingPong: IllegalArgumentException: " +
+                "buffer length " + tooLarge + " is outside .*")), text);
+            assertFalse(text.contains("\tat ") || text.contains("Exception in thread"), "no stack trace: " + text);
+        }
+        finally
+        {
+            TestClusters.down(dir);
+        }
+    }
+
     @Test
     void initWithAMemberThatNeverArrivesTimesOutNamingIt() throws Exception
     {
