@@ -59,8 +59,19 @@ public final class InspectCommand implements Callable<Integer>
         }
         else if (process.matches())
         {
-            tree = ClusterInspector.process(dir,
-                new ProcessName(Integer.parseInt(process.group(1)), Integer.parseInt(process.group(2))));
+            final int ai;
+            final int pi;
+            try
+            {
+                ai = Integer.parseInt(process.group(1));
+                pi = Integer.parseInt(process.group(2));
+            }
+            catch (final NumberFormatException ex)
+            {
+                throw new IllegalArgumentException("inspect " + target + ": AI and PI are at most " +
+                    Integer.MAX_VALUE);
+            }
+            tree = ClusterInspector.process(dir, new ProcessName(ai, pi));
         }
         else
         {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.qnix.abi.ClusterDirectory;
@@ -113,13 +114,15 @@ public final class TraceCommand implements Callable<Integer>
         }
         final TraceSession session = new TraceSession(dir, nodes, snapLength, kinds, output,
             null == output || text ? System.out : null);
-        final Thread tracing = Thread.currentThread();
+        // Not a join of the tracing thread: after its summary that thread calls System.exit, which blocks
+        // while this hook runs, so a join would always wait its whole limit.
+        final CountDownLatch summarized = new CountDownLatch(1);
         final Thread onInterrupt = new Thread(() ->
         {
             session.stop();
             try
             {
-                tracing.join(TimeUnit.SECONDS.toMillis(5));
+                summarized.await(5, TimeUnit.SECONDS);
             }
             catch (final InterruptedException ignored)
             {
@@ -145,6 +148,7 @@ public final class TraceCommand implements Callable<Integer>
             }
         }
         System.err.println("qnix trace: " + session.summary());
+        summarized.countDown();
         return QnixCommand.OK;
     }
 }

@@ -130,6 +130,17 @@ class BadParametersTest
         assertRefused(result, option, detail);
     }
 
+    @ParameterizedTest(name = "inspect {0}")
+    @CsvSource(delimiter = '|', value = {
+        "99999999999,0   | inspect 99999999999,0 | at most 2147483647",
+        "nothing         | inspect nothing | give a process as AI,PI",
+    })
+    void inspectRefusesWhatIsNeitherAProcessNorANode(final String target, final String option, final String detail)
+    {
+        final CliResult result = CliResult.run("inspect", "--name", TestClusters.uniqueName("i"), target.trim());
+        assertRefused(result, option, detail);
+    }
+
     @Test
     void benchJmhListsItsBenchmarksWithoutRunningThem()
     {
