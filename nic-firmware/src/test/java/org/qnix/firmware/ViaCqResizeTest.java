@@ -28,7 +28,7 @@ class ViaCqResizeTest extends ViaSteppedTest
         connect(ViTableEntry.RELIABLE_DELIVERY);
         // 18 messages, the first 14 taken: the 4 queued ones straddle the end of the old ring (sequences 14..17).
         exchange(14);
-        take(14);
+        take(ringB, OLD_ENTRIES, 14);
         exchange(4);
         final long newRing = b.newRing();
         final int position = b.resizeCq(CQ, 5, 1);
@@ -107,17 +107,44 @@ class ViaCqResizeTest extends ViaSteppedTest
         }
     }
 
+    /**
+     * A ring of 5 entries (not a power of two) whose Head and Tail are two short of the 32-bit wrap, as
+     * after 2^32 - 2 completions: the entries before and after the wrap each get a slot of their own, in
+     * order (with 5 slots, entries 2^32 - 1 and 0 would share one).
+     */
+    @Test
+    void aRingOfAnySizeGoesOnAcrossTheWrapOfItsHeadAndTail()
+    {
+        connect(ViTableEntry.RELIABLE_DELIVERY);
+        final long newRing = b.newRing();
+        final int position = b.resizeCq(CQ, 5, 1);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, cluster.driverDoorbell(1, position));
+        host().putInt((int)newRing + CqRingLayout.TAIL_OFFSET, -2);
+        host().putInt((int)newRing + CqRingLayout.HEAD_OFFSET, -2);
+
+        exchange(4);
+        assertEquals(2, host().getIntVolatile((int)newRing + CqRingLayout.TAIL_OFFSET));
+        assertEquals(0, host().getInt((int)newRing + CqRingLayout.OVERFLOWED_OFFSET));
+        take(newRing, 5, 4);
+        exchange(3);
+        take(newRing, 5, 3);
+        assertEquals(5, host().getInt((int)newRing + CqRingLayout.HEAD_OFFSET));
+    }
+
     /** {@code VipCQDone} {@code count} times, as libvipl does it: the Queue word cleared, then Head + 1. */
-    private void take(final int count)
+    private void take(final long ring, final int entries, final int count)
     {
         final AtomicBuffer host = host();
         for (int i = 0; i < count; i++)
         {
-            final int head = host.getInt((int)ringB + CqRingLayout.HEAD_OFFSET);
-            final int entry = (int)ringB + CqRingLayout.entryOffset(OLD_ENTRIES, head);
-            assertEquals(CqRingLayout.QUEUE_RECEIVE, host.getIntVolatile(entry + CqRingLayout.ENTRY_QUEUE_OFFSET));
+            final int head = host.getInt((int)ring + CqRingLayout.HEAD_OFFSET);
+            final int entry = (int)ring + CqRingLayout.entryOffset(entries, head & 0xFFFFFFFFL);
+            assertEquals(CqRingLayout.QUEUE_RECEIVE, host.getIntVolatile(entry + CqRingLayout.ENTRY_QUEUE_OFFSET),
+                "entry " + Integer.toUnsignedString(head));
+            assertEquals(RECEIVE_VI, host.getInt(entry + CqRingLayout.ENTRY_VI_OFFSET));
             host.putInt(entry + CqRingLayout.ENTRY_QUEUE_OFFSET, CqRingLayout.QUEUE_EMPTY);
-            host.putIntRelease((int)ringB + CqRingLayout.HEAD_OFFSET, head + 1);
+            host.putIntRelease((int)ring + CqRingLayout.HEAD_OFFSET, head + 1);
         }
     }
 

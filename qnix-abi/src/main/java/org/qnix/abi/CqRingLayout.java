@@ -20,11 +20,17 @@ package org.qnix.abi;
  *  |  Head (process: entries taken)                                |
  *  |  Reserved to 64 bytes                                         |
  *  +---------------------------------------------------------------+ 128
- *  Entries (8 bytes each, Entries of them):
+ *  Slots (8 bytes each, slots(Entries) of them):
  *  |  VI (NIC VI table index)                                      |
  *  |  Queue (QUEUE_SEND, QUEUE_RECEIVE; 0 = empty; release, last)  |
  *  +---------------------------------------------------------------+ length(entries)
  * </pre>
+ *
+ * <p>Entry n (Head and Tail count entries, as 32-bit words that wrap) is in slot n mod slots(Entries),
+ * the power of two at or above Entries: 2^32 is a multiple of it, so the slot sequence goes on across
+ * the wrap. (With Entries slots, 3 say, entry 2^32 - 1 and entry 0 would share a slot: one completion
+ * overwritten, and the process waiting at a slot the NIC no longer writes.) The ring still holds
+ * Entries at most: the overflow check is Tail - Head against Entries.
  */
 public final class CqRingLayout
 {
@@ -47,14 +53,21 @@ public final class CqRingLayout
     {
     }
 
+    /** @return the slots of a ring of {@code entries} (at least 1): the power of two at or above it. */
+    public static int slots(final int entries)
+    {
+        return entries <= 1 ? 1 : Integer.highestOneBit(entries - 1) << 1;
+    }
+
+    /** @return the offset of the slot of entry {@code sequence} (Head or Tail, taken as unsigned). */
     public static int entryOffset(final int entries, final long sequence)
     {
-        return ENTRIES_OFFSET + (int)(sequence % entries) * ENTRY_LENGTH;
+        return ENTRIES_OFFSET + (int)(sequence & (slots(entries) - 1)) * ENTRY_LENGTH;
     }
 
     public static int length(final int entries)
     {
-        return ENTRIES_OFFSET + entries * ENTRY_LENGTH;
+        return ENTRIES_OFFSET + slots(entries) * ENTRY_LENGTH;
     }
 
     public static int pages(final int entries, final int pageSize)

@@ -60,6 +60,22 @@ class ViaLayoutsTest
         }
     }
 
+    /** A CQ ring has a power of two of slots, so that entry n's slot goes on across the wrap of Head and Tail. */
+    @Test
+    void aCqRingHasThePowerOfTwoOfSlotsAtOrAboveItsEntries()
+    {
+        final int[][] cases = { {1, 1}, {2, 2}, {3, 4}, {5, 8}, {16, 16}, {17, 32}, {192, 256},
+            {CqRingLayout.MAX_ENTRIES, CqRingLayout.MAX_ENTRIES} };
+        for (final int[] c : cases)
+        {
+            assertEquals(c[1], CqRingLayout.slots(c[0]), "slots of " + c[0]);
+            assertEquals(CqRingLayout.ENTRIES_OFFSET + c[1] * CqRingLayout.ENTRY_LENGTH, CqRingLayout.length(c[0]));
+        }
+        // Entries 2^32 - 1 and 0 of a ring of 5 are in the last slot and the first.
+        assertEquals(CqRingLayout.ENTRIES_OFFSET + 7 * CqRingLayout.ENTRY_LENGTH, CqRingLayout.entryOffset(5, 0xFFFFFFFFL));
+        assertEquals(CqRingLayout.ENTRIES_OFFSET, CqRingLayout.entryOffset(5, 0));
+    }
+
     @Test
     void entriesHoldTheirFieldsAndTheirWideWordsAreAligned()
     {
