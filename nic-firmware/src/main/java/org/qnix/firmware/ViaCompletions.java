@@ -86,7 +86,14 @@ final class ViaCompletions
             return;
         }
         // Readers: the process polling the status (VipSendDone/VipRecvDone), then the counter's waiters.
-        descriptor.wrap(host, (int)physical).complete(length, immediateData, status);
+        if (sendQueue)
+        {
+            descriptor.wrap(host, (int)physical).completeSend(length, status);
+        }
+        else
+        {
+            descriptor.wrap(host, (int)physical).complete(length, immediateData, status);
+        }
         if (0 != (status & ViplDescriptor.STATUS_ERROR_MASK))
         {
             counters.errorCompletions.increment();

@@ -46,6 +46,9 @@ class ViaDataPathTest extends ViaSteppedTest
             recv.status());
         assertEquals(2900, recv.length());
         assertEquals(0xCAFE, recv.immediateData());
+        // The send keeps what the program wrote: it can be posted again as it is.
+        assertEquals(2900, send.length());
+        assertEquals(0xCAFE, send.immediateData());
         assertEquals(1, a.sendsCompleted(0));
         assertEquals(1, b.receivesCompleted(3));
         // The message, in order: a's bytes 1..1000 then 2001..3900, into b's 700, 1500, then 700 of 1000.

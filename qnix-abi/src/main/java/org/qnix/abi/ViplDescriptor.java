@@ -246,6 +246,17 @@ public final class ViplDescriptor
         buffer.putIntRelease(offset + STATUS_OFFSET, status | STATUS_DONE);
     }
 
+    /**
+     * NIC side: the completion of a send-queue descriptor. Its immediate data is the program's, what it
+     * sent (VIPL.md: it travels from the send descriptor to the receive descriptor), and stays as the
+     * program wrote it; the length, then the status with release, as {@link #complete}.
+     */
+    public void completeSend(final int length, final int status)
+    {
+        buffer.putInt(offset + LENGTH_OFFSET, length);
+        buffer.putIntRelease(offset + STATUS_OFFSET, status | STATUS_DONE);
+    }
+
     public long remoteAddress()
     {
         return buffer.getLong(offset + ADDRESS_SEGMENT_OFFSET + REMOTE_ADDRESS_OFFSET);
