@@ -255,7 +255,8 @@ public final class ClusterControl
             final boolean failed = props.isPresent() && ClusterProperties.STATE_FAILED.equals(props.get().state());
             if (failed || !daemon.isAlive() || System.currentTimeMillis() > deadline)
             {
-                if (daemon.isAlive() && !failed)
+                final boolean timedOut = !failed && daemon.isAlive();
+                if (timedOut)
                 {
                     daemon.destroy();
                 }
@@ -265,7 +266,7 @@ public final class ClusterControl
                     .filter(line -> line.startsWith("left ") || line.startsWith("could not ")).toList();
                 left.forEach(out::println);
                 throw new IllegalStateException("cluster '" + settings.name + "' did not come up" +
-                    (daemon.isAlive() ? " within " + UP_TIMEOUT_MS + " ms" : "") + ". Daemon log:\n" + log);
+                    (timedOut ? " within " + UP_TIMEOUT_MS + " ms" : "") + ". Daemon log:\n" + log);
             }
             Thread.sleep(20);
         }
@@ -313,7 +314,12 @@ public final class ClusterControl
         final Optional<ProcessHandle> daemon = ProcessHandle.of(pid);
         if (daemon.isPresent())
         {
-            daemon.get().destroy();
+            if (!daemon.get().destroy() && daemon.get().isAlive())
+            {
+                // Another user's daemon, in a directory shared with --shared-with-group.
+                throw new IllegalStateException("cluster '" + dir.name() + "': not permitted to stop its daemon, pid " +
+                    pid + "; its owner can take it down");
+            }
             try
             {
                 daemon.get().onExit().get(DOWN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
@@ -322,7 +328,15 @@ public final class ClusterControl
             {
                 out.println("daemon pid " + pid + " did not stop within " + DOWN_TIMEOUT_MS + " ms; killing it");
                 daemon.get().destroyForcibly();
-                daemon.get().onExit().join();
+                try
+                {
+                    daemon.get().onExit().get(DOWN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                }
+                catch (final java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException again)
+                {
+                    throw new IllegalStateException("cluster '" + dir.name() + "': daemon pid " + pid +
+                        " did not stop even when killed; its files are left in " + dir.path());
+                }
             }
         }
         final ClusterState after = ClusterState.inspect(dir);
