@@ -188,8 +188,6 @@ class BadParametersTest
         final ClusterParameters params = ClusterParameters.builder().torus(2, 1).processes(2)
             .sdramBytes(64L << 20).hostMemoryBytes(64L << 20).build();
         final ClusterDirectory dir = ClusterDirectory.of(name);
-        final Path hold = Files.createFile(temp.resolve("hold"));
-        Thread holders = null;
         try
         {
             ClusterControl.up(new ClusterControl.Settings(name, params).firmware("threads"), TestClusters.quiet());
@@ -199,35 +197,18 @@ class BadParametersTest
             assertEquals(childrenBefore, children(), "no JVM started");
 
             // One rank registered on each node: each has one free entry left, so 3 ranks do not fit.
-            final ProgramLauncher held = new ProgramLauncher(dir, 2, "Hello", List.of("--hold-while", hold.toString()))
-                .applicationId(701);
-            holders = new Thread(() ->
+            try (HeldHellos held = HeldHellos.start(dir, 701, temp))
             {
-                try
-                {
-                    held.run(TestClusters.quiet());
-                }
-                catch (final InterruptedException ignore)
-                {
-                    Thread.currentThread().interrupt();
-                }
-            }, "holders");
-            holders.start();
-            TestClusters.await("2 processes registered", () -> ClusterStatus.read(dir).registered().size() == 2);
-            final Set<Long> holding = children();
-            final CliResult noRoom = CliResult.run("run", "-n", "3", "--cluster", name, "--", "Hello");
-            assertNotEquals(0, noRoom.exit, noRoom.out + noRoom.err);
-            assertOneLine(noRoom, "node 0-0 would get 2 ranks but has 1 free Process Table entries of 2");
-            assertTrue(holding.containsAll(children()), "no JVM started");
-            assertEquals(2, ClusterStatus.read(dir).processes().size());
+                final Set<Long> holding = children();
+                final CliResult noRoom = CliResult.run("run", "-n", "3", "--cluster", name, "--", "Hello");
+                assertNotEquals(0, noRoom.exit, noRoom.out + noRoom.err);
+                assertOneLine(noRoom, "node 0-0 would get 2 ranks but has 1 free Process Table entries of 2");
+                assertTrue(holding.containsAll(children()), "no JVM started");
+                assertEquals(2, ClusterStatus.read(dir).processes().size());
+            }
         }
         finally
         {
-            Files.deleteIfExists(hold);
-            if (null != holders)
-            {
-                holders.join(60_000);
-            }
             TestClusters.down(dir);
         }
     }
@@ -240,18 +221,45 @@ class BadParametersTest
         final ClusterParameters params = ClusterParameters.builder().torus(2, 1).processes(1)
             .sdramBytes(64L << 20).hostMemoryBytes(64L << 20).build();
         final ClusterDirectory dir = ClusterDirectory.of(name);
-        final Path hold = Files.createFile(temp.resolve("hold"));
-        Thread holders = null;
         try
         {
             ClusterControl.up(new ClusterControl.Settings(name, params).firmware("threads"), TestClusters.quiet());
-            final ProgramLauncher held = new ProgramLauncher(dir, 2, "Hello", List.of("--hold-while", hold.toString()))
-                .applicationId(702);
-            holders = new Thread(() ->
+            try (HeldHellos held = HeldHellos.start(dir, 702, temp))
+            {
+                final CliResult bench = CliResult.run("bench", "latency", "--cluster", name, "--api", "qnix",
+                    "--sizes", "0", "--warmup-ms", "0");
+                assertEquals(QnixCommand.FAILED, bench.exit, bench.out + bench.err);
+                assertOneLine(bench, "qnix: QnixDriverException", "no free Virtual Network Interface");
+            }
+        }
+        finally
+        {
+            TestClusters.down(dir);
+        }
+    }
+
+    /** Two Hello processes of application {@code ai}, one on each node of a 2x1 cluster, registered until closed. */
+    private static final class HeldHellos implements AutoCloseable
+    {
+        private final Path hold;
+        private final Thread holders;
+
+        private HeldHellos(final Path hold, final Thread holders)
+        {
+            this.hold = hold;
+            this.holders = holders;
+        }
+
+        static HeldHellos start(final ClusterDirectory dir, final int ai, final Path temp) throws Exception
+        {
+            final Path hold = Files.createFile(temp.resolve("hold-" + ai));
+            final ProgramLauncher launcher =
+                new ProgramLauncher(dir, 2, "Hello", List.of("--hold-while", hold.toString())).applicationId(ai);
+            final Thread holders = new Thread(() ->
             {
                 try
                 {
-                    held.run(TestClusters.quiet());
+                    launcher.run(TestClusters.quiet());
                 }
                 catch (final InterruptedException ignore)
                 {
@@ -259,20 +267,33 @@ class BadParametersTest
                 }
             }, "holders");
             holders.start();
-            TestClusters.await("2 processes registered", () -> ClusterStatus.read(dir).registered().size() == 2);
-            final CliResult bench = CliResult.run("bench", "latency", "--cluster", name, "--api", "qnix", "--sizes",
-                "0", "--warmup-ms", "0");
-            assertEquals(QnixCommand.FAILED, bench.exit, bench.out + bench.err);
-            assertOneLine(bench, "qnix: QnixDriverException", "no free Virtual Network Interface");
+            final HeldHellos held = new HeldHellos(hold, holders);
+            try
+            {
+                TestClusters.await("2 processes registered", () -> ClusterStatus.read(dir).registered().size() == 2);
+            }
+            catch (final RuntimeException | Error | InterruptedException ex)
+            {
+                held.close();
+                throw ex;
+            }
+            return held;
         }
-        finally
+
+        public void close() throws InterruptedException
         {
-            Files.deleteIfExists(hold);
-            if (null != holders)
+            try
+            {
+                Files.deleteIfExists(hold);
+            }
+            catch (final java.io.IOException ex)
+            {
+                throw new java.io.UncheckedIOException(ex);
+            }
+            finally
             {
                 holders.join(60_000);
             }
-            TestClusters.down(dir);
         }
     }
 
