@@ -72,7 +72,8 @@ class ViaLayoutsTest
             assertEquals(CqRingLayout.ENTRIES_OFFSET + c[1] * CqRingLayout.ENTRY_LENGTH, CqRingLayout.length(c[0]));
         }
         // Entries 2^32 - 1 and 0 of a ring of 5 are in the last slot and the first.
-        assertEquals(CqRingLayout.ENTRIES_OFFSET + 7 * CqRingLayout.ENTRY_LENGTH, CqRingLayout.entryOffset(5, 0xFFFFFFFFL));
+        assertEquals(CqRingLayout.ENTRIES_OFFSET + 7 * CqRingLayout.ENTRY_LENGTH,
+            CqRingLayout.entryOffset(5, 0xFFFFFFFFL));
         assertEquals(CqRingLayout.ENTRIES_OFFSET, CqRingLayout.entryOffset(5, 0));
     }
 

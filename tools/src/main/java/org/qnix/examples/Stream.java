@@ -79,7 +79,8 @@ public final class Stream
             if (window < 1)
             {
                 throw new IllegalArgumentException("Stream needs at least 2 contexts per process; cluster '" +
-                    qnix.clusterName() + "' has " + qnix.parameters().contextsPerProcess() + " (cluster up --contexts)");
+                    qnix.clusterName() + "' has " + qnix.parameters().contextsPerProcess() +
+                    " (cluster up --contexts)");
             }
             final ProcessName peer = new ProcessName(qnix.name().ai(), 1 - me);
             if (0 == me)

@@ -349,8 +349,9 @@ final class Bench implements Runnable
                 "own cluster and peer JVMs and stops them. Arguments after -- go to JMH, for example:",
             "  qnix bench jmh -- LatencyBenchmark -p size=64 -p api=floor,qnix -rf json -rff lat.json",
             "Everything takes about 20 minutes; JMH's own -h lists its options and -l the benchmarks, without " +
-                "running them. With --compare, the results are then set beside those of qnix bench latency|bandwidth --json files, each with its noise; measure " +
-                "those with --passes 3, as JMH runs three forks, so that both see several pairs of JVMs." })
+                "running them. With --compare, the results are then set beside those of qnix bench " +
+                "latency|bandwidth --json files, each with its noise; measure those with --passes 3, as JMH runs " +
+                "three forks, so that both see several pairs of JVMs." })
     static final class Jmh implements Callable<Integer>
     {
         @Option(names = "--compare", split = ",", paramLabel = "FILE",

@@ -167,7 +167,8 @@ class ClusterEndToEndTest
             final ProgramLauncher launcher =
                 new ProgramLauncher(dir, 2, "Hello", List.of("--hold-while", hold.toString())).applicationId(251);
             final int[] exit = { -1 };
-            run = new Thread(() -> exit[0] = runQuietly(launcher, new PrintStream(output, true, StandardCharsets.UTF_8)));
+            final PrintStream printed = new PrintStream(output, true, StandardCharsets.UTF_8);
+            run = new Thread(() -> exit[0] = runQuietly(launcher, printed));
             run.start();
             TestClusters.await("2 processes registered", () -> ClusterStatus.read(dir).registered().size() == 2);
             TestClusters.down(dir);
@@ -176,8 +177,8 @@ class ClusterEndToEndTest
             assertFalse(run.isAlive(), "the ranks end");
             final String text = output.toString(StandardCharsets.UTF_8);
             assertEquals(1, exit[0], text);
-            final List<String> failures = text.lines().filter(line -> line.matches("\\[[01]\\] Hello: Qnix\\w*Exception: .*"))
-                .toList();
+            final List<String> failures = text.lines()
+                .filter(line -> line.matches("\\[[01]\\] Hello: Qnix\\w*Exception: .*")).toList();
             assertFalse(failures.isEmpty(), text);
             assertFalse(text.contains("\tat ") || text.contains("Exception in thread"), "no stack trace: " + text);
         }
@@ -199,7 +200,8 @@ class ClusterEndToEndTest
         final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("l"), 2, 1, "threads");
         try
         {
-            final int tooLarge = ClusterState.inspect(dir).properties().orElseThrow().parameters().maxMessageBytes() + 1;
+            final int tooLarge =
+                ClusterState.inspect(dir).properties().orElseThrow().parameters().maxMessageBytes() + 1;
             final ByteArrayOutputStream output = new ByteArrayOutputStream();
             final int exit = new ProgramLauncher(dir, 2, "PingPong", List.of("--sizes", Integer.toString(tooLarge)))
                 .run(new PrintStream(output, true, StandardCharsets.UTF_8));
