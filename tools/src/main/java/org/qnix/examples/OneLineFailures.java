@@ -14,7 +14,8 @@ import org.qnix.vipl.ViplException;
  * node it does not have: {@link IllegalArgumentException}) or on a file it cannot read or write says
  * so in one line on stderr and exits 1, as the {@code qnix} command does; the exception already names
  * what happened, so its stack trace would only bury that line among the other ranks' output. Anything
- * else (a bug) keeps the JVM's usual stack trace.
+ * else (a bug) keeps the JVM's usual stack trace. ViplHello, which README.md quotes whole as the
+ * shortest VIPL program, goes without it.
  *
  * <pre>{@code
  * public static void main(String[] args)

@@ -27,7 +27,6 @@ public final class ViplHello
 {
     public static void main(final String[] args)
     {
-        OneLineFailures.install("ViplHello");
         final boolean server = "0".equals(System.getenv("QNIX_PI"));              // set by qnix run
         final ViplAddress serverAddress =
             new ViplAddress(NicCoordinates.parse(args.length > 0 ? args[0] : "0-0"), "hello".getBytes(US_ASCII));
