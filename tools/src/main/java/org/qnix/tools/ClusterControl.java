@@ -6,6 +6,7 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -284,6 +285,7 @@ public final class ClusterControl
     {
         if (ClusterState.inspect(dir).isAbsent())
         {
+            removeOrphanLockFile(dir, out);
             return false;
         }
         // A shutdown hook's `down` (tests, bench) lets this JVM's own `up`, interrupted, finish first.
@@ -292,6 +294,25 @@ public final class ClusterControl
         try (ClusterLock lock = ClusterLock.acquire(dir, ClusterLock.Purpose.DOWN))
         {
             return downLocked(dir, out);
+        }
+    }
+
+    /**
+     * The lock file of a cluster that is not there, left by a process that died holding it (killed in
+     * the middle of an `up` or a `down`): taken and released, which deletes it, since the directory is
+     * gone (ClusterLock#close). One a live process holds (an `up` just starting) is left to it.
+     */
+    private static void removeOrphanLockFile(final ClusterDirectory dir, final PrintStream out)
+    {
+        if (!Files.exists(dir.lockFile(), LinkOption.NOFOLLOW_LINKS) ||
+            ClusterLock.holder(dir).isPresent())
+        {
+            return;
+        }
+        ClusterLock.acquire(dir, ClusterLock.Purpose.DOWN).close();
+        if (!Files.exists(dir.lockFile(), LinkOption.NOFOLLOW_LINKS))
+        {
+            out.println("removed " + dir.lockFile() + ", left by a process that died holding it");
         }
     }
 

@@ -21,6 +21,7 @@ final class OwnedCluster implements AutoCloseable
     private final ClusterDirectory dir;
     private final PrintStream downOut;
     private final Thread teardown;
+    private boolean downDone;
 
     private OwnedCluster(final ClusterDirectory dir, final PrintStream downOut)
     {
@@ -58,8 +59,18 @@ final class OwnedCluster implements AutoCloseable
         return dir;
     }
 
-    private void down()
+    /**
+     * Once, whoever comes first: on Ctrl-C the hook and the command's own {@link #close()} both get here.
+     * The second waits for the first to finish, so that the JVM, which halts when its hooks are done,
+     * never stops a teardown half-way (that left the cluster's lock file behind).
+     */
+    private synchronized void down()
     {
+        if (downDone)
+        {
+            return;
+        }
+        downDone = true;
         try
         {
             ClusterControl.down(dir, downOut);

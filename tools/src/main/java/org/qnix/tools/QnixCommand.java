@@ -325,7 +325,8 @@ public final class QnixCommand implements Runnable
             "Stop a cluster's daemon and firmware and remove its files; cleans up a stale cluster too.",
             "Removes only the files qnix created, by name; anything else in the directory is left and listed.",
             "A name with no cluster is not an error: it prints \"nothing to do\" and exits 0, so a script can " +
-                "always call it to clean up." })
+                "always call it to clean up; a lock file of that name left by a process that died holding it " +
+                "goes too." })
     static final class Down implements Callable<Integer>
     {
         @Option(names = "--name", description = "Cluster name (default: $QNIX_CLUSTER or 'default').")

@@ -37,6 +37,24 @@ class ClusterOwnershipTest
     private final List<Process> commands = new ArrayList<>();
     private final List<Path> outputs = new ArrayList<>();
 
+    /** A process killed while it held a cluster's lock leaves the file; `down` of the name removes it. */
+    @Test
+    void theLockFileOfAProcessThatDiedHoldingItGoesWithDown() throws Exception
+    {
+        final String name = "orphan";
+        final ClusterDirectory dir = new ClusterDirectory(qnixDir, name);
+        final Process holder = new ProcessBuilder("sleep", "0").start();
+        holder.waitFor();
+        Files.writeString(dir.lockFile(), "pid=" + holder.pid() + "\nstartMs=1\npurpose=UP\n", StandardCharsets.UTF_8);
+
+        final Command down = run("cluster", "down", "--name", name);
+        assertEquals(QnixCommand.OK, down.exit, down.output);
+        assertTrue(down.output.contains("removed " + dir.lockFile() + ", left by a process that died holding it"),
+            down.output);
+        assertTrue(down.output.contains("no cluster '" + name + "': nothing to do"), down.output);
+        assertFalse(Files.exists(dir.lockFile()), dir.lockFile() + " is still there");
+    }
+
     @Test
     void aUserDirectoryWithTheClusterNameIsNeitherUsedNorRemoved() throws Exception
     {

@@ -44,6 +44,7 @@ class DemoInterruptedTest
             demo.destroy();
             assertTrue(demo.waitFor(2, TimeUnit.MINUTES), "the demo ends");
             assertFalse(Files.exists(dir.path()), dir.path() + " still exists:\n" + Files.readString(output));
+            assertFalse(Files.exists(dir.lockFile()), dir.lockFile() + " still exists:\n" + Files.readString(output));
             assertEquals(List.of(), TestClusters.processesOf(dir), "no daemon, firmware or program left");
         }
         finally
