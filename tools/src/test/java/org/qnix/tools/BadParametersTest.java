@@ -18,7 +18,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.qnix.abi.ClusterDirectory;
-import org.qnix.abi.ClusterParameters;
 
 /**
  * Bad input is refused before anything starts (issue 17, item 10), with exactly one line on stderr
@@ -185,12 +184,11 @@ class BadParametersTest
     void runRefusesMoreRanksThanTheClusterHasRoomFor(@TempDir final Path temp) throws Exception
     {
         final String name = TestClusters.uniqueName("p");
-        final ClusterParameters params = ClusterParameters.builder().torus(2, 1).processes(2)
-            .sdramBytes(64L << 20).hostMemoryBytes(64L << 20).build();
         final ClusterDirectory dir = ClusterDirectory.of(name);
         try
         {
-            ClusterControl.up(new ClusterControl.Settings(name, params).firmware("threads"), TestClusters.quiet());
+            TestClusters.up(new ClusterControl.Settings(name, TestClusters.small(2, 1).processes(2).build())
+                .firmware("threads"));
             final Set<Long> childrenBefore = children();
             final CliResult tooMany = CliResult.run("run", "-n", "60", "--cluster", name, "--", "Hello");
             assertRefused(tooMany, "-n 60", "takes at most 4 processes (P = 2 per NIC x 2 NICs)");
@@ -218,12 +216,11 @@ class BadParametersTest
     void aBenchTheClusterHasNoRoomForFailsInOneLine(@TempDir final Path temp) throws Exception
     {
         final String name = TestClusters.uniqueName("q");
-        final ClusterParameters params = ClusterParameters.builder().torus(2, 1).processes(1)
-            .sdramBytes(64L << 20).hostMemoryBytes(64L << 20).build();
         final ClusterDirectory dir = ClusterDirectory.of(name);
         try
         {
-            ClusterControl.up(new ClusterControl.Settings(name, params).firmware("threads"), TestClusters.quiet());
+            TestClusters.up(new ClusterControl.Settings(name, TestClusters.small(2, 1).processes(1).build())
+                .firmware("threads"));
             try (HeldHellos held = HeldHellos.start(dir, 702, temp))
             {
                 final CliResult bench = CliResult.run("bench", "latency", "--cluster", name, "--api", "qnix",

@@ -21,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
-import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.NicCoordinates;
 
 /**
@@ -39,13 +38,11 @@ class DebugFirmwareTest
     {
         final String name = TestClusters.uniqueName("g");
         final int port = freePort();
-        final ClusterParameters params = ClusterParameters.builder().torus(2, 1)
-            .sdramBytes(64L << 20).hostMemoryBytes(64L << 20).build();
         final ClusterDirectory dir = ClusterDirectory.of(name);
         try
         {
-            ClusterControl.up(new ClusterControl.Settings(name, params).firmware("shared")
-                .debug(new NicCoordinates(1, 0), port), TestClusters.quiet());
+            TestClusters.up(new ClusterControl.Settings(name, TestClusters.small(2, 1).build()).firmware("shared")
+                .debug(new NicCoordinates(1, 0), port));
             final List<String> listening = listeningAddresses(port);
             assertFalse(listening.isEmpty(), "something listens on port " + port);
             for (final String address : listening)

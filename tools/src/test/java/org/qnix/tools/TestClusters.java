@@ -66,10 +66,20 @@ final class TestClusters
     static ClusterDirectory up(final String name, final int width, final int height, final String firmware)
         throws InterruptedException
     {
-        final ClusterParameters params = ClusterParameters.builder().torus(width, height)
-            .sdramBytes(64L << 20).hostMemoryBytes(64L << 20).build();
-        LIVE.add(ClusterDirectory.of(name));
-        return ClusterControl.up(new ClusterControl.Settings(name, params).firmware(firmware), quiet());
+        return up(new ClusterControl.Settings(name, small(width, height).build()).firmware(firmware));
+    }
+
+    /** Brings up a cluster of {@code settings} that is taken down even if the test JVM is interrupted. */
+    static ClusterDirectory up(final ClusterControl.Settings settings) throws InterruptedException
+    {
+        LIVE.add(ClusterDirectory.of(settings.name));
+        return ClusterControl.up(settings, quiet());
+    }
+
+    /** @return parameters of a {@code width} x {@code height} torus with 64 MiB of SDRAM and of host memory. */
+    static ClusterParameters.Builder small(final int width, final int height)
+    {
+        return ClusterParameters.builder().torus(width, height).sdramBytes(64L << 20).hostMemoryBytes(64L << 20);
     }
 
     static void down(final ClusterDirectory dir) throws InterruptedException
