@@ -4,6 +4,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 
+import org.qnix.abi.NicCoordinates;
+
 /**
  * Reads an example's options one at a time and refuses a bad one with a single line naming the option
  * and its value, so that {@code qnix run} can check an example's arguments before it starts K JVMs, and
@@ -122,6 +124,21 @@ final class Arguments
             }
         }
         return sizes;
+    }
+
+    /** @return the current option's value, a node X-Y (as text: it names a node of a cluster not known yet). */
+    String node()
+    {
+        final String text = value();
+        try
+        {
+            NicCoordinates.parse(text);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalArgumentException(option + " " + text + ": expected a node X-Y, e.g. 0-0");
+        }
+        return text;
     }
 
     /** @return the current option's value, one of {@code choices}. */

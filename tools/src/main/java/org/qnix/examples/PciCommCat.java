@@ -12,7 +12,6 @@ import java.util.ArrayDeque;
 import java.util.HexFormat;
 import java.util.List;
 
-import org.qnix.abi.NicCoordinates;
 import org.qnix.pcicomm.PciBuffer;
 import org.qnix.pcicomm.PciComm;
 import org.qnix.pcicomm.PciCommException;
@@ -75,16 +74,7 @@ public final class PciCommCat
                         buffers = a.intAtLeast(1);
                         break;
                     case "--listener-node":
-                        listenerNode = a.value();
-                        try
-                        {
-                            NicCoordinates.parse(listenerNode);
-                        }
-                        catch (final IllegalArgumentException ex)
-                        {
-                            throw new IllegalArgumentException("--listener-node " + listenerNode +
-                                ": expected a node X-Y, e.g. 0-0");
-                        }
+                        listenerNode = a.node();
                         break;
                     default:
                         throw a.unknown(USAGE);
