@@ -10,13 +10,16 @@ import org.agrona.CloseHelper;
 /**
  * The connections one node's driver serves (issue 17, item 6): at most {@link #limit()} at once, each
  * served by one thread, so a local user opening thousands of idle connections costs the daemon a
- * bounded number of threads; and none that stays without a registration request for longer than
- * {@link #REGISTER_WITHIN_MS}. Every process registers as its first request (libqnix does), so an
- * unregistered connection that long is a stray or a hostile one.
+ * bounded number of threads; and none that stays without a registration in progress or held for
+ * longer than {@link #REGISTER_WITHIN_MS}. Every process registers as its first request (libqnix
+ * does), so an unregistered connection that long is a stray or a hostile one. The clock starts when
+ * the connection is accepted, and again when a registration request is refused or the process
+ * de-registers: a refused REGISTER does not buy a connection the right to stay.
  *
  * <pre>{@code
  * DriverConnections.Connection c = connections.admit(channel);   // null: over the limit
  * c.registering();                                                // its REGISTER request arrived
+ * c.settled(false);                                               // refused, or de-registered
  * connections.linger(refusedChannel, now);                       // refused: closed a little later
  * connections.closeIdle(System.currentTimeMillis());             // from a timer
  * connections.remove(c);
@@ -40,16 +43,17 @@ final class DriverConnections
     private final int limit;
 
     /** One accepted connection. */
-    static final class Connection
+    static final class Connection implements DriverRequests.Registrations
     {
         private final SocketChannel channel;
-        private final long acceptedMs;
-        private volatile boolean registering;
+        /** Since when it has held no registration and had none in progress; written before {@link #exempt}. */
+        private volatile long idleSinceMs;
+        private volatile boolean exempt;
 
         private Connection(final SocketChannel channel, final long acceptedMs)
         {
             this.channel = channel;
-            this.acceptedMs = acceptedMs;
+            this.idleSinceMs = acceptedMs;
         }
 
         SocketChannel channel()
@@ -57,10 +61,28 @@ final class DriverConnections
             return channel;
         }
 
-        /** Its REGISTER request arrived: it is exempt from the idle limit from now on. */
-        void registering()
+        /** Its REGISTER or VIA_REGISTER request arrived: exempt from the idle limit while it is carried out. */
+        public void registering()
         {
-            registering = true;
+            exempt = true;
+        }
+
+        /**
+         * @param held true while the connection holds a registered process: exempt until it de-registers;
+         *             false, and the idle clock starts again.
+         */
+        public void settled(final boolean held)
+        {
+            if (!held)
+            {
+                idleSinceMs = System.currentTimeMillis();
+            }
+            exempt = held;
+        }
+
+        private boolean isIdle(final long nowMs)
+        {
+            return !exempt && nowMs - idleSinceMs > REGISTER_WITHIN_MS;
         }
     }
 
@@ -115,15 +137,15 @@ final class DriverConnections
     }
 
     /**
-     * Closes every connection that has not asked to register within {@link #REGISTER_WITHIN_MS}; its
-     * serving thread then ends on the closed channel.
+     * Closes every connection that has had no registration in progress or held for
+     * {@link #REGISTER_WITHIN_MS}; its serving thread then ends on the closed channel.
      *
      * @return how many were closed.
      */
     int closeIdle(final long nowMs)
     {
         Connection refused;
-        while (null != (refused = lingering.peekFirst()) && nowMs - refused.acceptedMs > REFUSED_LINGER_MS)
+        while (null != (refused = lingering.peekFirst()) && nowMs - refused.idleSinceMs > REFUSED_LINGER_MS)
         {
             lingering.remove(refused);
             CloseHelper.quietClose(refused.channel);
@@ -131,7 +153,7 @@ final class DriverConnections
         int closed = 0;
         for (final Connection connection : open.values())
         {
-            if (!connection.registering && nowMs - connection.acceptedMs > REGISTER_WITHIN_MS)
+            if (connection.isIdle(nowMs))
             {
                 open.remove(connection.channel);
                 CloseHelper.quietClose(connection.channel);

@@ -24,32 +24,48 @@ import org.qnix.firmware.NodeImage;
  * compared with it and logged (issue 17, item 8).
  *
  * <pre>{@code
- * DriverRequests requests = new DriverRequests(image, registrar, peer.pid(), replies, connection::registering);
+ * DriverRequests requests = new DriverRequests(image, registrar, peer.pid(), replies, connection);
  * while (requests.onRequest(in.readInt(), in)) { }
  * requests.close();
  * }</pre>
  */
 final class DriverRequests implements AutoCloseable
 {
+    /**
+     * What the driver's idle rule needs to know of a connection's registrations
+     * ({@link DriverConnections.Connection}): a connection is exempt from it only while a registration
+     * is in progress or held.
+     */
+    interface Registrations
+    {
+        /** A whole REGISTER or VIA_REGISTER request arrived, before the registration waits for anything. */
+        void registering();
+
+        /**
+         * A registration request was answered, or the process de-registered.
+         *
+         * @param held whether the connection holds a registered process now, QNIX or VIA.
+         */
+        void settled(boolean held);
+    }
+
     private final NicCoordinates node;
     private final AtomicBuffer sdram;
     private final NicSdramLayout layout;
     private final ProcessRegistrar registrar;
     private final int callerPid;
     private final DriverReplies replies;
-    private final Runnable onRegisterRequest;
+    private final Registrations registrations;
     private ProcessRegistrar.Registered registered;
     private final ViaRequests via;
 
     /**
      * @param callerPid         the pid of the process at the other end, as the kernel says.
      * @param replies           where the answers go.
-     * @param onRegisterRequest told when a whole REGISTER request has arrived, before the registration
-     *                          waits for its group: the connection is no longer idle
-     *                          ({@link DriverConnections.Connection#registering()}).
+     * @param registrations     told when a registration starts and when it is settled or undone.
      */
     DriverRequests(final NodeImage image, final ProcessRegistrar registrar, final int callerPid,
-        final DriverReplies replies, final Runnable onRegisterRequest)
+        final DriverReplies replies, final Registrations registrations)
     {
         this.node = image.node();
         this.sdram = image.sdram();
@@ -57,8 +73,8 @@ final class DriverRequests implements AutoCloseable
         this.registrar = registrar;
         this.callerPid = callerPid;
         this.replies = replies;
-        this.onRegisterRequest = onRegisterRequest;
-        this.via = new ViaRequests(registrar, callerPid, replies);
+        this.registrations = registrations;
+        this.via = new ViaRequests(registrar, callerPid, replies, registrations);
     }
 
     /**
@@ -80,13 +96,27 @@ final class DriverRequests implements AutoCloseable
                 final int groupSize = in.readInt();
                 final int claimedPid = in.readInt();
                 final long timeoutMs = in.readLong();
-                onRegisterRequest.run();
-                register(new ProcessName(ai, pi), group, groupSize, claimedPid, timeoutMs);
+                registrations.registering();
+                try
+                {
+                    register(new ProcessName(ai, pi), group, groupSize, claimedPid, timeoutMs);
+                }
+                finally
+                {
+                    registrations.settled(holdsRegistration());
+                }
                 return true;
             }
 
             case DriverProtocol.DEREGISTER:
-                deregister();
+                try
+                {
+                    deregister();
+                }
+                finally
+                {
+                    registrations.settled(holdsRegistration());
+                }
                 return true;
 
             case DriverProtocol.GROUP_QUERY:
@@ -119,20 +149,19 @@ final class DriverRequests implements AutoCloseable
                 return true;
 
             default:
-                if (ViaRequests.isViaRequest(type))
+                if (ViaRequests.isViaRequest(type) && via.onRequest(type, in, null != registered))
                 {
-                    if (DriverProtocol.VIA_REGISTER == type)
-                    {
-                        onRegisterRequest.run();
-                    }
-                    if (via.onRequest(type, in, null != registered))
-                    {
-                        return true;
-                    }
+                    return true;
                 }
                 replies.refuse("unknown driver request " + type);
                 return false;
         }
+    }
+
+    /** @return whether the connection holds a registered process, QNIX or VIA. */
+    private boolean holdsRegistration()
+    {
+        return null != registered || null != via.registered();
     }
 
     /** @return the process this connection registered, or null. */

@@ -203,8 +203,8 @@ final class NodeDriver implements AutoCloseable
             final int idle = connections.closeIdle(System.currentTimeMillis());
             if (idle > 0)
             {
-                System.err.println("driver " + node + ": closed " + idle + " connection(s) that sent no registration" +
-                    " request within " + DriverConnections.REGISTER_WITHIN_MS + " ms");
+                System.err.println("driver " + node + ": closed " + idle + " connection(s) that had no registration" +
+                    " in progress or held for " + DriverConnections.REGISTER_WITHIN_MS + " ms");
             }
         }
     }
@@ -231,7 +231,7 @@ final class NodeDriver implements AutoCloseable
             // Buffered: a DataInputStream over a channel makes a system call per byte of every field.
             final DataInputStream in = new DataInputStream(new BufferedInputStream(Channels.newInputStream(channel)));
             requests = new DriverRequests(image, registrar, peer.pid(),
-                new DriverReplies(Channels.newOutputStream(channel)), connection::registering);
+                new DriverReplies(Channels.newOutputStream(channel)), connection);
             while (!closed && requests.onRequest(in.readInt(), in))
             {
                 // One request at a time, answered before the next is read.

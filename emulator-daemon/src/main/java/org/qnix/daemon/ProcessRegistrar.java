@@ -189,7 +189,7 @@ final class ProcessRegistrar
         }
 
         // Step 6: wait until the NIC took the command, then until the whole group is known to every NIC.
-        final long deadline = System.currentTimeMillis() + timeoutMs;
+        final long deadline = deadlineAfter(System.currentTimeMillis(), timeoutMs);
         long nextLivenessCheck = 0;
         boolean taken = false;
         while (true)
@@ -259,11 +259,30 @@ final class ProcessRegistrar
             if (now > deadline)
             {
                 giveUp(ticket, taken);
-                timedOut(replies, name, group, groupSize, timeoutMs);
+                try
+                {
+                    timedOut(replies, name, group, groupSize, timeoutMs);
+                }
+                catch (final IOException ex)
+                {
+                    // The client closed its connection with its process alive: the exception skips the
+                    // connection's record of the process, so nothing would ever de-register it.
+                    deregister(registered);
+                    throw ex;
+                }
                 return registered;
             }
             Thread.sleep(POLL_MS);
         }
+    }
+
+    /**
+     * @return {@code nowMs + timeoutMs}, or the end of time when that does not fit in a long: a client
+     * may ask for any positive timeout, and a huge one means as long as its process lives.
+     */
+    static long deadlineAfter(final long nowMs, final long timeoutMs)
+    {
+        return timeoutMs > Long.MAX_VALUE - nowMs ? Long.MAX_VALUE : nowMs + timeoutMs;
     }
 
     /** Step 5: the Process Table entry; the PID last, so the NIC never sees half an entry. @return its offset. */
@@ -489,7 +508,7 @@ final class ProcessRegistrar
             replies.viaFailed(ViplResult.ERROR_RESOURCE, commandQueueFull(timeoutMs));
             return null;
         }
-        final long deadline = System.currentTimeMillis() + timeoutMs;
+        final long deadline = deadlineAfter(System.currentTimeMillis(), timeoutMs);
         long nextLivenessCheck = 0;
         while (true)
         {
@@ -521,6 +540,13 @@ final class ProcessRegistrar
             if (now >= nextLivenessCheck)
             {
                 nextLivenessCheck = now + LIVENESS_CHECK_MS;
+                if (!ProcessHandle.of(osPid).map(ProcessHandle::isAlive).orElse(false))
+                {
+                    // Nobody is left to read a reply; with a huge timeout nothing else would end the wait.
+                    commandQueue.abandon(ticket);
+                    deregisterVia(registered);
+                    return null;
+                }
                 final String deadNow = heartbeats.deadNic(node, now);
                 if (null != deadNow || now > deadline)
                 {

@@ -216,7 +216,8 @@ final class ViaConnections
     /**
      * {@code VipConnectAccept}: the server's Idle VI and the client's Pending one become Connected to each
      * other under a new connection id. Mismatched reliability levels or transfer sizes are refused to both
-     * sides (VIA 1.0: INVALID_RELIABILITY_LEVEL, INVALID_MTU).
+     * sides (VIA 1.0: INVALID_RELIABILITY_LEVEL, INVALID_MTU). A server VI that is not Idle is refused
+     * INVALID_STATE and the request stays asked ({@link #isAsked}).
      */
     synchronized ViplResult accept(final int handle, final Endpoint server) throws InterruptedException
     {
@@ -263,6 +264,12 @@ final class ViaConnections
         request.result = ViplResult.SUCCESS;
         notifyAll();
         return ViplResult.SUCCESS;
+    }
+
+    /** @return whether the request under {@code handle} was asked of a server and is not answered yet. */
+    synchronized boolean isAsked(final int handle)
+    {
+        return asked.containsKey(handle);
     }
 
     /** {@code VipConnectReject}: the client's request ends REJECT. */

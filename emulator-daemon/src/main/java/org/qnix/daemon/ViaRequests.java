@@ -14,7 +14,7 @@ import org.qnix.abi.ViplResult;
  * resources leave the NIC's tables and it is de-registered.
  *
  * <pre>{@code
- * ViaRequests via = new ViaRequests(registrar, callerPid, replies);
+ * ViaRequests via = new ViaRequests(registrar, callerPid, replies, connection);
  * via.onRequest(DriverProtocol.VIA_PTAG_CREATE, in);
  * via.close();
  * }</pre>
@@ -27,13 +27,17 @@ final class ViaRequests implements AutoCloseable
     private final ProcessRegistrar registrar;
     private final int callerPid;
     private final DriverReplies replies;
+    private final DriverRequests.Registrations registrations;
     private ProcessRegistrar.ViaRegistered registered;
 
-    ViaRequests(final ProcessRegistrar registrar, final int callerPid, final DriverReplies replies)
+    /** @param registrations told when a VIA registration starts and when it is settled. */
+    ViaRequests(final ProcessRegistrar registrar, final int callerPid, final DriverReplies replies,
+        final DriverRequests.Registrations registrations)
     {
         this.registrar = registrar;
         this.callerPid = callerPid;
         this.replies = replies;
+        this.registrations = registrations;
     }
 
     /** @return true for a request type this class carries out. */
@@ -61,14 +65,23 @@ final class ViaRequests implements AutoCloseable
         {
             in.readInt();
             final long timeoutMs = in.readLong();
-            if (null != registered || qnixRegistered)
+            // Only once the whole request is read: one cut short leaves the connection idle.
+            registrations.registering();
+            try
             {
-                replies.viaFailed(ViplResult.INVALID_STATE, "this connection already registered a process: " +
-                    "open the NIC for VIA on a connection of its own");
+                if (null != registered || qnixRegistered)
+                {
+                    replies.viaFailed(ViplResult.INVALID_STATE, "this connection already registered a process: " +
+                        "open the NIC for VIA on a connection of its own");
+                    return true;
+                }
+                registered = registrar.registerVia(callerPid, timeoutMs, replies);
                 return true;
             }
-            registered = registrar.registerVia(callerPid, timeoutMs, replies);
-            return true;
+            finally
+            {
+                registrations.settled(null != registered || qnixRegistered);
+            }
         }
         if (isConnectionRequest(type))
         {

@@ -391,19 +391,31 @@ final class ViaResources
         return request;
     }
 
-    /** {@code VipConnectAccept} of an asked request with one of this process's Idle VIs. */
+    /**
+     * {@code VipConnectAccept} of an asked request with one of this process's Idle VIs. Refused
+     * {@code INVALID_STATE} for a VI that is not Idle, the request still asked: VIA lets the server accept
+     * it with another VI or reject it, and the client waits for that (or for the server's death).
+     */
     void accept(final int handle, final int vi) throws ViaRefusal, InterruptedException
     {
         final Vi own = ownVi(vi);
-        if (!askedHandles.remove(handle))
+        if (!askedHandles.contains(handle))
         {
             throw new ViaRefusal(ViplResult.INVALID_PARAMETER, "connection request " + handle +
                 " was not asked of this process, or was answered");
         }
         final ViplResult result = connections.accept(handle, endpoint(own));
+        final boolean stillAsked = connections.isAsked(handle);
+        if (!stillAsked)
+        {
+            // Answered (connected, or ended with a mismatch), or withdrawn by its client meanwhile.
+            askedHandles.remove(handle);
+        }
         if (ViplResult.SUCCESS != result)
         {
-            throw new ViaRefusal(result, "VI " + vi + " cannot accept connection request " + handle + ": " + result);
+            throw new ViaRefusal(result, "VI " + vi + " cannot accept connection request " + handle + ": " + result +
+                (stillAsked ? " (the VI is not Idle); the request stays asked: accept it with an Idle VI or reject it" :
+                    ""));
         }
     }
 

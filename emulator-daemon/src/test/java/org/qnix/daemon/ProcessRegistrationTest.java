@@ -70,6 +70,7 @@ class ProcessRegistrationTest
 
         final SocketlessConnection.Registered r = process.register(1, 0, 1, 1, TIMEOUT_MS).registered();
         assertTrue(process.registerRequestSeen());
+        assertTrue(process.registrationHeld(), "exempt from the idle rule while registered");
         assertEquals(ProcessTableLayout.nicPid(r.index()), r.nicPid());
         assertEquals(layout.vniOffset(r.index()), r.vniAddress());
         assertEquals(layout.vni().length(), r.vniLength());
@@ -126,6 +127,7 @@ class ProcessRegistrationTest
         assertTrue(freePages(image) < freeBefore);
 
         process.send(DriverProtocol.DEREGISTER).deregistered();
+        assertFalse(process.registrationHeld(), "idle again once de-registered");
         assertDeregistered(image, r, freeBefore);
         assertNull(process.requests.registered());
         process.send(DriverProtocol.BUFFER_LOCK, region).failed();
@@ -157,6 +159,8 @@ class ProcessRegistrationTest
         final int t = cluster.params.nameTableEntries();
 
         assertRefused(process.register(1, 0, 2, 1, TIMEOUT_MS), "names group 2: a process registers in its application's group");
+        assertTrue(process.registerRequestSeen());
+        assertFalse(process.registrationHeld(), "a refused registration leaves the connection idle");
         assertRefused(process.register(1, 0, 1, 0, TIMEOUT_MS), "bad registration request: pid " + PID + ", group size 0 (1.." + t);
         assertRefused(process.register(1, 0, 1, t + 1, TIMEOUT_MS), "group size " + (t + 1));
         assertRefused(process.register(1, 0, 1, 1, 0L), "timeout 0 ms");
@@ -223,6 +227,7 @@ class ProcessRegistrationTest
             timedOut.message());
         final ProcessRegistrar.Registered registered = process.requests.registered();
         assertNotNull(registered, "a process that timed out stays registered until it de-registers");
+        assertTrue(process.registrationHeld(), "and its connection is not idle");
 
         process.close();
         assertEquals(0, image.hostMemory().getIntVolatile((int)image.hostLayout().processFlagOffset(registered.index())));
@@ -254,6 +259,66 @@ class ProcessRegistrationTest
         assertTrue(PublishedTables.names(image.sdram(), image.sdramLayout()).isEmpty(), "no NIC knows it");
         // And its name can register again at once.
         assertNotNull(cluster.connect(0).register(9, 0, 9, 1, TIMEOUT_MS).registered());
+    }
+
+    /**
+     * The client closed its socket during a registration that then timed out, its process alive: the
+     * TIMED_OUT cannot be written, and no connection will ever de-register what the driver holds for it.
+     */
+    @Test
+    void aRegistrationWhoseTimedOutAnswerCannotBeWrittenIsDeregistered() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, true);
+        final NodeImage image = cluster.images.get(0);
+        final int freeBefore = freePages(image);
+        final OutputStream closedSocket = new OutputStream()
+        {
+            public void write(final int b) throws IOException
+            {
+                throw new IOException("Broken pipe");
+            }
+        };
+        // Group 9 of 2 members: the other never comes, so the registration times out.
+        assertThrows(IOException.class, () -> cluster.registrars.get(0).register(new ProcessName(9, 0), 9, 2,
+            PID, 300, new DriverReplies(closedSocket)));
+
+        assertNoEntryClaimed(image);
+        assertEquals(freeBefore, freePages(image), "its pages back");
+        assertTrue(cluster.registry.members(9).isEmpty(), "the cluster registry forgot it");
+        final long deadline = System.currentTimeMillis() + TIMEOUT_MS;
+        while (PublishedTables.names(image.sdram(), image.sdramLayout()).stream()
+            .anyMatch(n -> n.name().equals(new ProcessName(9, 0))))
+        {
+            assertTrue(System.currentTimeMillis() < deadline, "Delete_Process took the name out of the Name Table");
+            Thread.sleep(1);
+        }
+        assertNotNull(cluster.connect(0).register(9, 0, 9, 1, TIMEOUT_MS).registered(), "its name registers again");
+    }
+
+    /** A timeout no clock can add: the registration waits as long as its process lives, here for its group. */
+    @Test
+    void aHugeRegistrationTimeoutWaitsForTheGroup() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, true);
+        final SocketlessConnection first = cluster.connect(0);
+        final CompletableFuture<Integer> firstReply = CompletableFuture.supplyAsync(() ->
+        {
+            first.register(6, 0, 6, 2, Long.MAX_VALUE);
+            return first.nextReplyType();
+        });
+        // The second member comes once the first is admitted (or already answered, before the fix).
+        final long deadline = System.currentTimeMillis() + TIMEOUT_MS;
+        while (cluster.registry.members(6).isEmpty() && !firstReply.isDone())
+        {
+            assertTrue(System.currentTimeMillis() < deadline, "the first member was admitted");
+            Thread.sleep(1);
+        }
+        cluster.connect(0).register(6, 1, 6, 2, TIMEOUT_MS).registered();
+        assertEquals(DriverProtocol.REGISTERED, firstReply.get(TIMEOUT_MS, TimeUnit.MILLISECONDS),
+            "the first member waited for the second rather than timing out at once");
+        first.registered();
+
+        cluster.connect(0).viaRegister(Long.MAX_VALUE).viaRegistered();
     }
 
     @Test
@@ -307,6 +372,12 @@ class ProcessRegistrationTest
         assertTrue(cut.getCause() instanceof EOFException, cut.toString());
         assertFalse(process.registerRequestSeen(), "the idle check still closes a connection that sent half a REGISTER");
         assertFalse(process.hasReply());
+        assertNoEntryClaimed(cluster.images.get(0));
+
+        final UncheckedIOException cutVia = assertThrows(UncheckedIOException.class,
+            () -> process.request(DriverProtocol.VIA_REGISTER, PID));
+        assertTrue(cutVia.getCause() instanceof EOFException, cutVia.toString());
+        assertFalse(process.registerRequestSeen(), "nor half a VIA_REGISTER");
         assertNoEntryClaimed(cluster.images.get(0));
 
         final UncheckedIOException cutBuffer = assertThrows(UncheckedIOException.class,

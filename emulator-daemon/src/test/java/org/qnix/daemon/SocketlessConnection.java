@@ -36,6 +36,7 @@ final class SocketlessConnection implements AutoCloseable
     private final ByteArrayOutputStream replyBytes = new ByteArrayOutputStream();
     private int replyRead;
     private boolean registerRequestSeen;
+    private boolean registrationHeld;
     private boolean open = true;
 
     record Registered(int index, int nicPid, long vniAddress, int vniLength, long hpsAddress)
@@ -64,7 +65,19 @@ final class SocketlessConnection implements AutoCloseable
 
     SocketlessConnection(final NodeImage image, final ProcessRegistrar registrar, final int pid)
     {
-        requests = new DriverRequests(image, registrar, pid, new DriverReplies(replyBytes), () -> registerRequestSeen = true);
+        final DriverRequests.Registrations registrations = new DriverRequests.Registrations()
+        {
+            public void registering()
+            {
+                registerRequestSeen = true;
+            }
+
+            public void settled(final boolean held)
+            {
+                registrationHeld = held;
+            }
+        };
+        requests = new DriverRequests(image, registrar, pid, new DriverReplies(replyBytes), registrations);
     }
 
     /** REGISTER claiming this process's own pid. */
@@ -128,6 +141,12 @@ final class SocketlessConnection implements AutoCloseable
     boolean registerRequestSeen()
     {
         return registerRequestSeen;
+    }
+
+    /** @return what the driver last told the idle rule: whether the connection holds a registration. */
+    boolean registrationHeld()
+    {
+        return registrationHeld;
     }
 
     /** @return whether the driver wrote a reply not taken yet. */
@@ -287,6 +306,30 @@ final class SocketlessConnection implements AutoCloseable
     {
         final DataInputStream in = expect(DriverProtocol.VIA_VI);
         return read(in, () -> new ViaVi(in.readInt(), in.readInt()));
+    }
+
+    /** A VI's end as a connection reply gives it: its node (packed) and attributes. */
+    record ViaEndpoint(int node, int reliability, int maxTransfer, int attributes)
+    {
+    }
+
+    /** VIA_CONNECTION_ASKED: the request's handle and the client's end. */
+    record ViaAsked(int handle, ViaEndpoint client)
+    {
+    }
+
+    ViaAsked viaConnectionAsked()
+    {
+        final DataInputStream in = expect(DriverProtocol.VIA_CONNECTION_ASKED);
+        return read(in, () -> new ViaAsked(in.readInt(),
+            new ViaEndpoint(in.readInt(), in.readInt(), in.readInt(), in.readInt())));
+    }
+
+    /** VIA_CONNECTED: the other end. */
+    ViaEndpoint viaConnected()
+    {
+        final DataInputStream in = expect(DriverProtocol.VIA_CONNECTED);
+        return read(in, () -> new ViaEndpoint(in.readInt(), in.readInt(), in.readInt(), in.readInt()));
     }
 
     /** The connection ends: the driver de-registers its process, as at process exit. */

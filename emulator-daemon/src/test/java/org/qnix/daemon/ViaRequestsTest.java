@@ -343,6 +343,67 @@ class ViaRequestsTest
         assertEquals(ViplResult.TIMEOUT.code(), server.viaFailed("no connection request"));
     }
 
+    /**
+     * VipConnectAccept with a VI that is not Idle is refused INVALID_STATE and leaves the request asked:
+     * the server accepts it with an Idle VI, and the client, waiting with a ten-minute timeout, is connected.
+     */
+    @Test
+    void anAcceptRefusedForAViThatIsNotIdleLeavesTheRequestToAnswer() throws Exception
+    {
+        final SocketlessConnection server = cluster.connect(1);
+        server.viaRegister(TIMEOUT_MS).viaRegistered();
+        final int busy = createVi(server);
+        final int idle = createVi(server);
+        final Thread client = requestConnection(createVi(process));
+        final int handle = server.send(DriverProtocol.VIA_CONNECT_WAIT, 0, TIMEOUT_MS).viaConnectionAsked().handle();
+
+        final ViTableEntry busyEntry = vi(cluster.images.get(1), busy);
+        busyEntry.connect(7, 0, 0, 1);
+        server.send(DriverProtocol.VIA_CONNECT_ACCEPT, handle, busy);
+        assertEquals(ViplResult.INVALID_STATE.code(), server.viaFailed("cannot accept"));
+        busyEntry.publishState(ViTableEntry.STATE_IDLE);
+
+        server.send(DriverProtocol.VIA_CONNECT_ACCEPT, handle, idle).ok();
+        client.join(60_000);
+        assertTrue(!client.isAlive(), "the client's request ended");
+        assertEquals(NicCoordinates.ofIndex(1, 2).packed(), process.viaConnected().node());
+        assertEquals(ViTableEntry.STATE_CONNECTED, vi(cluster.images.get(1), idle).state());
+    }
+
+    /** A server that dies after a refused accept rejects the request, as it would had it never tried. */
+    @Test
+    void aServerThatDiesAfterARefusedAcceptRejectsTheRequest() throws Exception
+    {
+        final SocketlessConnection server = cluster.connect(1);
+        server.viaRegister(TIMEOUT_MS).viaRegistered();
+        final int busy = createVi(server);
+        final Thread client = requestConnection(createVi(process));
+        final int handle = server.send(DriverProtocol.VIA_CONNECT_WAIT, 0, TIMEOUT_MS).viaConnectionAsked().handle();
+        vi(cluster.images.get(1), busy).connect(7, 0, 0, 1);
+        server.send(DriverProtocol.VIA_CONNECT_ACCEPT, handle, busy);
+        assertEquals(ViplResult.INVALID_STATE.code(), server.viaFailed("cannot accept"));
+
+        server.close();
+        client.join(60_000);
+        assertTrue(!client.isAlive(), "the client's request ended when its server died, not at its timeout");
+        assertEquals(ViplResult.REJECT.code(), process.viaFailed("REJECT"));
+    }
+
+    /** @return a started thread in which {@link #process}'s VI asks node 1-0 to connect, for ten minutes at most. */
+    private Thread requestConnection(final int clientVi)
+    {
+        // An empty discriminator: a length of 0.
+        final Thread client = new Thread(() -> process.send(DriverProtocol.VIA_CONNECT_REQUEST, clientVi,
+            NicCoordinates.ofIndex(1, 2).packed(), 0, 600_000L));
+        client.start();
+        return client;
+    }
+
+    private static ViTableEntry vi(final NodeImage nic, final int vi)
+    {
+        return new ViTableEntry().wrap(nic.sdram(), (int)nic.sdramLayout().via().viOffset(vi));
+    }
+
     /** @return a new Idle VI of {@code owner}, Reliable Delivery, with a ptag of its own and no CQ. */
     private static int createVi(final SocketlessConnection owner)
     {
