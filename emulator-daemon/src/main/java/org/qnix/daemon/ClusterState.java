@@ -84,6 +84,16 @@ public final class ClusterState
             return new ClusterState(dir, Kind.STALE, props.get(),
                 "its daemon (pid " + pid + ") is gone; that pid now belongs to another process");
         }
+        final String marker = JvmFlags.clusterMarker(dir.path());
+        final Optional<String> command = daemon.get().info().commandLine();
+        if (command.isPresent() && !(command.get() + " ").contains(marker + " "))
+        {
+            // Not a JVM started for this cluster: a reused pid, or a cluster.properties rewritten by a
+            // member of a --shared-with-group group to make the owner's `down` signal one of the owner's
+            // processes. Every daemon carries the marker first on its command line.
+            return new ClusterState(dir, Kind.STALE, props.get(),
+                "its daemon (pid " + pid + ") is gone; that pid is a process not started for this cluster");
+        }
         return new ClusterState(dir, Kind.LIVE, props.get(), "daemon pid " + pid + " is running");
     }
 
@@ -121,6 +131,13 @@ public final class ClusterState
     public String reason()
     {
         return reason;
+    }
+
+    /** @return why a live cluster may not be brought up again, and how to stop it. */
+    public String alreadyUp()
+    {
+        return "cluster '" + dir.name() + "' is already up (" + reason + "); stop it first with: " +
+            "qnix cluster down --name " + dir.name();
     }
 
     public ClusterDirectory directory()

@@ -83,6 +83,14 @@ public final class EmulatorDaemon implements Callable<Integer>
         final long pid = ProcessHandle.current().pid();
         final long startMs = ProcessHandle.current().info().startInstant()
             .map(java.time.Instant::toEpochMilli).orElse(System.currentTimeMillis());
+        final ClusterState existing = ClusterState.inspect(dir);
+        if (existing.isLive())
+        {
+            // Started by hand on a running cluster: creating its files again would truncate the memory every
+            // one of its processes maps (SIGBUS), and this daemon's exit would remove them.
+            System.err.println("qnix-daemon: not starting on " + dir.path() + ": " + existing.alreadyUp());
+            return 1;
+        }
         // `cluster up` created the directory and its marker; a daemon started by hand creates them itself.
         ClusterFiles.createOrCheck(dir, sharedWithGroup);
         // The firmware JVM binds itself to the CPU, and registering programs move off it, as this file says.
@@ -99,21 +107,19 @@ public final class EmulatorDaemon implements Callable<Integer>
                 dir.checkSocketPathLength(node);
                 // Made here, with the cluster directory's kind of mode, before NodeImage fills it.
                 ClusterFiles.createNodeDirectory(dir, node);
-                images.add(NodeImage.create(dir, params, node));
+                own(images, NodeImage.create(dir, params, node));
             }
             if (ClusterProperties.FIRMWARE_SHARED.equals(firmwareMode))
             {
                 // One firmware JVM for every NIC: the "hardware", its control programs on one thread.
-                final FirmwareLauncher launcher = new FirmwareLauncher(dir, params, images);
-                launchers.add(launcher);
+                final FirmwareLauncher launcher = own(launchers, new FirmwareLauncher(dir, params, images));
                 launcher.startProcess(idle, debugPorts.values().stream().findFirst().orElse(0));
             }
             else
             {
                 for (final NodeImage image : images)
                 {
-                    final FirmwareLauncher launcher = new FirmwareLauncher(dir, params, List.of(image));
-                    launchers.add(launcher);
+                    final FirmwareLauncher launcher = own(launchers, new FirmwareLauncher(dir, params, List.of(image)));
                     if (ClusterProperties.FIRMWARE_THREADS.equals(firmwareMode))
                     {
                         launcher.startThread(idle);
@@ -134,8 +140,8 @@ public final class EmulatorDaemon implements Callable<Integer>
             for (int i = 0; i < params.nodeCount(); i++)
             {
                 final NodeImage image = images.get(i);
-                final NodeDriver driver = new NodeDriver(image, registry, dir.driverSocket(image.node()), heartbeats, access);
-                drivers.add(driver);
+                final NodeDriver driver =
+                    own(drivers, new NodeDriver(image, registry, dir.driverSocket(image.node()), heartbeats, access));
                 driver.start();
             }
         }
@@ -161,6 +167,21 @@ public final class EmulatorDaemon implements Callable<Integer>
     }
 
     /**
+     * @return {@code resource}, now closed by {@link #shutdown}; closed at once, with an exception, if a
+     * SIGTERM (the CLI's `up` timeout, a Ctrl-C) began the shutdown while the cluster was starting.
+     */
+    private synchronized <T extends AutoCloseable> T own(final List<T> owner, final T resource)
+    {
+        if (shutDown)
+        {
+            CloseHelper.quietClose(resource);
+            throw new IllegalStateException("stopped while starting");
+        }
+        owner.add(resource);
+        return resource;
+    }
+
+    /**
      * Stops drivers and control programs and removes the files qnix named; keeps only the log (and the
      * state) if the start failed, so that {@code cluster up} can show why. Files it did not create are
      * left where they are, and said so in the log.
@@ -183,7 +204,9 @@ public final class EmulatorDaemon implements Callable<Integer>
         }
         CloseHelper.quietCloseAll(drivers);
         CloseHelper.quietCloseAll(launchers);
-        CloseHelper.quietCloseAll(images);
+        // The images stay mapped until the process exits, which follows: a driver's connection thread
+        // (a registration or a VIA connection waiting) may still read them, and an unmapped page would be
+        // a SIGSEGV of the daemon half-way through removing the files. Removing a mapped file is fine.
         try
         {
             (keepLog ? ClusterFiles.removeAllButLog(dir) : ClusterFiles.remove(dir)).stream()

@@ -182,8 +182,7 @@ public final class ClusterControl
         refuseForeign(state);
         if (state.isLive())
         {
-            throw new IllegalStateException("cluster '" + settings.name + "' is already up (" + state.reason() +
-                "); stop it first with: qnix cluster down --name " + settings.name);
+            throw new IllegalStateException(state.alreadyUp());
         }
         if (state.isStale())
         {
