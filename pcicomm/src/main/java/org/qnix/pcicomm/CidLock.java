@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
+import org.agrona.CloseHelper;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.LockFiles;
 import org.qnix.abi.NicCoordinates;
@@ -43,15 +44,14 @@ final class CidLock
     private static final int UNLINKED_RETRIES = 100;
 
     private final Path path;
+    /** Holds the file's lock: closing it releases the lock. */
     private final FileChannel channel;
-    private final FileLock lock;
     private boolean released;
 
-    private CidLock(final Path path, final FileChannel channel, final FileLock lock)
+    private CidLock(final Path path, final FileChannel channel)
     {
         this.path = path;
         this.channel = channel;
-        this.lock = lock;
     }
 
     /** @return the lock, or throws {@code CID_TAKEN} if another connection holds it. */
@@ -68,27 +68,38 @@ final class CidLock
             for (int attempt = 0; attempt <= UNLINKED_RETRIES; attempt++)
             {
                 final FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-                FileLock lock = null;
+                boolean kept = false;
                 try
                 {
-                    lock = channel.tryLock();
+                    FileLock lock = null;
+                    try
+                    {
+                        lock = channel.tryLock();
+                    }
+                    catch (final OverlappingFileLockException ex)
+                    {
+                        // Not after HELD; kept as the JDK's own guard.
+                    }
+                    if (null == lock)
+                    {
+                        HELD.remove(path);
+                        throw taken(cluster, node, cid);
+                    }
+                    if (LockFiles.pathNamesOpenFile(path))
+                    {
+                        kept = true;
+                        return new CidLock(path, channel);
+                    }
+                    // Deleted by its last holder between the open and the lock: open the path again.
                 }
-                catch (final OverlappingFileLockException ex)
+                finally
                 {
-                    // Not after HELD; kept as the JDK's own guard.
+                    if (!kept)
+                    {
+                        // On every way out, an I/O error's too: the lock goes with the channel.
+                        CloseHelper.quietClose(channel);
+                    }
                 }
-                if (null == lock)
-                {
-                    channel.close();
-                    HELD.remove(path);
-                    throw taken(cluster, node, cid);
-                }
-                if (LockFiles.pathNamesOpenFile(path))
-                {
-                    return new CidLock(path, channel, lock);
-                }
-                // Deleted by its last holder between the open and the lock: open the path again.
-                channel.close();
             }
             HELD.remove(path);
             throw taken(cluster, node, cid);
@@ -113,13 +124,13 @@ final class CidLock
         {
             // While the lock is held no one else deletes or replaces the file: the path is this one.
             Files.deleteIfExists(path);
-            lock.release();
-            channel.close();
         }
         catch (final IOException ex)
         {
-            // The lock goes with the channel or with the process; nothing else to undo.
+            // Left behind: the cid's next holder takes the file over, as after a holder killed with -9.
         }
+        // Whatever the delete did: the lock goes with the channel.
+        CloseHelper.quietClose(channel);
         HELD.remove(path);
     }
 

@@ -10,6 +10,12 @@ import org.qnix.vipl.MemoryRegion;
  * While the library holds it (sent and not recycled, preposted and not received) the application must
  * not touch its bytes, as in the seed (5.2.1).
  *
+ * <p>Every buffer of a connection lies in memory registered with RDMA write enabled, so that any of them
+ * can be preposted: the connection's peer can write into any of them at any time, not only into those
+ * exported to it (as a peer of the seed's shared PCI bus can). No other memory of the process, and no
+ * buffer of another connection, is within its reach. Data that must not change after it was checked is
+ * copied out of the buffer first.
+ *
  * <pre>{@code
  * PciBuffer b = connection.allocate(4096);
  * b.buffer().putBytes(0, bytes);

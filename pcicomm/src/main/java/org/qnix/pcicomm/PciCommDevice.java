@@ -85,6 +85,9 @@ final class PciCommDevice
     /** An error completion after the peer's DISCONNECT: its end of the VI is gone. */
     private boolean peerGone;
     private PciCommException failure;
+    /** Sends given back to the application when the connection ended before they were in the peer's memory. */
+    private int sendsHandedBack;
+    private long bytesHandedBack;
 
     private final Statistics stats = new Statistics();
 
@@ -232,6 +235,12 @@ final class PciCommDevice
         return closeRequested;
     }
 
+    /** @return true once this end's DISCONNECT is posted: nothing more is exported, written or credited. */
+    boolean disconnectPosted()
+    {
+        return disconnectPosted;
+    }
+
     boolean peerClosed()
     {
         return peerClosed;
@@ -269,6 +278,47 @@ final class PciCommDevice
             bytes += b.length() - b.posted;
         }
         return bytes;
+    }
+
+    /**
+     * The connection ended (closed or broken): the sends still queued will not be written, and those in
+     * flight are not known to have landed (their completions were flushed, or never came), so their
+     * buffers go back to the application, counted for the exception that says so. The VI is disconnected
+     * first: the NIC no longer reads them.
+     */
+    void handBackUnsent()
+    {
+        for (final PciBuffer b : outgoing)
+        {
+            sendsHandedBack++;
+            bytesHandedBack += b.length() - b.posted;
+            b.owner = PciBuffer.WITH_APPLICATION;
+        }
+        outgoing.clear();
+        for (final PciBuffer b : inFlight)
+        {
+            sendsHandedBack++;
+            bytesHandedBack += b.length();
+            b.owner = PciBuffer.WITH_APPLICATION;
+        }
+        inFlight.clear();
+    }
+
+    /**
+     * @return what of this end's sends will not reach the peer, in words, or null if nothing: once the peer
+     * said DISCONNECT nothing more is written (it no longer receives), and once the connection ended the
+     * buffers are back with the application.
+     */
+    String unsent()
+    {
+        final int sends = sendsHandedBack + (peerClosed ? outgoing.size() : 0);
+        if (0 == sends)
+        {
+            return null;
+        }
+        return sends + (1 == sends ? " send" : " sends") + " queued here (up to " +
+            (bytesHandedBack + (peerClosed ? bytesNotWritten() : 0)) + " bytes) did not reach the peer's memory" +
+            (0 == sendsHandedBack ? "" : "; their buffers are back with the application");
     }
 
     /** @return the protocol's state in a line: what a stalled close or a bug report needs. */
@@ -343,6 +393,12 @@ final class PciCommDevice
                 broken("a receive", status);
                 continue;
             }
+            if (null != failure)
+            {
+                // Once the peer broke the protocol, which export a write landed in is a guess: nothing
+                // more is handed out as filled.
+                continue;
+            }
             if (ViplDescriptor.STATUS_OP_REMOTE_RDMA_WRITE == (status & ViplDescriptor.STATUS_OP_MASK))
             {
                 onWrite(status, done.immediateData());
@@ -381,7 +437,7 @@ final class PciCommDevice
     private void onMessage(final int slot, final int length)
     {
         final int at = RECEIVE_MESSAGES_OFFSET + slot * PciCommMessage.MAX_LENGTH;
-        final String bad = PciCommMessage.check(controlBuffer, at, length);
+        final String bad = PciCommMessage.check(controlBuffer, at, length, maxTransfer);
         if (null != bad)
         {
             fail(PciCommException.Reason.CONNECTION_LOST, "the peer sent " + bad);

@@ -142,10 +142,11 @@ public final class PciCommMessage
     }
 
     /**
+     * @param maxEntryLength the longest buffer an end can export: the cluster's largest transfer.
      * @return null if the {@code length} bytes received are a well-formed message, else why not (a peer
      * that is not this library, or a bug): the connection is then broken rather than guessed at.
      */
-    public static String check(final DirectBuffer buffer, final int offset, final int length)
+    public static String check(final DirectBuffer buffer, final int offset, final int length, final int maxEntryLength)
     {
         if (length < HEADER_LENGTH)
         {
@@ -164,6 +165,16 @@ public final class PciCommMessage
         if (buffer.getInt(offset + CREDITS_OFFSET) < 0)
         {
             return "a control message returning " + buffer.getInt(offset + CREDITS_OFFSET) + " credits";
+        }
+        for (int i = 0; i < entries; i++)
+        {
+            // A length below 1 would make the sender's write count run backwards, one above the largest
+            // transfer a write the NIC refuses: either way not a buffer allocate() can have made.
+            final int entryLength = buffer.getInt(offset + HEADER_LENGTH + i * ENTRY_LENGTH + ENTRY_LENGTH_OFFSET);
+            if (entryLength < 1 || entryLength > maxEntryLength)
+            {
+                return "an export entry of " + entryLength + " bytes, outside [1, " + maxEntryLength + "]";
+            }
         }
         return null;
     }

@@ -281,9 +281,12 @@ public final class PciConnection implements AutoCloseable
     /**
      * {@code pcic_prepost_recv}: {@code buffer}'s first {@code length} bytes go under the library's
      * control, exported to the peer as (address, handle, length) to be filled; {@link #recv} returns it.
-     * Allowed before the connection is connected (it is exported then). After the peer disconnected it
-     * is accepted and does nothing, since nothing will fill the buffer: a receive loop that preposts each
-     * buffer again ends at {@link #recv}'s {@code PEER_DISCONNECTED}, once the filled ones are taken.
+     * Allowed before the connection is connected (it is exported then), and while this end's
+     * {@link #disconnect()} waits for the peer to export room for the data queued here (the peer may be
+     * waiting for room too: a receive loop on another thread keeps it going). After the peer
+     * disconnected it is accepted and does nothing, since nothing will fill the buffer: a receive loop
+     * that preposts each buffer again ends at {@link #recv}'s {@code PEER_DISCONNECTED}, once the filled
+     * ones are taken.
      *
      * @throws PciCommException RESOURCE if {@value RemoteExports#MAX_EXPORTS} buffers are preposted and
      * not filled yet, the most a peer takes: take filled ones back with {@link #recv} first.
@@ -295,7 +298,13 @@ public final class PciConnection implements AutoCloseable
             checkOwn(buffer, length);
             return;
         }
-        checkOpen();
+        // A disconnect waiting for room for its queued data: the peer may be in the same wait, for room from here.
+        final boolean draining = ConnectionState.CLOSING == state && device.closeRequested() &&
+            !device.disconnectPosted() && !isEnded();
+        if (!draining)
+        {
+            checkOpen();
+        }
         checkOwn(buffer, length);
         if (!device.canPrepost())
         {
@@ -356,7 +365,8 @@ public final class PciConnection implements AutoCloseable
      * {@code pcic_send_recycle}, not blocking.
      *
      * @return the oldest sent buffer once all its bytes are in the peer's memory, or null.
-     * @throws PciCommException if the connection ended and no sent buffer is left to recycle.
+     * @throws PciCommException if the connection ended and no sent buffer is left to recycle; its
+     * message counts the sends that did not reach the peer (their buffers are back with the application).
      */
     public synchronized PciBuffer trySendRecycle()
     {
@@ -397,10 +407,13 @@ public final class PciConnection implements AutoCloseable
      * {@code pcic_disconnect}: CLOSING while the queued sends are written (as the peer exports room) and
      * the peer answers this end's DISCONNECT, then CLOSED: nothing is in flight either way. Buffers
      * already filled can still be taken with {@link #recv}. A listener not connected yet stops listening.
-     * Nothing to do if the connection is CLOSED already (the peer disconnected first).
+     * Nothing to do if the connection is CLOSED already (the peer disconnected first), unless data
+     * queued here was left unwritten.
      *
      * @throws PciCommException TIMEOUT if the drain took longer (the connection is torn down anyway, the
-     * bytes never written are counted in the message), or CONNECTION_LOST if the peer died meanwhile.
+     * bytes never written are counted in the message), CONNECTION_LOST if the peer died meanwhile, or
+     * PEER_DISCONNECTED if the peer disconnected before the data queued here was written (it no longer
+     * receives): the message counts those sends, whose buffers are back with the application.
      */
     public void disconnect(final long timeoutMs) throws InterruptedException
     {
@@ -416,6 +429,7 @@ public final class PciConnection implements AutoCloseable
             }
             if (ConnectionState.CLOSED == state)
             {
+                throwIfUnsent();
                 return;
             }
             state = ConnectionState.CLOSING;
@@ -440,6 +454,18 @@ public final class PciConnection implements AutoCloseable
             {
                 throw new PciCommException(failure.reason(), "cid " + cid + ": " + failure.getMessage());
             }
+            throwIfUnsent();
+        }
+    }
+
+    /** The peer's DISCONNECT came before the data queued here was written: the close lost it, and says so. */
+    private void throwIfUnsent()
+    {
+        final String unsent = device.unsent();
+        if (null != unsent && null == device.failure())
+        {
+            throw new PciCommException(PciCommException.Reason.PEER_DISCONNECTED, "cid " + cid + ": the peer at " +
+                peer + " disconnected; " + unsent);
         }
     }
 
@@ -608,9 +634,13 @@ public final class PciConnection implements AutoCloseable
             }
             catch (final ViplException ex)
             {
-                // The client went away or does not match: keep listening.
+                // The client went away or does not match: keep listening, unless disconnect() came meanwhile.
                 synchronized (this)
                 {
+                    if (closing || ConnectionState.CONNECTING != state)
+                    {
+                        return false;
+                    }
                     state = ConnectionState.LISTENING;
                 }
                 continue;
@@ -683,6 +713,7 @@ public final class PciConnection implements AutoCloseable
         {
             // The NIC is gone or the VI is Idle already: CLOSED either way.
         }
+        device.handBackUnsent();
         state = ConnectionState.CLOSED;
         releaseCid();
         notifyAll();
@@ -709,12 +740,14 @@ public final class PciConnection implements AutoCloseable
         {
             return new PciCommException(failure.reason(), "cid " + cid + ": " + failure.getMessage());
         }
+        final String unsent = device.unsent();
         if (device.peerClosed() && !device.closeRequested())
         {
             return new PciCommException(PciCommException.Reason.PEER_DISCONNECTED, "cid " + cid + ": the peer at " + peer +
-                " disconnected; everything it sent before was received");
+                " disconnected; everything it sent before was received" + (null == unsent ? "" : "; " + unsent));
         }
-        return new PciCommException(PciCommException.Reason.CLOSED, "cid " + cid + ": this end disconnected");
+        return new PciCommException(PciCommException.Reason.CLOSED, "cid " + cid + ": this end disconnected" +
+            (null == unsent ? "" : "; " + unsent));
     }
 
     /** After {@link #close()} the buffers are unmapped: none may be handed out. */

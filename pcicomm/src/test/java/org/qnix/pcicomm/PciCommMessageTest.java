@@ -23,6 +23,8 @@ import org.junit.jupiter.api.Test;
 /** The control message's layout: its diagram against its constants, a round trip, and what is refused. */
 class PciCommMessageTest
 {
+    /** The largest transfer the checks are given: any cluster's. */
+    private static final int MAX = 1 << 20;
     private static final Pattern MARKER = Pattern.compile("^\\s*\\*\\s+\\+-+\\+ ([0-9]+)\\s*$");
 
     @Test
@@ -75,7 +77,7 @@ class PciCommMessageTest
         }
         // Little-endian, like every structure of the project.
         assertEquals(5, buffer.getByte(64 + PciCommMessage.CREDITS_OFFSET));
-        assertNull(PciCommMessage.check(buffer, 64, read.length()));
+        assertNull(PciCommMessage.check(buffer, 64, read.length(), MAX));
     }
 
     @Test
@@ -84,16 +86,25 @@ class PciCommMessageTest
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[1024]);
         final PciCommMessage m = new PciCommMessage().wrap(buffer, 0);
         m.type(PciCommMessage.CREDIT).credits(2).entryCount(0);
-        assertNull(PciCommMessage.check(buffer, 0, PciCommMessage.HEADER_LENGTH));
-        assertNotNull(PciCommMessage.check(buffer, 0, 8), "shorter than its header");
-        assertNotNull(PciCommMessage.check(buffer, 0, 32), "a length the entry count does not explain");
+        assertNull(PciCommMessage.check(buffer, 0, PciCommMessage.HEADER_LENGTH, MAX));
+        assertNotNull(PciCommMessage.check(buffer, 0, 8, MAX), "shorter than its header");
+        assertNotNull(PciCommMessage.check(buffer, 0, 32, MAX), "a length the entry count does not explain");
         m.type(9);
-        assertNotNull(PciCommMessage.check(buffer, 0, PciCommMessage.HEADER_LENGTH), "an unknown type");
+        assertNotNull(PciCommMessage.check(buffer, 0, PciCommMessage.HEADER_LENGTH, MAX), "an unknown type");
         m.type(PciCommMessage.DISCONNECT).entryCount(1);
-        assertNotNull(PciCommMessage.check(buffer, 0, PciCommMessage.length(1)), "entries outside an export");
+        assertNotNull(PciCommMessage.check(buffer, 0, PciCommMessage.length(1), MAX), "entries outside an export");
         m.type(PciCommMessage.EXPORT).entryCount(PciCommMessage.MAX_ENTRIES + 1);
-        assertNotNull(PciCommMessage.check(buffer, 0, PciCommMessage.length(PciCommMessage.MAX_ENTRIES + 1)));
+        assertNotNull(PciCommMessage.check(buffer, 0, PciCommMessage.length(PciCommMessage.MAX_ENTRIES + 1), MAX));
         m.type(PciCommMessage.CREDIT).entryCount(0).credits(-1);
-        assertFalse(null == PciCommMessage.check(buffer, 0, PciCommMessage.HEADER_LENGTH), "negative credits");
+        assertFalse(null == PciCommMessage.check(buffer, 0, PciCommMessage.HEADER_LENGTH, MAX), "negative credits");
+        m.type(PciCommMessage.EXPORT).credits(0).entryCount(2).entry(0, 0x1000, 7, MAX).entry(1, 0x2000, 7, 1);
+        assertNull(PciCommMessage.check(buffer, 0, PciCommMessage.length(2), MAX), "entries of 1 and MAX bytes");
+        for (final int bad : new int[] {0, -5, MAX + 1, Integer.MIN_VALUE})
+        {
+            m.entry(1, 0x2000, 7, bad);
+            final String why = PciCommMessage.check(buffer, 0, PciCommMessage.length(2), MAX);
+            assertNotNull(why, "an entry of " + bad + " bytes");
+            assertTrue(why.contains("export entry of " + bad + " bytes"), why);
+        }
     }
 }

@@ -36,8 +36,8 @@ import org.qnix.vipl.ViplNic;
 /**
  * A PCIComm peer is untrusted: a client speaking the control protocol through the bare VIPL, keeping
  * to the receive-slot credits (so that nothing but the message itself is wrong), returns a credit
- * count that would wrap the listener's window, or exports more buffers than an end may have
- * preposted; the listener's connection ends in CONNECTION_LOST instead of never sending again or
+ * count that would wrap the listener's window, exports a buffer of a negative length, or exports more
+ * buffers than an end may have preposted; the listener's connection ends in CONNECTION_LOST instead of never sending again or
  * growing its memory without limit. An end itself cannot prepost past that limit.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
@@ -85,6 +85,18 @@ class PciCommHostilePeerTest extends ViplClusterTest
 
             client.send(PciCommMessage.EXPORT, HostileClient.OWED, 1);
             assertConnectionLost(listener, "exported 1 more buffers with 65536 unfilled");
+        }
+    }
+
+    @Test
+    void anExportOfANegativeLengthBreaksTheConnection() throws Exception
+    {
+        try (PciConnection listener = options().listen("1-0", 44); HostileClient client = new HostileClient(44))
+        {
+            listener.awaitConnected(WAIT_MS);
+            client.exportLength = -5;
+            client.send(PciCommMessage.EXPORT, HostileClient.OWED, 1);
+            assertConnectionLost(listener, "an export entry of -5 bytes");
         }
     }
 
@@ -137,6 +149,8 @@ class PciCommHostilePeerTest extends ViplClusterTest
         private final UnsafeBuffer buffer;
         private final Descriptor send;
         private final PciCommMessage message = new PciCommMessage();
+        /** The length of every buffer the client's EXPORTs name. */
+        int exportLength = 4096;
         private int credits = SLOTS;
         private int owed;
         private long returned;
@@ -185,7 +199,7 @@ class PciCommHostilePeerTest extends ViplClusterTest
             message.wrap(buffer, at).type(type).entryCount(entries).credits(OWED == creditsField ? owed : creditsField);
             for (int i = 0; i < entries; i++)
             {
-                message.entry(i, 0x1000L * i, 7, 4096);
+                message.entry(i, 0x1000L * i, 7, exportLength);
             }
             owed = 0;
             credits--;
