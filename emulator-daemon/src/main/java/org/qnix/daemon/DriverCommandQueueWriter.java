@@ -18,8 +18,13 @@ import org.qnix.abi.ProcessName;
  */
 final class DriverCommandQueueWriter
 {
-    /** One posted command, to wait on. */
-    record Ticket(int position)
+    /**
+     * One posted command, to wait on.
+     *
+     * @param sequence which command posted at {@code position} this is: the position may be reused once
+     *                 the command is completed and abandoned, and a later doorbell is not this command's.
+     */
+    record Ticket(int position, long sequence)
     {
     }
 
@@ -30,9 +35,11 @@ final class DriverCommandQueueWriter
     private final int entries;
     private final boolean[] inUse;
     private final boolean[] abandoned;
+    private final long[] sequences;
     private final DriverCommandEntry entry = new DriverCommandEntry();
     private final NicWakeUp wakeUp;
     private int tail;
+    private long nextSequence = 1;
 
     DriverCommandQueueWriter(final AtomicBuffer sdram, final AtomicBuffer host, final NicSdramLayout layout,
         final HostMemoryLayout hostLayout, final NicWakeUp wakeUp)
@@ -45,6 +52,7 @@ final class DriverCommandQueueWriter
         this.entries = layout.parameters().driverCommandQueueEntries();
         this.inUse = new boolean[entries];
         this.abandoned = new boolean[entries];
+        this.sequences = new long[entries];
     }
 
     /**
@@ -67,13 +75,15 @@ final class DriverCommandQueueWriter
         final int position = tail;
         inUse[position] = true;
         abandoned[position] = false;
+        final long sequence = nextSequence++;
+        sequences[position] = sequence;
         host.putIntRelease((int)hostLayout.driverDoorbellOffset(position), Doorbell.USED);
         entry(position).publish(command, name, pid, index, group, size);
         tail = (tail + 1) % entries;
         host.putIntRelease((int)(hostLayout.nicStatusOffset() + HostMemoryLayout.NIC_STATUS_DCQ_TAIL_OFFSET), tail);
         // An idle NIC sleeps: the command just published wakes it.
         wakeUp.ring();
-        return new Ticket(position);
+        return new Ticket(position, sequence);
     }
 
     /** @return the doorbell value of a posted command: USED until the NIC completes it. */
@@ -90,6 +100,16 @@ final class DriverCommandQueueWriter
         inUse[ticket.position()] = false;
         abandoned[ticket.position()] = false;
         notifyAll();
+    }
+
+    /**
+     * @return true once the NIC has completed the command, also after its waiter abandoned it and its
+     * position was reclaimed (which needs the completion) and perhaps reused by a newer command.
+     */
+    synchronized boolean completed(final Ticket ticket)
+    {
+        final int position = ticket.position();
+        return sequences[position] != ticket.sequence() || !inUse[position] || Doorbell.isComplete(doorbell(ticket));
     }
 
     /** The waiter gives up; the position is reclaimed once the NIC completes it anyway. */

@@ -206,6 +206,16 @@ final class NodeDriver implements AutoCloseable
                 System.err.println("driver " + node + ": closed " + idle + " connection(s) that had no registration" +
                     " in progress or held for " + DriverConnections.REGISTER_WITHIN_MS + " ms");
             }
+            try
+            {
+                // A NIC that resumed takes its backlog of deletions with no registration coming to notice.
+                registrar.releaseQuarantined();
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 

@@ -1,11 +1,13 @@
 package org.qnix.daemon;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 
 import org.agrona.concurrent.AtomicBuffer;
 import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.DriverCommand;
 import org.qnix.abi.DriverProtocol;
@@ -29,6 +31,13 @@ import org.qnix.firmware.NodeImage;
  * pages freed and the entry released. Shared by every connection of the node: the Process Flag Array
  * is claimed under this object's monitor, the allocator, the Driver Command Queue writer and the
  * cluster registry are synchronized.
+ *
+ * <p>A NIC that does not complete a deletion may only be silent (a firmware JVM stopped at a debugger
+ * breakpoint, SIGSTOP, a long GC) with the process still resident: it takes the command when it resumes
+ * and until then may ring doorbells in the process's Host Process Structures. The process's entry, its
+ * pages and its name are then held back, not released, until the NIC completes the command or stops
+ * ({@link #releaseQuarantined}): handing them to another process would let the resumed NIC write into
+ * that process's memory once the pages' DMA epoch had passed, and refuse its New_Process.
  *
  * <pre>{@code
  * ProcessRegistrar registrar = new ProcessRegistrar(image, registry, heartbeats);
@@ -54,6 +63,9 @@ final class ProcessRegistrar
     private final ClusterRegistry registry;
     private final NicHeartbeats heartbeats;
     private final ViaTables viaTables;
+    private final int controlStateField;
+    /** Deleted processes whose silent NIC has not taken their deletion yet; guarded by this object's monitor. */
+    private final List<Quarantined> quarantine = new ArrayList<>();
 
     /**
      * A process registered through this driver, with its memory for DMA.
@@ -76,6 +88,20 @@ final class ProcessRegistrar
     }
 
     /**
+     * A deleted process whose entry and pages are held back until its NIC completes {@code command}.
+     *
+     * @param ticket the posted command, or null while the Driver Command Queue had no room for it.
+     */
+    private record Quarantined(
+        int command, ProcessName name, int osPid, int index, DriverCommandQueueWriter.Ticket ticket)
+    {
+        Quarantined posted(final DriverCommandQueueWriter.Ticket ticket)
+        {
+            return new Quarantined(command, name, osPid, index, ticket);
+        }
+    }
+
+    /**
      * Takes over the node's page pool (its Translation and Protection Table is cleared) and the driver's
      * end of its Driver Command Queue.
      *
@@ -91,6 +117,7 @@ final class ProcessRegistrar
         this.host = image.hostMemory();
         this.registry = registry;
         this.heartbeats = heartbeats;
+        this.controlStateField = (int)(layout.controlProgramOffset() + ControlProgramLayout.STATE_OFFSET);
         final NicWakeUp wakeUp = image.wakeUp();
         this.allocator = new PageAllocator(host, hostLayout, sdram, layout, wakeUp);
         this.commandQueue = new DriverCommandQueueWriter(sdram, host, layout, hostLayout, wakeUp);
@@ -393,26 +420,42 @@ final class ProcessRegistrar
         sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, 0);
 
         // Step 2: Delete_Process, so every NIC forgets the process.
-        postDeletion(DriverCommand.DELETE_PROCESS, registered.name(), registered.osPid(), registered.index());
-        deregisterLocally(registered);
+        final Quarantined held =
+            postDeletion(DriverCommand.DELETE_PROCESS, registered.name(), registered.osPid(), registered.index());
+        if (null == held)
+        {
+            deregisterLocally(registered);
+        }
+        else
+        {
+            // The name stays admitted too: its NIC still has it in its Name Table, and a New_Process of the
+            // same name elsewhere would race this NIC's Delete_Process broadcast once it resumes. Nobody
+            // loses by it meanwhile: every registration of the cluster fails NIC_DEAD while a NIC is silent.
+            quarantine(held);
+        }
     }
 
-    /** Posts a deletion command and waits for the NIC to complete it, or to be seen dead. */
-    private void postDeletion(final int command, final ProcessName name, final int osPid, final int index)
+    /**
+     * Posts a deletion command and waits for the NIC to complete it, or to be seen dead.
+     *
+     * @return null if the NIC completed the command or has stopped: nothing uses the process's entry and
+     * pages any more. Otherwise what to hold back: the NIC still runs (silent, or slow) and may take the
+     * command, and DMA for the process until then, whenever it resumes.
+     */
+    private Quarantined postDeletion(final int command, final ProcessName name, final int osPid, final int index)
         throws InterruptedException
     {
         final DriverCommandQueueWriter.Ticket ticket =
             commandQueue.post(command, name, osPid, index, 0, 0, DELETE_TIMEOUT_MS);
         if (null == ticket)
         {
-            System.err.println("driver " + node + ": could not post " + DriverCommand.name(command) + " for " + name +
-                " (Driver Command Queue full); its NIC entry stays until the cluster goes down");
-            return;
+            return unfinished(command, name, osPid, index, null, "the Driver Command Queue stayed full");
         }
         final long deadline = System.currentTimeMillis() + DELETE_TIMEOUT_MS;
         int doorbell;
+        String dead = null;
         while (!Doorbell.isComplete(doorbell = commandQueue.doorbell(ticket)) && System.currentTimeMillis() < deadline &&
-            null == heartbeats.deadNic(node, System.currentTimeMillis()))
+            null == (dead = heartbeats.deadNic(node, System.currentTimeMillis())))
         {
             // A dead NIC completes nothing: stop waiting once its heartbeat is old (issue 17, item 9).
             Thread.sleep(POLL_MS);
@@ -420,12 +463,88 @@ final class ProcessRegistrar
         if (Doorbell.isComplete(doorbell))
         {
             commandQueue.release(ticket);
+            return null;
         }
-        else
+        // The command stays posted: whoever releases the entry later watches its doorbell.
+        commandQueue.abandon(ticket);
+        return unfinished(command, name, osPid, index, ticket,
+            null != dead ? dead : "not done in " + DELETE_TIMEOUT_MS + " ms");
+    }
+
+    private Quarantined unfinished(final int command, final ProcessName name, final int osPid, final int index,
+        final DriverCommandQueueWriter.Ticket ticket, final String why)
+    {
+        final String what = (null == ticket ? "could not post " : "NIC did not complete ") +
+            DriverCommand.name(command) + " for " + name + " (" + why + ")";
+        if (nicStopped())
         {
-            commandQueue.abandon(ticket);
-            System.err.println("driver " + node + ": NIC did not complete " + DriverCommand.name(command) + " for " + name);
+            System.err.println("driver " + node + ": " + what + "; its NIC has stopped, so its Process Table entry " +
+                index + " and its pages are released");
+            return null;
         }
+        System.err.println("driver " + node + ": " + what + "; its NIC still runs and may resume with it resident, so" +
+            " its Process Table entry " + index + " and its pages stay held until the NIC " +
+            (null == ticket ? "has room for the command and " : "") + "completes it, or stops");
+        return new Quarantined(command, name, osPid, index, ticket);
+    }
+
+    private synchronized void quarantine(final Quarantined held)
+    {
+        quarantine.add(held);
+    }
+
+    /**
+     * Releases the entries and pages of deleted processes whose NIC has since completed their deletion
+     * command, or stopped, and posts the deletions the Driver Command Queue had no room for. Called at each
+     * claim of an entry and from the driver's timer.
+     *
+     * @return how many entries were released.
+     */
+    synchronized int releaseQuarantined() throws InterruptedException
+    {
+        if (quarantine.isEmpty())
+        {
+            return 0;
+        }
+        // Writer: the control program, STOPPED once its loop has ended: from then on it does no DMA.
+        final boolean stopped = nicStopped();
+        int released = 0;
+        for (int i = quarantine.size() - 1; i >= 0; i--)
+        {
+            Quarantined held = quarantine.get(i);
+            if (!stopped && null == held.ticket())
+            {
+                final DriverCommandQueueWriter.Ticket ticket =
+                    commandQueue.post(held.command(), held.name(), held.osPid(), held.index(), 0, 0, 0);
+                if (null != ticket)
+                {
+                    commandQueue.abandon(ticket);
+                    held = held.posted(ticket);
+                    quarantine.set(i, held);
+                }
+            }
+            if (stopped || (null != held.ticket() && commandQueue.completed(held.ticket())))
+            {
+                quarantine.remove(i);
+                allocator.freeAll(held.index());
+                if (DriverCommand.DELETE_PROCESS == held.command())
+                {
+                    registry.remove(held.name(), node, held.index());
+                }
+                releaseProcessTableEntry(held.index());
+                System.err.println("driver " + node + ": released Process Table entry " + held.index() + " of " +
+                    held.name() + " and its pages: its NIC " +
+                    (stopped ? "has stopped" : "completed " + DriverCommand.name(held.command())));
+                released++;
+            }
+        }
+        return released;
+    }
+
+    /** @return true if the NIC control program does not run its loop (stopped, never started): it does no DMA. */
+    private boolean nicStopped()
+    {
+        return ControlProgramLayout.STATE_RUNNING != sdram.getIntVolatile(controlStateField);
     }
 
     /**
@@ -570,9 +689,19 @@ final class ProcessRegistrar
     {
         final int entry = (int)layout.processEntryOffset(registered.index());
         sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, 0);
+        // Its VIA table entries go at once: the NIC honours none whose handle or generation it was not
+        // given, and checks each page against the Protection Table, where the pages stay the process's.
         registered.via().releaseAll();
-        postDeletion(DriverCommand.DELETE_VIA_PROCESS, registered.name(), registered.osPid(), registered.index());
-        deregisterViaLocally(registered);
+        final Quarantined held = postDeletion(
+            DriverCommand.DELETE_VIA_PROCESS, registered.name(), registered.osPid(), registered.index());
+        if (null == held)
+        {
+            deregisterViaLocally(registered);
+        }
+        else
+        {
+            quarantine(held);
+        }
     }
 
     private void deregisterViaLocally(final ViaRegistered registered) throws InterruptedException
@@ -594,8 +723,9 @@ final class ProcessRegistrar
         releaseProcessTableEntry(registered.index());
     }
 
-    private synchronized int claimProcessTableEntry(final int osPid)
+    private synchronized int claimProcessTableEntry(final int osPid) throws InterruptedException
     {
+        releaseQuarantined();
         final int processes = params.maxProcessesPerNic();
         final int hint = (int)(hostLayout.nicStatusOffset() + HostMemoryLayout.NIC_STATUS_PROCESS_ENTRY_OFFSET);
         final int start = Math.floorMod(host.getInt(hint), processes);

@@ -21,6 +21,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.qnix.abi.ControlProgramLayout;
+import org.qnix.abi.Doorbell;
+import org.qnix.abi.DriverCommand;
+import org.qnix.abi.DriverCommandEntry;
 import org.qnix.abi.DriverProtocol;
 import org.qnix.abi.HostMemoryLayout;
 import org.qnix.abi.HostProcessStructuresLayout;
@@ -383,6 +387,111 @@ class ProcessRegistrationTest
         final UncheckedIOException cutBuffer = assertThrows(UncheckedIOException.class,
             () -> process.request(DriverProtocol.BUFFER_ALLOCATE, 1024));
         assertTrue(cutBuffer.getCause() instanceof EOFException, cutBuffer.toString());
+    }
+
+    /**
+     * A NIC that is only silent (its state RUNNING, its heartbeat old: a firmware at a debugger breakpoint)
+     * may resume with the process resident and ring doorbells into its Host Process Structures: the
+     * driver holds its entry, pages and name until the NIC takes Delete_Process. Before, it released them
+     * at once, for the next process to be given.
+     */
+    @Test
+    void aProcessWhoseSilentNicHasNotTakenItsDeletionKeepsItsEntryAndPagesUntilTheNicTakesIt() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, true);
+        final NodeImage image = cluster.images.get(0);
+        final int freeBefore = freePages(image);
+        final SocketlessConnection process = cluster.connect(0);
+        final SocketlessConnection.Registered r = process.register(1, 0, 1, 1, TIMEOUT_MS).registered();
+        silence(image);
+
+        process.send(DriverProtocol.DEREGISTER).deregistered();
+        final ProcessRegistrar registrar = cluster.registrars.get(0);
+        assertEquals(0, registrar.releaseQuarantined(), "nothing completed Delete_Process");
+        assertHeld(image, r.index(), r.hpsAddress(), r.nicPid(), freeBefore);
+        assertEquals(1, cluster.registry.members(1).size(), "its NIC still knows the name");
+
+        // The NIC resumes and takes the command, as its Driver Command Reader does.
+        assertEquals(1, completeDriverCommands(image, DriverCommand.DELETE_PROCESS));
+        assertEquals(1, registrar.releaseQuarantined());
+        assertReleased(image, r.index(), r.hpsAddress(), freeBefore);
+        assertTrue(cluster.registry.members(1).isEmpty(), "the name is free again");
+        assertEquals(0, registrar.releaseQuarantined(), "released once");
+    }
+
+    /** A NIC seen stopped does no DMA any more: what a VIA process held for it is released then. */
+    @Test
+    void aViaProcessWhoseSilentNicHasNotTakenItsDeletionIsReleasedOnceTheNicStops() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, true);
+        final NodeImage image = cluster.images.get(0);
+        final int freeBefore = freePages(image);
+        final SocketlessConnection process = cluster.connect(0);
+        final SocketlessConnection.ViaRegistered r = process.viaRegister(TIMEOUT_MS).viaRegistered();
+        silence(image);
+
+        process.close();
+        final ProcessRegistrar registrar = cluster.registrars.get(0);
+        assertEquals(0, registrar.releaseQuarantined(), "nothing completed Delete_Via_Process");
+        assertHeld(image, r.index(), r.hpsAddress(), r.nicPid(), freeBefore);
+
+        image.sdram().putIntVolatile(controlProgram(image) + ControlProgramLayout.STATE_OFFSET,
+            ControlProgramLayout.STATE_STOPPED);
+        assertEquals(1, registrar.releaseQuarantined());
+        assertReleased(image, r.index(), r.hpsAddress(), freeBefore);
+    }
+
+    /** Stops the NIC's control program and makes it look as one that only stopped beating: RUNNING, silent. */
+    private void silence(final NodeImage image)
+    {
+        cluster.stopNic(0);
+        final AtomicBuffer sdram = image.sdram();
+        final int control = controlProgram(image);
+        sdram.putLongVolatile(control + ControlProgramLayout.HEARTBEAT_TIME_OFFSET,
+            System.currentTimeMillis() - 10 * ControlProgramLayout.HEARTBEAT_TIMEOUT_MS);
+        sdram.putIntVolatile(control + ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_RUNNING);
+        assertNotNull(cluster.registrars.get(0).viaTables().deadNic(), "the driver takes the NIC for dead");
+    }
+
+    private static int controlProgram(final NodeImage image)
+    {
+        return (int)image.sdramLayout().controlProgramOffset();
+    }
+
+    /** Takes each posted {@code command} off the Driver Command Queue, ringing its doorbell DONE. @return how many. */
+    private static int completeDriverCommands(final NodeImage image, final int command)
+    {
+        final DriverCommandEntry entry = new DriverCommandEntry();
+        int completed = 0;
+        for (int position = 0; position < image.parameters().driverCommandQueueEntries(); position++)
+        {
+            entry.wrap(image.sdram(), (int)image.sdramLayout().driverCommandOffset(position));
+            if (command == entry.command())
+            {
+                entry.consume();
+                image.hostMemory().putIntRelease((int)image.hostLayout().driverDoorbellOffset(position), Doorbell.DONE);
+                completed++;
+            }
+        }
+        return completed;
+    }
+
+    private static void assertHeld(final NodeImage image, final int index, final long hps, final int nicPid,
+        final int freeBefore)
+    {
+        assertEquals(PID, image.hostMemory().getIntVolatile((int)image.hostLayout().processFlagOffset(index)),
+            "the Process Table entry is not claimable");
+        assertTrue(freePages(image) < freeBefore, "its pages are not free");
+        assertEquals(nicPid, ProtectionTableLayout.owner(
+            image.sdram().getIntVolatile((int)image.sdramLayout().protectionEntryOffset(hps))),
+            "its Host Process Structures page is still its own");
+    }
+
+    private static void assertReleased(final NodeImage image, final int index, final long hps, final int freeBefore)
+    {
+        assertEquals(0, image.hostMemory().getIntVolatile((int)image.hostLayout().processFlagOffset(index)), "flag");
+        assertEquals(freeBefore, freePages(image), "every page back");
+        assertEquals(0, image.sdram().getIntVolatile((int)image.sdramLayout().protectionEntryOffset(hps)));
     }
 
     static void assertRefused(final SocketlessConnection connection, final String expected)
