@@ -1,5 +1,6 @@
 package org.qnix.lib;
 
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -124,36 +125,44 @@ final class NicRegistration
                 throw QnixDriverException.of(ex);
             }
 
-            final MappedFile vni = MappedFile.mapExisting(dir.nicSdram(where), registration.vniAddress(),
-                registration.vniLength());
-            final MappedFile hps = MappedFile.mapExisting(dir.hostMemory(where), registration.hpsAddress(),
-                (long)HostProcessStructuresLayout.pages(params.contextsPerProcess(), params.pageSize()) *
-                params.pageSize());
-            final long commandQueue = hps.buffer().getLong(HostProcessStructuresLayout.COMMAND_QUEUE_ADDRESS_OFFSET);
-            if (commandQueue != registration.vniAddress())
-            {
-                vni.close();
-                hps.close();
-                throw new QnixDriverException(DriverProtocol.REFUSED, "Host Process Structures of " + name +
-                    " point at SDRAM " + commandQueue + ", expected the VNI at " + registration.vniAddress());
-            }
-            registered = true;
-            // The control program's identity and heartbeat: read-only to the process, like a status
-            // register, so that a wait never outlives the firmware (DESIGN.md 5).
-            final MappedFile control = MappedFile.mapReadOnly(dir.nicSdram(where),
-                new NicSdramLayout(params).controlProgramOffset(), ControlProgramLayout.LENGTH);
-            // The NIC's Asleep flag read-only; its Wake Sequence read-write: a Command Queue entry wakes a
-            // sleeping NIC by bumping it (NicWakeLayout).
-            final NicWakeMapping wake;
+            MappedFile vni = null;
+            MappedFile hps = null;
+            MappedFile control = null;
+            NicWakeMapping wake = null;
             try
             {
+                vni = MappedFile.mapExisting(dir.nicSdram(where), registration.vniAddress(), registration.vniLength());
+                hps = MappedFile.mapExisting(dir.hostMemory(where), registration.hpsAddress(),
+                    (long)HostProcessStructuresLayout.pages(params.contextsPerProcess(), params.pageSize()) *
+                    params.pageSize());
+                final long commandQueue =
+                    hps.buffer().getLong(HostProcessStructuresLayout.COMMAND_QUEUE_ADDRESS_OFFSET);
+                if (commandQueue != registration.vniAddress())
+                {
+                    throw new QnixDriverException(DriverProtocol.REFUSED, "Host Process Structures of " + name +
+                        " point at SDRAM " + commandQueue + ", expected the VNI at " + registration.vniAddress());
+                }
+                // The control program's identity and heartbeat: read-only to the process, like a status
+                // register, so that a wait never outlives the firmware (DESIGN.md 5).
+                control = MappedFile.mapReadOnly(dir.nicSdram(where), new NicSdramLayout(params).controlProgramOffset(),
+                    ControlProgramLayout.LENGTH);
+                // The NIC's Asleep flag read-only; its Wake Sequence read-write: a Command Queue entry wakes a
+                // sleeping NIC by bumping it (NicWakeLayout).
                 wake = NicWakeMapping.map(dir, where);
+            }
+            catch (final UncheckedIOException ex)
+            {
+                CloseHelper.closeAll(vni, hps, control, wake);
+                // The driver answered, then the node's files went: the cluster was taken down meanwhile.
+                throw new QnixDriverException("registered with the driver of node " + where + ", then " +
+                    ex.getMessage() + ": is cluster '" + clusterName + "' still up?", ex);
             }
             catch (final RuntimeException ex)
             {
-                CloseHelper.closeAll(vni, hps, control);
+                CloseHelper.closeAll(vni, hps, control, wake);
                 throw ex;
             }
+            registered = true;
             return new NicRegistration(name, where, clusterName, params, registration.nicPid(), driver, vni,
                 hps, control, wake, NicProcessor.avoid(props.nicCpu(), "qnix"));
         }

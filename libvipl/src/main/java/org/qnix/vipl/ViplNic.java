@@ -1,5 +1,6 @@
 package org.qnix.vipl;
 
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -162,6 +163,7 @@ public final class ViplNic implements AutoCloseable
             MappedFile vni = null;
             MappedFile hps = null;
             MappedFile control = null;
+            NicWakeMapping wake = null;
             try
             {
                 structures = MappedFile.mapExisting(dir.hostMemory(node), registration.structuresAddress(),
@@ -174,16 +176,23 @@ public final class ViplNic implements AutoCloseable
                 // The control program's identity and heartbeat, read-only: no wait outlives the firmware.
                 control = MappedFile.mapReadOnly(dir.nicSdram(node),
                     new NicSdramLayout(params).controlProgramOffset(), ControlProgramLayout.LENGTH);
-                final NicWakeMapping wake = NicWakeMapping.map(dir, node);
+                wake = NicWakeMapping.map(dir, node);
                 final ViplNic nic = new ViplNic(node, clusterName, params, dir.hostMemory(node), driver, registration,
                     structures, vni, hps, control, wake, NicProcessor.avoid(props.nicCpu(), "vipl"));
                 nic.eventsThread.start();
                 return nic;
             }
+            catch (final UncheckedIOException ex)
+            {
+                CloseHelper.closeAll(structures, vni, hps, control, wake);
+                // The driver answered, then the node's files went: the cluster was taken down meanwhile.
+                throw new ViplException(ViplResult.ERROR_RESOURCE, "registered with the driver of node " + node +
+                    ", then " + ex.getMessage() + ": is cluster '" + clusterName + "' still up?", ex);
+            }
             catch (final RuntimeException ex)
             {
                 // Nothing mapped so far outlives a failed open.
-                CloseHelper.closeAll(structures, vni, hps, control);
+                CloseHelper.closeAll(structures, vni, hps, control, wake);
                 throw ex;
             }
         }
