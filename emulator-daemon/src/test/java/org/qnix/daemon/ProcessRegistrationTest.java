@@ -245,20 +245,9 @@ class ProcessRegistrationTest
         final NodeImage image = cluster.images.get(0);
         final int freeBefore = freePages(image);
         // kill -9 between the NIC's registration and the driver's answer: the answer's write fails.
-        final OutputStream brokenPipe = new OutputStream()
-        {
-            public void write(final int b) throws IOException
-            {
-                throw new IOException("Broken pipe");
-            }
-        };
         assertThrows(IOException.class, () -> cluster.registrars.get(0).register(new ProcessName(9, 0), 9, 1,
-            PID, TIMEOUT_MS, new DriverReplies(brokenPipe)));
-        for (int index = 0; index < image.parameters().maxProcessesPerNic(); index++)
-        {
-            assertEquals(0, image.hostMemory().getIntVolatile((int)image.hostLayout().processFlagOffset(index)),
-                "Process Flag Array entry " + index + " free again");
-        }
+            PID, TIMEOUT_MS, brokenPipe()));
+        assertNoEntryClaimed(image);
         assertEquals(freeBefore, freePages(image), "its pages back");
         assertTrue(PublishedTables.names(image.sdram(), image.sdramLayout()).isEmpty(), "no NIC knows it");
         // And its name can register again at once.
@@ -275,16 +264,9 @@ class ProcessRegistrationTest
         cluster = new DriverTestCluster(base, 1, true);
         final NodeImage image = cluster.images.get(0);
         final int freeBefore = freePages(image);
-        final OutputStream closedSocket = new OutputStream()
-        {
-            public void write(final int b) throws IOException
-            {
-                throw new IOException("Broken pipe");
-            }
-        };
         // Group 9 of 2 members: the other never comes, so the registration times out.
         assertThrows(IOException.class, () -> cluster.registrars.get(0).register(new ProcessName(9, 0), 9, 2,
-            PID, 300, new DriverReplies(closedSocket)));
+            PID, 300, brokenPipe()));
 
         assertNoEntryClaimed(image);
         assertEquals(freeBefore, freePages(image), "its pages back");
@@ -505,6 +487,18 @@ class ProcessRegistrationTest
     {
         return image.hostMemory().getIntVolatile(
             (int)(image.hostLayout().nicStatusOffset() + HostMemoryLayout.NIC_STATUS_FREE_PAGES_OFFSET));
+    }
+
+    /** @return replies to a connection whose other end is gone: every write fails, as a closed socket's. */
+    private static DriverReplies brokenPipe()
+    {
+        return new DriverReplies(new OutputStream()
+        {
+            public void write(final int b) throws IOException
+            {
+                throw new IOException("Broken pipe");
+            }
+        });
     }
 
     private static void assertNoEntryClaimed(final NodeImage image)

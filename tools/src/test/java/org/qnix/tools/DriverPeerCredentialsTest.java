@@ -128,13 +128,11 @@ class DriverPeerCredentialsTest
 
     private static ClusterDirectory up(final String name, final boolean shared) throws InterruptedException
     {
-        final ClusterParameters params = ClusterParameters.builder().torus(1, 1)
-            .sdramBytes(64L << 20).hostMemoryBytes(64L << 20).build();
         final ClusterDirectory dir = ClusterDirectory.of(name);
         try
         {
-            return ClusterControl.up(new ClusterControl.Settings(name, params).firmware("threads")
-                .sharedWithGroup(shared), TestClusters.quiet());
+            return TestClusters.up(new ClusterControl.Settings(name, TestClusters.small(1, 1).build())
+                .firmware("threads").sharedWithGroup(shared));
         }
         catch (final RuntimeException | InterruptedException ex)
         {

@@ -29,10 +29,9 @@ class GroupOwnershipTest
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void aSquatterCannotTakeAnApplicationsGroupNorFillTheGroupTable() throws Exception
     {
-        final ClusterParameters params = ClusterParameters.builder().torus(2, 1).groupTableEntries(12)
-            .sdramBytes(64L << 20).hostMemoryBytes(64L << 20).build();
-        final ClusterDirectory dir = ClusterControl.up(
-            new ClusterControl.Settings(TestClusters.uniqueName("g"), params).firmware("threads"), TestClusters.quiet());
+        final ClusterParameters params = TestClusters.small(2, 1).groupTableEntries(12).build();
+        final ClusterDirectory dir =
+            TestClusters.up(new ClusterControl.Settings(TestClusters.uniqueName("g"), params).firmware("threads"));
         try (Qnix squatter = TestClusters.registerAlone(dir, 70_001, "0-0"))
         {
             final int application = 70_002;

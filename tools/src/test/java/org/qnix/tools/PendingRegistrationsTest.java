@@ -34,10 +34,9 @@ class PendingRegistrationsTest
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void registrationsWaitingForTheirGroupLeaveTheDriverCommandQueueFree() throws Exception
     {
-        final ClusterParameters params = ClusterParameters.builder().torus(2, 1).processes(16)
-            .driverCommandQueueEntries(4).sdramBytes(64L << 20).hostMemoryBytes(64L << 20).build();
-        final ClusterDirectory dir = ClusterControl.up(
-            new ClusterControl.Settings(TestClusters.uniqueName("r"), params).firmware("threads"), TestClusters.quiet());
+        final ClusterParameters params = TestClusters.small(2, 1).processes(16).driverCommandQueueEntries(4).build();
+        final ClusterDirectory dir =
+            TestClusters.up(new ClusterControl.Settings(TestClusters.uniqueName("r"), params).firmware("threads"));
         final ExecutorService members = Executors.newFixedThreadPool(WAITING);
         final List<Future<Qnix>> waiting = new ArrayList<>();
         final List<Qnix> registered = new ArrayList<>();
