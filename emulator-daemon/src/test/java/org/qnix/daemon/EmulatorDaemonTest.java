@@ -132,7 +132,8 @@ class EmulatorDaemonTest
         }
         final String output = Files.readString(log, StandardCharsets.UTF_8);
         assertNotEquals(0, daemon.exitValue(), output);
-        assertTrue(output.contains("cluster 'live' is already up (daemon pid " + standIn.pid() + " is running)"), output);
+        assertTrue(output.contains("cluster 'live' is already up (daemon pid " + standIn.pid() + " is running)"),
+            output);
 
         assertArrayEquals(propertiesBefore, Files.readAllBytes(dir.propertiesFile()), "cluster.properties untouched");
         assertArrayEquals(hostBefore, Files.readAllBytes(dir.hostMemory(node)), "host.mem untouched");

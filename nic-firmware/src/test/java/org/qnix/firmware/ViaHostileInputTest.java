@@ -196,7 +196,8 @@ class ViaHostileInputTest extends ViaSteppedTest
             a.postSend(SEND_VI, handleA, DESCRIPTORS);
             cluster.settle();
             assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_SEND |
-                ViplDescriptor.STATUS_PROTECTION_ERROR, send.status(), "segment handle " + Integer.toHexString(handles[i]));
+                ViplDescriptor.STATUS_PROTECTION_ERROR, send.status(),
+                "segment handle " + Integer.toHexString(handles[i]));
         }
         final ViplDescriptor mixed = a.descriptor(DESCRIPTORS).control(ViplDescriptor.OP_SEND).segmentCount(2)
             .length(200).dataSegment(0, a.address(DATA), handleA, 100)
@@ -360,7 +361,8 @@ class ViaHostileInputTest extends ViaSteppedTest
         // The VI goes on.
         final ViplDescriptor good = postedReceive(4096);
         sentOneSegment(100, 15);
-        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE, good.status(), "a good message after");
+        assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE, good.status(),
+            "a good message after");
         assertRange(b, DATA, bytesOf(a, DATA, 100), 0, 100);
     }
 
@@ -479,7 +481,8 @@ class ViaHostileInputTest extends ViaSteppedTest
             assertHostUnchangedExcept(1, b.structures, before, counterWord, Integer.BYTES,
                 ringB + CqRingLayout.OVERFLOWED_OFFSET, Integer.BYTES,
                 b.structures + ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET, Integer.BYTES,
-                b.structures + ViaProcessStructuresLayout.asyncEventOffset(0), 2 * ViaProcessStructuresLayout.EVENT_LENGTH);
+                b.structures + ViaProcessStructuresLayout.asyncEventOffset(0),
+                2 * ViaProcessStructuresLayout.EVENT_LENGTH);
         }
         assertOtherUntouched();
     }
@@ -526,7 +529,8 @@ class ViaHostileInputTest extends ViaSteppedTest
             for (int n = 0; n < 2; n++)
             {
                 final int at = (position + n) % ViaProcessStructuresLayout.ASYNC_EVENTS;
-                assertEquals(1, eventWord(b, at, ViaProcessStructuresLayout.EVENT_VALID_OFFSET), "event " + n + " valid");
+                assertEquals(1, eventWord(b, at, ViaProcessStructuresLayout.EVENT_VALID_OFFSET),
+                    "event " + n + " valid");
                 assertEquals(ViaProcessStructuresLayout.ERROR_POST_DESC, b.asyncError(at), "event " + n + "'s error");
                 assertEquals(stale, eventWord(b, at, ViaProcessStructuresLayout.EVENT_DESCRIPTOR_HANDLE_OFFSET),
                     "event " + n + "'s handle");
@@ -654,7 +658,11 @@ class ViaHostileInputTest extends ViaSteppedTest
         return new MemoryRegionEntry().wrap(image.sdram(), (int)image.sdramLayout().via().regionOffset(slot));
     }
 
-    /** Deregistered and registered again in the same slot, as the driver does it: the generation one up. @return the new handle. */
+    /**
+     * Deregistered and registered again in the same slot, as the driver does it: the generation one up.
+     *
+     * @return the new handle.
+     */
     private int registerAgain(final int node, final int slot)
     {
         final MemoryRegionEntry r = region(node, slot);

@@ -219,8 +219,8 @@ final class Bench implements Runnable
             "One-way latency per message size, QNIX, the VIPL (--api vipl,vipl-rdma), PCIComm (--api pcicomm) and " +
                 "(with --baselines) the baselines.",
             "Half the round trip: p50, p99, p99.9 and max, and each p50 as a multiple of the floor's and the " +
-                "relay's. In each of --passes: the baselines first; then, without --cluster, a 2x1 cluster is brought " +
-                "up for QNIX and the VIPL and torn down after. They run between the first two nodes; every " +
+                "relay's. In each of --passes: the baselines first; then, without --cluster, a 2x1 cluster is " +
+                "brought up for QNIX and the VIPL and torn down after. They run between the first two nodes; every " +
                 "measurement is a pair of JVMs. Then the cores the whole machine kept busy while each was measured, " +
                 "and with the cluster up and idle (sampled 2 s in each pass, before QNIX runs)." })
     static final class Latency implements Callable<Integer>
@@ -229,10 +229,10 @@ final class Bench implements Runnable
         Common common;
 
         @Option(names = "--api", defaultValue = "qnix", split = ",",
-            description = "Interfaces of the cluster to measure: qnix (default: Send_Short up to the short threshold, " +
-                "Send above), qnix-send (Send for every size), vipl (VIA Send into a posted receive, Reliable " +
-                "Delivery), vipl-rdma (VIA RDMA write with immediate data) and pcicomm (PCIComm connections: send " +
-                "into the peer's preposted buffers, zero copy; size 0 is sent as 1 byte).")
+            description = "Interfaces of the cluster to measure: qnix (default: Send_Short up to the short " +
+                "threshold, Send above), qnix-send (Send for every size), vipl (VIA Send into a posted receive, " +
+                "Reliable Delivery), vipl-rdma (VIA RDMA write with immediate data) and pcicomm (PCIComm " +
+                "connections: send into the peer's preposted buffers, zero copy; size 0 is sent as 1 byte).")
         List<String> api;
 
         @Option(names = "--sizes", defaultValue = "0,8,64,512,1024,4096,65536",
@@ -259,10 +259,11 @@ final class Bench implements Runnable
                     TcpTransport::start, AeronIpcTransport::start),
                 run -> api.stream().<IntFunction<LatencyTransport>>map(one -> max -> switch (one)
                 {
-                    case "vipl", "vipl-rdma" ->
-                        ViplTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "vipl-rdma".equals(one), max);
+                    case "vipl", "vipl-rdma" -> ViplTransport.start(run.name(), "0-0", run.peerNode(), common.wait,
+                        "vipl-rdma".equals(one), max);
                     case "pcicomm" -> PciCommTransport.start(run.name(), "0-0", run.peerNode(), max);
-                    default -> QnixTransport.start(run.name(), "0-0", run.peerNode(), common.wait, "qnix".equals(one), max);
+                    default -> QnixTransport.start(run.name(), "0-0", run.peerNode(), common.wait,
+                        "qnix".equals(one), max);
                 }).toList(),
                 LatencySamples::new, (transport, size, into) -> LatencyRun.measure(transport, size, warmup,
                     TimeUnit.MILLISECONDS.toNanos(common.warmupMs), iterations, into),
@@ -286,9 +287,9 @@ final class Bench implements Runnable
         Common common;
 
         @Option(names = "--api", defaultValue = "qnix", split = ",",
-            description = "Interfaces of the cluster to measure: qnix (default: Send_Short up to the short threshold, " +
-                "Send above), vipl (VIA Send into a posted receive, Reliable Delivery) and pcicomm (PCIComm " +
-                "connections: send into the peer's preposted buffers, zero copy).")
+            description = "Interfaces of the cluster to measure: qnix (default: Send_Short up to the short " +
+                "threshold, Send above), vipl (VIA Send into a posted receive, Reliable Delivery) and pcicomm " +
+                "(PCIComm connections: send into the peer's preposted buffers, zero copy).")
         List<String> api;
 
         @Option(names = "--sizes", defaultValue = "4096,16384,65536,262144,1048576,2097152",

@@ -62,7 +62,8 @@ final class BenchStrategies implements Callable<Integer>
     int warmup;
 
     @Option(names = "--warmup-ms", defaultValue = "500",
-        description = "Warm up for at least this long too, after the --warmup round trips (default ${DEFAULT-VALUE} ms).")
+        description = "Warm up for at least this long too, after the --warmup round trips " +
+            "(default ${DEFAULT-VALUE} ms).")
     long warmupMs;
 
     @Option(names = "--idle-seconds", defaultValue = "2",

@@ -104,8 +104,8 @@ public final class TraceCommand implements Callable<Integer>
             final NicCoordinates node = NicCoordinates.parse(name);
             if (!params.hasNode(node))
             {
-                throw new IllegalArgumentException("--node " + name + ": cluster '" + dir.name() + "' has no such node, " +
-                    "it is a " + params.torus() + " torus");
+                throw new IllegalArgumentException("--node " + name + ": cluster '" + dir.name() +
+                    "' has no such node, it is a " + params.torus() + " torus");
             }
             if (!nodes.contains(node))
             {

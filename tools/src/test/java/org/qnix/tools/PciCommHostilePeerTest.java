@@ -37,8 +37,8 @@ import org.qnix.vipl.ViplNic;
  * A PCIComm peer is untrusted: a client speaking the control protocol through the bare VIPL, keeping
  * to the receive-slot credits (so that nothing but the message itself is wrong), returns a credit
  * count that would wrap the listener's window, exports a buffer of a negative length, or exports more
- * buffers than an end may have preposted; the listener's connection ends in CONNECTION_LOST instead of never sending again or
- * growing its memory without limit. An end itself cannot prepost past that limit.
+ * buffers than an end may have preposted; the listener's connection ends in CONNECTION_LOST instead of
+ * never sending again or growing its memory without limit. An end itself cannot prepost past that limit.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class PciCommHostilePeerTest extends ViplClusterTest

@@ -62,7 +62,8 @@ class TraceCommandTest
             exchange(sender, receiver, out, in, 1);
 
             // A node the cluster does not have is refused before tracing starts.
-            final CliResult noNode = CliResult.run("trace", "--cluster", dir.name(), "--node", "9-9", "--duration", "1");
+            final CliResult noNode =
+                CliResult.run("trace", "--cluster", dir.name(), "--node", "9-9", "--duration", "1");
             assertEquals(QnixCommand.BAD_ARGUMENT, noNode.exit, noNode.out + noNode.err);
             assertEquals("qnix: --node 9-9: cluster '" + dir.name() + "' has no such node, it is a 2x1 torus",
                 noNode.err.strip());
@@ -133,7 +134,8 @@ class TraceCommandTest
             assertTrue(result.err.startsWith("qnix: "), result.err);
         }
         // The output's directory is looked at before the cluster.
-        final CliResult missing = CliResult.run("trace", "--cluster", "no-such-cluster-here", "-o", "/no/such/dir/x.pcapng");
+        final CliResult missing =
+            CliResult.run("trace", "--cluster", "no-such-cluster-here", "-o", "/no/such/dir/x.pcapng");
         assertTrue(missing.err.contains("-o /no/such/dir/x.pcapng: no such directory /no/such/dir"), missing.err);
     }
 
