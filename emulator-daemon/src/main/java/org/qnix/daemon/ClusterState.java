@@ -84,9 +84,8 @@ public final class ClusterState
             return new ClusterState(dir, Kind.STALE, props.get(),
                 "its daemon (pid " + pid + ") is gone; that pid now belongs to another process");
         }
-        final String marker = JvmFlags.clusterMarker(dir.path());
         final Optional<String> command = daemon.get().info().commandLine();
-        if (command.isPresent() && !(command.get() + " ").contains(marker + " "))
+        if (command.isPresent() && !isClusterJvm(command.get(), dir.path()))
         {
             // Not a JVM started for this cluster: a reused pid, or a cluster.properties rewritten by a
             // member of a --shared-with-group group to make the owner's `down` signal one of the owner's
@@ -178,17 +177,22 @@ public final class ClusterState
     /** @return live JVMs started for this cluster (firmware, daemon) other than this one. */
     static List<ProcessHandle> leftoverFirmware(final Path clusterPath)
     {
-        final String marker = JvmFlags.clusterMarker(clusterPath);
         final List<ProcessHandle> result = new ArrayList<>();
         ProcessHandle.allProcesses()
             .filter(p -> p.pid() != ProcessHandle.current().pid())
             .forEach(p -> p.info().commandLine().ifPresent(cmd ->
             {
-                if ((cmd + " ").contains(marker + " "))
+                if (isClusterJvm(cmd, clusterPath))
                 {
                     result.add(p);
                 }
             }));
         return result;
+    }
+
+    /** @return true if {@code commandLine} carries the cluster's marker, as its daemon and firmware JVMs do. */
+    private static boolean isClusterJvm(final String commandLine, final Path clusterPath)
+    {
+        return (commandLine + " ").contains(JvmFlags.clusterMarker(clusterPath) + " ");
     }
 }

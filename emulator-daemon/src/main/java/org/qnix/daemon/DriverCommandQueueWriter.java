@@ -63,7 +63,7 @@ final class DriverCommandQueueWriter
     synchronized Ticket post(final int command, final ProcessName name, final int pid, final int index,
         final int group, final int size, final long timeoutMs) throws InterruptedException
     {
-        final long deadline = ProcessRegistrar.deadlineAfter(System.currentTimeMillis(), timeoutMs);
+        final long deadline = System.currentTimeMillis() + timeoutMs;
         while (!reclaim(tail))
         {
             if (System.currentTimeMillis() > deadline)

@@ -49,6 +49,9 @@ final class DriverRequests implements AutoCloseable
         void settled(boolean held);
     }
 
+    /** Longer waits are taken as this (a century), as libhost's DriverProxy takes them. */
+    static final long LONGEST_WAIT_MS = 36_500L * 24 * 3600 * 1000;
+
     private final NicCoordinates node;
     private final AtomicBuffer sdram;
     private final NicSdramLayout layout;
@@ -95,7 +98,7 @@ final class DriverRequests implements AutoCloseable
                 final int group = in.readInt();
                 final int groupSize = in.readInt();
                 final int claimedPid = in.readInt();
-                final long timeoutMs = in.readLong();
+                final long timeoutMs = cappedWait(in.readLong());
                 registrations.registering();
                 try
                 {
@@ -158,6 +161,15 @@ final class DriverRequests implements AutoCloseable
         }
     }
 
+    /**
+     * @return a client's timeout as the driver waits it: at least 0, at most {@link #LONGEST_WAIT_MS}, so
+     * that no deadline overflows; a longer wait is as long as the process lives anyway.
+     */
+    static long cappedWait(final long timeoutMs)
+    {
+        return Math.max(0, Math.min(timeoutMs, LONGEST_WAIT_MS));
+    }
+
     /** @return whether the connection holds a registered process, QNIX or VIA. */
     private boolean holdsRegistration()
     {
@@ -179,7 +191,7 @@ final class DriverRequests implements AutoCloseable
             System.err.println("driver " + node + ": a REGISTER of " + name + " claims pid " + claimedPid +
                 " but comes from pid " + callerPid + ": using " + callerPid);
         }
-        if (null != registered || null != via.registered())
+        if (holdsRegistration())
         {
             replies.refuse("this connection already registered " +
                 (null != registered ? registered.name() : "a VIA process (Vipl.openNic)"));

@@ -216,7 +216,7 @@ final class ProcessRegistrar
         }
 
         // Step 6: wait until the NIC took the command, then until the whole group is known to every NIC.
-        final long deadline = deadlineAfter(System.currentTimeMillis(), timeoutMs);
+        final long deadline = System.currentTimeMillis() + timeoutMs;
         long nextLivenessCheck = 0;
         boolean taken = false;
         while (true)
@@ -301,15 +301,6 @@ final class ProcessRegistrar
             }
             Thread.sleep(POLL_MS);
         }
-    }
-
-    /**
-     * @return {@code nowMs + timeoutMs}, or the end of time when that does not fit in a long: a client
-     * may ask for any positive timeout, and a huge one means as long as its process lives.
-     */
-    static long deadlineAfter(final long nowMs, final long timeoutMs)
-    {
-        return timeoutMs > Long.MAX_VALUE - nowMs ? Long.MAX_VALUE : nowMs + timeoutMs;
     }
 
     /** Step 5: the Process Table entry; the PID last, so the NIC never sees half an entry. @return its offset. */
@@ -526,12 +517,7 @@ final class ProcessRegistrar
             if (stopped || (null != held.ticket() && commandQueue.completed(held.ticket())))
             {
                 quarantine.remove(i);
-                allocator.freeAll(held.index());
-                if (DriverCommand.DELETE_PROCESS == held.command())
-                {
-                    registry.remove(held.name(), node, held.index());
-                }
-                releaseProcessTableEntry(held.index());
+                release(held.name(), held.index(), DriverCommand.DELETE_PROCESS == held.command());
                 System.err.println("driver " + node + ": released Process Table entry " + held.index() + " of " +
                     held.name() + " and its pages: its NIC " +
                     (stopped ? "has stopped" : "completed " + DriverCommand.name(held.command())));
@@ -627,7 +613,7 @@ final class ProcessRegistrar
             replies.viaFailed(ViplResult.ERROR_RESOURCE, commandQueueFull(timeoutMs));
             return null;
         }
-        final long deadline = deadlineAfter(System.currentTimeMillis(), timeoutMs);
+        final long deadline = System.currentTimeMillis() + timeoutMs;
         long nextLivenessCheck = 0;
         while (true)
         {
@@ -709,8 +695,7 @@ final class ProcessRegistrar
         final int entry = (int)layout.processEntryOffset(registered.index());
         sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, 0);
         registered.via().releaseAll();
-        allocator.freeAll(registered.index());
-        releaseProcessTableEntry(registered.index());
+        release(registered.name(), registered.index(), false);
     }
 
     /** Steps 3-5: unmap (the process's own business), return the pages, free the entry. */
@@ -718,9 +703,21 @@ final class ProcessRegistrar
     {
         final int entry = (int)layout.processEntryOffset(registered.index());
         sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, 0);
-        allocator.freeAll(registered.index());
-        registry.remove(registered.name(), node, registered.index());
-        releaseProcessTableEntry(registered.index());
+        release(registered.name(), registered.index(), true);
+    }
+
+    /**
+     * The pages back to the pool, the name out of the cluster registry if it is a QNIX process's
+     * ({@code named}; a VIA process has none), and the Process Table entry free for the next process.
+     */
+    private void release(final ProcessName name, final int index, final boolean named)
+    {
+        allocator.freeAll(index);
+        if (named)
+        {
+            registry.remove(name, node, index);
+        }
+        releaseProcessTableEntry(index);
     }
 
     private synchronized int claimProcessTableEntry(final int osPid) throws InterruptedException

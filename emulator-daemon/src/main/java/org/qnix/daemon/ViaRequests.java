@@ -21,9 +21,6 @@ import org.qnix.abi.ViplResult;
  */
 final class ViaRequests implements AutoCloseable
 {
-    /** Longer waits are taken as this (a century), as libhost's DriverProxy takes them. */
-    private static final long LONGEST_WAIT_MS = 36_500L * 24 * 3600 * 1000;
-
     private final ProcessRegistrar registrar;
     private final int callerPid;
     private final DriverReplies replies;
@@ -64,7 +61,7 @@ final class ViaRequests implements AutoCloseable
         if (DriverProtocol.VIA_REGISTER == type)
         {
             in.readInt();
-            final long timeoutMs = in.readLong();
+            final long timeoutMs = DriverRequests.cappedWait(in.readLong());
             // Only once the whole request is read: one cut short leaves the connection idle.
             registrations.registering();
             try
@@ -220,7 +217,7 @@ final class ViaRequests implements AutoCloseable
             return;
         }
         final ViaResources via = registered.via();
-        final long wait = Math.max(0, Math.min(timeoutMs, LONGEST_WAIT_MS));
+        final long wait = DriverRequests.cappedWait(timeoutMs);
         try
         {
             switch (type)

@@ -288,20 +288,22 @@ final class PciCommDevice
      */
     void handBackUnsent()
     {
-        for (final PciBuffer b : outgoing)
-        {
-            sendsHandedBack++;
-            bytesHandedBack += b.length() - b.posted;
-            b.owner = PciBuffer.WITH_APPLICATION;
-        }
-        outgoing.clear();
+        sendsHandedBack += outgoing.size() + inFlight.size();
+        bytesHandedBack += bytesNotWritten();
         for (final PciBuffer b : inFlight)
         {
-            sendsHandedBack++;
             bytesHandedBack += b.length();
-            b.owner = PciBuffer.WITH_APPLICATION;
         }
-        inFlight.clear();
+        handBackAll(outgoing);
+        handBackAll(inFlight);
+    }
+
+    /** Every buffer of {@code queue} back to the application, in order. */
+    private static void handBackAll(final ArrayDeque<PciBuffer> queue)
+    {
+        while (null != handBack(queue))
+        {
+        }
     }
 
     /**

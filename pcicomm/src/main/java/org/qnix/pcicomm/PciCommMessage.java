@@ -138,6 +138,11 @@ public final class PciCommMessage
 
     public int entryLength(final int i)
     {
+        return entryLength(buffer, offset, i);
+    }
+
+    private static int entryLength(final DirectBuffer buffer, final int offset, final int i)
+    {
         return buffer.getInt(offset + HEADER_LENGTH + i * ENTRY_LENGTH + ENTRY_LENGTH_OFFSET);
     }
 
@@ -170,7 +175,7 @@ public final class PciCommMessage
         {
             // A length below 1 would make the sender's write count run backwards, one above the largest
             // transfer a write the NIC refuses: either way not a buffer allocate() can have made.
-            final int entryLength = buffer.getInt(offset + HEADER_LENGTH + i * ENTRY_LENGTH + ENTRY_LENGTH_OFFSET);
+            final int entryLength = entryLength(buffer, offset, i);
             if (entryLength < 1 || entryLength > maxEntryLength)
             {
                 return "an export entry of " + entryLength + " bytes, outside [1, " + maxEntryLength + "]";

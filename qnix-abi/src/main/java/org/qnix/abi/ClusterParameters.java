@@ -275,7 +275,7 @@ public final class ClusterParameters
     public Map<String, String> toMap()
     {
         final Map<String, String> map = new LinkedHashMap<>();
-        map.put("torus", torusWidth + "x" + torusHeight);
+        map.put("torus", torus());
         map.put("processes", Integer.toString(processes));
         map.put("contexts", Integer.toString(contexts));
         map.put("commandQueueEntries", Integer.toString(commandQueueEntries));

@@ -25,7 +25,7 @@ import org.qnix.vipl.ViplException;
  * }
  * }</pre>
  */
-final class OneLineFailures
+public final class OneLineFailures
 {
     private OneLineFailures()
     {
@@ -57,8 +57,17 @@ final class OneLineFailures
 
     private static boolean isReported(final Throwable ex)
     {
-        return ex instanceof QnixException || ex instanceof ViplException || ex instanceof PciCommException ||
-            ex instanceof DriverException || ex instanceof IllegalArgumentException || ex instanceof IOException ||
+        return isLibraryFailure(ex) || ex instanceof IllegalArgumentException || ex instanceof IOException ||
             ex instanceof UncheckedIOException;
+    }
+
+    /**
+     * @return true for the libraries' own exceptions: the cluster went down, a NIC stopped, a peer went
+     * away, a timeout. The message names what happened; the {@code qnix} command reports them so too.
+     */
+    public static boolean isLibraryFailure(final Throwable ex)
+    {
+        return ex instanceof QnixException || ex instanceof ViplException || ex instanceof PciCommException ||
+            ex instanceof DriverException;
     }
 }

@@ -364,8 +364,8 @@ public final class ClusterStatus
     public void print(final PrintStream out)
     {
         final ClusterParameters params = props.parameters();
-        out.printf("cluster '%s': up, %dx%d torus, firmware as %s%s, daemon pid %d, files in %s%n", dir.name(),
-            params.torusWidth(), params.torusHeight(), props.firmwareMode(), nicCpu(), props.daemonPid(), dir.path());
+        out.printf("cluster '%s': up, %s torus, firmware as %s%s, daemon pid %d, files in %s%n", dir.name(),
+            params.torus(), props.firmwareMode(), nicCpu(), props.daemonPid(), dir.path());
         out.printf("%-6s %-13s %-10s %-14s %-10s %-16s%n",
             "node", "firmware pid", "state", "heartbeat age", "processes", "free host pages");
         for (final Node node : nodes)

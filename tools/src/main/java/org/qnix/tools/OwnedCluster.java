@@ -5,8 +5,8 @@ import java.io.PrintStream;
 import org.qnix.abi.ClusterDirectory;
 
 /**
- * A cluster a command brings up for itself ({@code demo}, {@code bench} without {@code --cluster}) and
- * takes down when done: on {@link #close()}, and also when the user interrupts the command (a shutdown
+ * A cluster a command brings up for itself ({@code demo}, {@code bench} without {@code --cluster}, a
+ * JMH trial) and takes down when done: on {@link #close()}, and also when the user interrupts the command (a shutdown
  * hook), since the daemon runs in a session of its own and Ctrl-C never reaches it.
  *
  * <pre>{@code
@@ -16,7 +16,7 @@ import org.qnix.abi.ClusterDirectory;
  * }
  * }</pre>
  */
-final class OwnedCluster implements AutoCloseable
+public final class OwnedCluster implements AutoCloseable
 {
     private final ClusterDirectory dir;
     private final PrintStream downOut;
@@ -34,8 +34,8 @@ final class OwnedCluster implements AutoCloseable
      * @param upOut   where the bring-up reports.
      * @param downOut where the teardown reports.
      */
-    static OwnedCluster up(final ClusterControl.Settings settings, final PrintStream upOut, final PrintStream downOut)
-        throws InterruptedException
+    public static OwnedCluster up(final ClusterControl.Settings settings, final PrintStream upOut,
+        final PrintStream downOut) throws InterruptedException
     {
         final OwnedCluster cluster = new OwnedCluster(ClusterDirectory.of(settings.name), downOut);
         // Registered before the cluster exists, so that an interrupt during bring-up still tears it down.
@@ -54,7 +54,7 @@ final class OwnedCluster implements AutoCloseable
         return cluster;
     }
 
-    ClusterDirectory directory()
+    public ClusterDirectory directory()
     {
         return dir;
     }

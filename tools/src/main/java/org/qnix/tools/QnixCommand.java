@@ -17,6 +17,7 @@ import org.qnix.abi.NicProcessor;
 import org.qnix.abi.ShortFlow;
 import org.qnix.daemon.ClusterLock;
 import org.qnix.daemon.ClusterState;
+import org.qnix.examples.OneLineFailures;
 import org.qnix.firmware.NicCounters;
 
 import picocli.CommandLine;
@@ -82,7 +83,7 @@ public final class QnixCommand implements Runnable
                 commandLine.getErr().println("qnix: " + ex.getMessage());
                 return FAILED;
             }
-            if (isLibraryFailure(ex))
+            if (OneLineFailures.isLibraryFailure(ex))
             {
                 // A bench or demo JVM is a program of the cluster too: the cluster went down under it,
                 // its NIC stopped, a peer went away. The exception names what happened.
@@ -92,12 +93,6 @@ public final class QnixCommand implements Runnable
             throw ex;
         });
         return cli;
-    }
-
-    private static boolean isLibraryFailure(final Exception ex)
-    {
-        return ex instanceof org.qnix.lib.QnixException || ex instanceof org.qnix.vipl.ViplException ||
-            ex instanceof org.qnix.pcicomm.PciCommException || ex instanceof org.qnix.host.DriverException;
     }
 
     static String clusterName(final String option)
@@ -347,8 +342,8 @@ public final class QnixCommand implements Runnable
         description = {
             "Launch a parallel program of K JVMs on a cluster.",
             "Process i is named (AI, i) in group AI of size K, placed on the cluster's nodes, with its output " +
-                "prefixed by its rank; each rank's OS pid is printed as it starts. Exits with the first non-zero exit " +
-                "code and stops the other processes when one fails.",
+                "prefixed by its rank; each rank's OS pid is printed as it starts. Exits with the first non-zero " +
+                "exit code and stops the other processes when one fails.",
             "PROGRAM is a main class of your class path (-cp, or $CLASSPATH), an example (Hello, PingPong, " +
                 "Stream, Collectives; VIPL: ViplHello, ViplPingPong, ViplStream, ViplRdma; PCIComm: PciCommCat), a " +
                 "jar with a Main-Class, or a class of qnix's own class path. Your class path goes after qnix's, so " +

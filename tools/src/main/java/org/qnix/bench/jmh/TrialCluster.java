@@ -3,26 +3,23 @@ package org.qnix.bench.jmh;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 
-import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.tools.ClusterControl;
+import org.qnix.tools.OwnedCluster;
 
 /**
  * The QNIX cluster of one JMH trial: a 2x2 torus brought up in the trial's setup and torn down in its
- * teardown, or by a shutdown hook if the forked JVM ends first.
+ * teardown, or when the forked JVM ends first ({@link OwnedCluster}).
  */
 final class TrialCluster implements AutoCloseable
 {
     private static int sequence;
 
-    final ClusterDirectory dir;
-    private final Thread teardown;
+    private final OwnedCluster cluster;
 
-    private TrialCluster(final ClusterDirectory dir)
+    private TrialCluster(final OwnedCluster cluster)
     {
-        this.dir = dir;
-        this.teardown = new Thread(this::down, "jmh-cluster-down");
-        Runtime.getRuntime().addShutdownHook(teardown);
+        this.cluster = cluster;
     }
 
     static synchronized TrialCluster up(final String firmware, final String idle)
@@ -30,8 +27,8 @@ final class TrialCluster implements AutoCloseable
         final String name = "jmh" + ProcessHandle.current().pid() + "-" + ++sequence;
         try
         {
-            return new TrialCluster(ClusterControl.up(new ClusterControl.Settings(name,
-                ClusterParameters.builder().torus(2, 2).build()).firmware(firmware).idle(idle), quiet()));
+            return new TrialCluster(OwnedCluster.up(new ClusterControl.Settings(name,
+                ClusterParameters.builder().torus(2, 2).build()).firmware(firmware).idle(idle), quiet(), quiet()));
         }
         catch (final InterruptedException ex)
         {
@@ -42,32 +39,12 @@ final class TrialCluster implements AutoCloseable
 
     String name()
     {
-        return dir.name();
-    }
-
-    private void down()
-    {
-        try
-        {
-            ClusterControl.down(dir, quiet());
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
+        return cluster.directory().name();
     }
 
     public void close()
     {
-        down();
-        try
-        {
-            Runtime.getRuntime().removeShutdownHook(teardown);
-        }
-        catch (final IllegalStateException ignore)
-        {
-            // Already shutting down: the hook is running.
-        }
+        cluster.close();
     }
 
     private static PrintStream quiet()
