@@ -42,6 +42,7 @@ final class CastOperation
     int destinations;
     int[] destinationNode = new int[8];
     int[] destinationPid = new int[8];
+    int[] destinationIncarnation = new int[8];
     int[] destinationAi = new int[8];
     int[] destinationPi = new int[8];
 
@@ -114,18 +115,20 @@ final class CastOperation
         destinations = 0;
     }
 
-    void addDestination(final int node, final int nicPid, final int ai, final int pi)
+    void addDestination(final int node, final int nicPid, final int incarnation, final int ai, final int pi)
     {
         if (destinations == destinationNode.length)
         {
             final int grown = destinations * 2;
             destinationNode = Arrays.copyOf(destinationNode, grown);
             destinationPid = Arrays.copyOf(destinationPid, grown);
+            destinationIncarnation = Arrays.copyOf(destinationIncarnation, grown);
             destinationAi = Arrays.copyOf(destinationAi, grown);
             destinationPi = Arrays.copyOf(destinationPi, grown);
         }
         destinationNode[destinations] = node;
         destinationPid[destinations] = nicPid;
+        destinationIncarnation[destinations] = incarnation;
         destinationAi[destinations] = ai;
         destinationPi[destinations] = pi;
         destinations++;

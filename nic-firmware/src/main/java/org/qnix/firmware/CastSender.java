@@ -155,7 +155,10 @@ final class CastSender
         {
             if (member.name().ai() != slot.aiName || member.name().pi() != slot.piName)
             {
-                cast.addDestination(member.node().index(torusWidth), member.nicPid(), member.name().ai(),
+                // Which process the member is, as this NIC knows it; 0, no process's, if its name is gone.
+                final NameTable.Entry named = names.lookup(member.name().ai(), member.name().pi());
+                final int incarnation = null != named && named.is(member.node(), member.nicPid()) ? named.incarnation : 0;
+                cast.addDestination(member.node().index(torusWidth), member.nicPid(), incarnation, member.name().ai(),
                     member.name().pi());
             }
         }
@@ -176,7 +179,8 @@ final class CastSender
             {
                 return Doorbell.PEER_GONE;
             }
-            cast.addDestination(receiver.node.index(torusWidth), receiver.nicPid, multicastAi[i], multicastPi[i]);
+            cast.addDestination(receiver.node.index(torusWidth), receiver.nicPid, receiver.incarnation, multicastAi[i],
+                multicastPi[i]);
         }
         return Doorbell.DONE;
     }
@@ -227,6 +231,7 @@ final class CastSender
             // another process by now) gets nothing.
             final NameTable.Entry receiver = names.lookup(cast.destinationAi[d], cast.destinationPi[d]);
             if (null == receiver || receiver.nicPid != cast.destinationPid[d] ||
+                receiver.incarnation != cast.destinationIncarnation[d] ||
                 receiver.node.index(torusWidth) != cast.destinationNode[d])
             {
                 if (cast.destinationDone(Doorbell.PEER_GONE))
@@ -237,7 +242,8 @@ final class CastSender
             }
             final SendOperation op = scheduler.takeCastEntry();
             op.describeCastDestination(slot.index, cast, d);
-            scheduler.schedule(slot, op, cast.destinationNode[d], cast.destinationPid[d]);
+            scheduler.schedule(slot, op, cast.destinationNode[d], cast.destinationPid[d],
+                cast.destinationIncarnation[d]);
         }
         return true;
     }

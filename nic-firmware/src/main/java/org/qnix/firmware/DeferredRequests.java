@@ -107,7 +107,8 @@ final class DeferredRequests
             .packets(request.packets())
             .operationId(request.operationId())
             .senderAi(request.senderAi())
-            .senderPi(request.senderPi());
+            .senderPi(request.senderPi())
+            .receiverIncarnation(request.receiverIncarnation());
         size++;
     }
 

@@ -23,14 +23,18 @@ final class NameTable
         final NicCoordinates node;
         final int nicPid;
         final int osPid;
+        /** Which of the processes its Process Table entry has held this one is (New_Process). */
+        final int incarnation;
         final int slot;
 
-        Entry(final ProcessName name, final NicCoordinates node, final int nicPid, final int osPid, final int slot)
+        Entry(final ProcessName name, final NicCoordinates node, final int nicPid, final int osPid,
+            final int incarnation, final int slot)
         {
             this.name = name;
             this.node = node;
             this.nicPid = nicPid;
             this.osPid = osPid;
+            this.incarnation = incarnation;
             this.slot = slot;
         }
 
@@ -90,16 +94,17 @@ final class NameTable
      *
      * @return the entry, or null if the table is full.
      */
-    Entry put(final ProcessName name, final NicCoordinates node, final int nicPid, final int osPid)
+    Entry put(final ProcessName name, final NicCoordinates node, final int nicPid, final int osPid,
+        final int incarnation)
     {
         final Entry existing = byName.get(name.key());
         if (null != existing)
         {
-            if (existing.is(node, nicPid) && existing.osPid == osPid)
+            if (existing.is(node, nicPid) && existing.osPid == osPid && existing.incarnation == incarnation)
             {
                 return existing;
             }
-            final Entry replacement = new Entry(name, node, nicPid, osPid, existing.slot);
+            final Entry replacement = new Entry(name, node, nicPid, osPid, incarnation, existing.slot);
             byName.put(name.key(), replacement);
             publish(replacement, byName.size());
             return replacement;
@@ -108,7 +113,7 @@ final class NameTable
         {
             return null;
         }
-        final Entry entry = new Entry(name, node, nicPid, osPid, freeSlots.pollInt());
+        final Entry entry = new Entry(name, node, nicPid, osPid, incarnation, freeSlots.pollInt());
         byName.put(name.key(), entry);
         publish(entry, byName.size());
         return entry;

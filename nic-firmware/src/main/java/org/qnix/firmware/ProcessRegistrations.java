@@ -52,6 +52,11 @@ final class ProcessRegistrations
     private final ProcessName[] residents;
     /** The Process Table entries a VIA process lives in (issue 14): active, but nameless. */
     private final boolean[] viaResidents;
+    /**
+     * How many QNIX processes each Process Table entry has held (New_Process): the incarnation every
+     * request to the one in it now carries, so that one for an earlier process is not delivered to it.
+     */
+    private final int[] incarnations;
     private ViaEngine via;
     /** Scratch: groups an application's registration put other processes out of. */
     private final List<GroupTable.Group> evictedGroups = new ArrayList<>();
@@ -76,6 +81,7 @@ final class ProcessRegistrations
         this.receives = receives;
         this.groupOperations = groupOperations;
         this.residents = new ProcessName[params.maxProcessesPerNic()];
+        this.incarnations = new int[params.maxProcessesPerNic()];
         this.viaResidents = new boolean[params.maxProcessesPerNic()];
     }
 
@@ -99,7 +105,8 @@ final class ProcessRegistrations
             return Doorbell.BAD_COMMAND;
         }
         final int nicPid = ProcessTableLayout.nicPid(index);
-        if (null == names.put(name, self, nicPid, pid))
+        final int incarnation = ++incarnations[index];
+        if (null == names.put(name, self, nicPid, pid, incarnation))
         {
             return Doorbell.NO_RESOURCES;
         }
@@ -115,12 +122,14 @@ final class ProcessRegistrations
 
         residents[index] = name;
         activate(index, name.ai(), name.pi());
+        slots[index].incarnation = incarnation;
         setProcessState(index, ProcessTableLayout.STATE_REGISTERING);
         final Registration registration = new Registration(index, name, pid, group, size, params.nodeCount());
         registration.processAck(selfIndex);
         registrations.put(index, registration);
 
-        messages.newProcess().name(name).nicPid(nicPid).osPid(pid).group(group).groupSize(size);
+        messages.newProcess().name(name).nicPid(nicPid).osPid(pid).group(group).groupSize(size)
+            .incarnation(incarnation);
         messages.broadcast(SystemMessage.NEW_PROCESS_LENGTH);
         messages.newGroup().group(group).groupSize(size).memberAi(name.ai()).memberPi(name.pi()).memberNicPid(nicPid);
         messages.broadcast(SystemMessage.NEW_GROUP_LENGTH);
@@ -348,7 +357,7 @@ final class ProcessRegistrations
     {
         final ProcessName name = message.name();
         final int nicPid = message.nicPid();
-        if (null == names.put(name, source, nicPid, message.osPid()))
+        if (null == names.put(name, source, nicPid, message.osPid(), message.incarnation()))
         {
             // No room: no acknowledgement, so the registering NIC never claims success.
             counters.systemMessagesRejected.increment();

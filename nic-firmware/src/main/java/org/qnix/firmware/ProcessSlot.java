@@ -23,6 +23,11 @@ final class ProcessSlot
     final Int2IntHashMap barrierSequences = new Int2IntHashMap(0);
 
     boolean active;
+    /**
+     * How many processes the entry has held, counting the one in it now (New_Process): a request for an
+     * earlier one is not for this one (SystemMessage, "Receiver incarnation").
+     */
+    int incarnation;
     /** A VIA process's entry (issue 14): no QNIX name, and only VIA posts are its commands. */
     boolean via;
     int aiName;

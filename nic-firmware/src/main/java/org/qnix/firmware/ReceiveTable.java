@@ -254,7 +254,7 @@ final class ReceiveTable
         final int packets = request.packets();
 
         final int index = ProcessTableLayout.index(receiverPid);
-        final ProcessSlot slot = activeSlot(index);
+        final ProcessSlot slot = activeSlot(index, request.receiverIncarnation());
         if (null == slot)
         {
             fallbacks.answered(sourceNode, operationId);
@@ -374,7 +374,7 @@ final class ReceiveTable
         final int packets = request.packets();
 
         final int index = ProcessTableLayout.index(receiverPid);
-        final ProcessSlot slot = activeSlot(index);
+        final ProcessSlot slot = activeSlot(index, request.receiverIncarnation());
         if (null == slot)
         {
             eagerReply(sourceNode, receiverPid, senderPid, operationId, Doorbell.PEER_GONE);
@@ -471,11 +471,15 @@ final class ReceiveTable
         return fallbacks.pendingOperations();
     }
 
-    /** @return the active Process Table entry {@code index} names, or null (a process gone or never there). */
-    private ProcessSlot activeSlot(final int index)
+    /**
+     * @return the active Process Table entry {@code index} names if it still holds the process the sender
+     * named, its {@code incarnation}; else null (that process is gone, or was never there). The sender's
+     * NIC may not have read the process's Delete_Process yet when the driver gives the entry to another.
+     */
+    private ProcessSlot activeSlot(final int index, final int incarnation)
     {
         final ProcessSlot slot = index >= 0 && index < slots.length ? slots[index] : null;
-        return null != slot && slot.active ? slot : null;
+        return null != slot && slot.active && !slot.via && slot.incarnation == incarnation ? slot : null;
     }
 
     /** @return the oldest receive the process posted that takes a message of this sender and tag, or null. */

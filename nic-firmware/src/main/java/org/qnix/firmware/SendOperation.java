@@ -34,6 +34,8 @@ final class SendOperation
     int nextPacket;
     int destinationNode;
     int destinationPid;
+    /** The receiver's incarnation in its Process Table entry, as the Name Table said at step 2.4. */
+    int destinationIncarnation;
     int receiverAi;
     int receiverPi;
     int tag;
@@ -92,10 +94,12 @@ final class SendOperation
     }
 
     /** Send step 3: a new operation for the destination NIC and PID, waiting for permission. */
-    void schedule(final int destinationNode, final int destinationPid, final long operationId)
+    void schedule(final int destinationNode, final int destinationPid, final int destinationIncarnation,
+        final long operationId)
     {
         this.destinationNode = destinationNode;
         this.destinationPid = destinationPid;
+        this.destinationIncarnation = destinationIncarnation;
         this.operationId = operationId;
         nextPacket = 0;
         permitted = false;
@@ -160,7 +164,8 @@ final class SendOperation
             .packets(packets)
             .operationId(operationId)
             .senderAi(sender.aiName)
-            .senderPi(sender.piName);
+            .senderPi(sender.piName)
+            .receiverIncarnation(destinationIncarnation);
     }
 
     /** Transfer_Abort for this granted operation, ended with {@code status}. */

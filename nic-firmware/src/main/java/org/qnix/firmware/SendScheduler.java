@@ -161,16 +161,18 @@ final class SendScheduler
             return;
         }
         op.cast = null;
-        schedule(slot, op, receiver.node.index(torusWidth), receiver.nicPid);
+        schedule(slot, op, receiver.node.index(torusWidth), receiver.nicPid, receiver.incarnation);
     }
 
     /**
      * Step 3: into the tail of the process's Scheduling Queue, and a Permission_Request out, or for a
      * short message in eager mode the Eager_Short itself.
      */
-    void schedule(final ProcessSlot slot, final SendOperation op, final int destinationNode, final int destinationPid)
+    void schedule(final ProcessSlot slot, final SendOperation op, final int destinationNode, final int destinationPid,
+        final int destinationIncarnation)
     {
-        op.schedule(destinationNode, destinationPid, (++operationSequence << OPERATION_SLOT_BITS) | op.slot);
+        op.schedule(destinationNode, destinationPid, destinationIncarnation,
+            (++operationSequence << OPERATION_SLOT_BITS) | op.slot);
         slot.enqueue(op);
         if (eagerShorts && ProcessCommand.SEND_SHORT == op.command)
         {

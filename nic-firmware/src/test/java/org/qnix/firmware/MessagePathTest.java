@@ -620,7 +620,8 @@ class MessagePathTest extends SteppedClusterTest
             .packets(1)
             .operationId(operation)
             .senderAi(sender.name.ai())
-            .senderPi(sender.name.pi());
+            .senderPi(sender.name.pi())
+            .receiverIncarnation(cluster.nics.get(to).slot(receiver.index).incarnation);
         cluster.injectSystemMessage(from, to, SystemMessage.PERMISSION_REQUEST, payload, payload.capacity());
     }
 

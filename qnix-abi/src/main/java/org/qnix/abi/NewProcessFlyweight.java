@@ -10,7 +10,7 @@ import org.agrona.MutableDirectBuffer;
  *
  * <pre>{@code
  * NewProcessFlyweight message = new NewProcessFlyweight().wrap(packet, PacketHeader.LENGTH);
- * message.ai(7).pi(0).nicPid(1).osPid(4242).group(7).groupSize(2);
+ * message.ai(7).pi(0).nicPid(1).osPid(4242).group(7).groupSize(2).incarnation(1);
  * }</pre>
  */
 public final class NewProcessFlyweight
@@ -104,6 +104,21 @@ public final class NewProcessFlyweight
     public NewProcessFlyweight groupSize(final int size)
     {
         buffer.putInt(offset + SystemMessage.NEW_PROCESS_GROUP_SIZE_OFFSET, size);
+        return this;
+    }
+
+    /**
+     * New_Process only: how many processes the Process Table entry has held on its NIC, counting this
+     * one; the receiver incarnation of every request sent to it ({@link PermissionRequestFlyweight}).
+     */
+    public int incarnation()
+    {
+        return buffer.getInt(offset + SystemMessage.NEW_PROCESS_INCARNATION_OFFSET);
+    }
+
+    public NewProcessFlyweight incarnation(final int incarnation)
+    {
+        buffer.putInt(offset + SystemMessage.NEW_PROCESS_INCARNATION_OFFSET, incarnation);
         return this;
     }
 }

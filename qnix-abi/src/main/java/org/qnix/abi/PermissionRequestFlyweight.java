@@ -11,7 +11,7 @@ import org.agrona.MutableDirectBuffer;
  * <pre>{@code
  * PermissionRequestFlyweight request = new PermissionRequestFlyweight().wrap(packet, PacketHeader.LENGTH);
  * request.receiverPid(2).senderPid(1).tag(7).messageLength(100).firstPacketLength(100).packets(1)
- *     .operationId(42L).senderAi(5).senderPi(0);
+ *     .operationId(42L).senderAi(5).senderPi(0).receiverIncarnation(3);
  * int packets = request.packets();
  * }</pre>
  */
@@ -125,6 +125,21 @@ public final class PermissionRequestFlyweight
     public PermissionRequestFlyweight senderPi(final int pi)
     {
         buffer.putInt(offset + SystemMessage.REQUEST_SENDER_PI_OFFSET, pi);
+        return this;
+    }
+
+    /**
+     * The incarnation of the receiver's Process Table entry that the sending NIC's Name Table named
+     * (New_Process): a later process in the entry is not the receiver.
+     */
+    public int receiverIncarnation()
+    {
+        return buffer.getInt(offset + SystemMessage.REQUEST_RECEIVER_INCARNATION_OFFSET);
+    }
+
+    public PermissionRequestFlyweight receiverIncarnation(final int incarnation)
+    {
+        buffer.putInt(offset + SystemMessage.REQUEST_RECEIVER_INCARNATION_OFFSET, incarnation);
         return this;
     }
 }

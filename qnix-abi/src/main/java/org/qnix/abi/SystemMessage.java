@@ -6,14 +6,14 @@ package org.qnix.abi;
  * {@link PacketHeader}. The sending NIC is the header's Source NIC Coordinates.
  *
  * <pre>
- *  New_Process        | Name AI | Name PI | NIC PID | OS pid | Group | Group size |
+ *  New_Process        | Name AI | Name PI | NIC PID | OS pid | Group | Group size | Incarnation |
  *  New_Process_Ack    | Name AI | Name PI | NIC PID (on the destination NIC)      |
  *  New_Group          | Group | Group size | Member AI | Member PI | Member NIC PID |
  *  New_Group_Ack      | Group | NIC PID of the member being acknowledged          |
  *  Barrier            | Group | Group size | Sequence | Member AI | Member PI | Member NIC PID |
  *  Delete_Process     | Name AI | Name PI | NIC PID |
  *  Permission_Request | Receiver PID | Sender PID | Context Tag | Message length | First packet length |
- *                     | Packets | Operation id (64 bits) | Sender AI | Sender PI |
+ *                     | Packets | Operation id (64 bits) | Sender AI | Sender PI | Receiver incarnation |
  *  Permission_Reply   | Receiver PID | Sender PID | Operation id (64 bits) | Status | Transfer handle |
  *  Transfer_Abort     | Receiver PID | Sender PID | Operation id (64 bits) | Status | Transfer handle |
  *  Eager_Short        | the Permission_Request's fields | Data (Message length bytes) |
@@ -48,9 +48,11 @@ package org.qnix.abi;
  *  |                         Sender AI                             |
  *  +---------------------------------------------------------------+  36
  *  |                         Sender PI                             |
- *  +---------------------------------------------------------------+  40 = EAGER_SHORT_DATA_OFFSET
+ *  +---------------------------------------------------------------+  40
+ *  |                    Receiver incarnation                       |
+ *  +---------------------------------------------------------------+  44 = EAGER_SHORT_DATA_OFFSET
  *  |                      Data: L bytes ...                        |
- *  +---------------------------------------------------------------+  40 + L = eagerShortLength(L)
+ *  +---------------------------------------------------------------+  44 + L = eagerShortLength(L)
  * </pre>
  *
  * <p>Eager_Short_Reply has the Permission_Reply's layout and answers every Eager_Short: status
@@ -66,6 +68,14 @@ package org.qnix.abi;
  * granted transfer or an error doorbell code (the receiver is gone); its transfer handle is what the
  * data packets of the message carry in their Context Tag field, so that concurrent messages with the
  * same sender and tag are told apart.
+ *
+ * <p>A NIC PID names a Process Table entry, which the driver hands to another process once the NIC
+ * has taken the Delete_Process of the last one; other NICs may still be on their way to reading that
+ * Delete_Process. So New_Process carries the entry's incarnation (how many processes it has held on
+ * this NIC, counting this one) and every Permission_Request and Eager_Short the incarnation of the
+ * receiver the sending NIC's Name Table named: a receiving NIC whose entry now holds a later
+ * incarnation answers Peer Gone, as the thesis' Destination PID (an OS pid, 3.5.1 step 2.4) would have
+ * told the new process from the old (DESIGN.md 8, item 7 made it the entry's index).
  *
  * <p>Transfer_Abort is not in the thesis: the sending NIC sends it when it ends a granted message
  * part-way because a page of the sender's buffer is no longer locked by the sender at the moment of
@@ -106,7 +116,8 @@ public final class SystemMessage
     public static final int NEW_PROCESS_OS_PID_OFFSET = NAME_NIC_PID_OFFSET + Integer.BYTES;
     public static final int NEW_PROCESS_GROUP_OFFSET = NEW_PROCESS_OS_PID_OFFSET + Integer.BYTES;
     public static final int NEW_PROCESS_GROUP_SIZE_OFFSET = NEW_PROCESS_GROUP_OFFSET + Integer.BYTES;
-    public static final int NEW_PROCESS_LENGTH = NEW_PROCESS_GROUP_SIZE_OFFSET + Integer.BYTES;
+    public static final int NEW_PROCESS_INCARNATION_OFFSET = NEW_PROCESS_GROUP_SIZE_OFFSET + Integer.BYTES;
+    public static final int NEW_PROCESS_LENGTH = NEW_PROCESS_INCARNATION_OFFSET + Integer.BYTES;
     public static final int NEW_PROCESS_ACK_LENGTH = NAME_NIC_PID_OFFSET + Integer.BYTES;
     public static final int DELETE_PROCESS_LENGTH = NAME_NIC_PID_OFFSET + Integer.BYTES;
 
@@ -133,7 +144,8 @@ public final class SystemMessage
     public static final int REQUEST_OPERATION_OFFSET = REQUEST_PACKETS_OFFSET + Integer.BYTES;
     public static final int REQUEST_SENDER_AI_OFFSET = REQUEST_OPERATION_OFFSET + Long.BYTES;
     public static final int REQUEST_SENDER_PI_OFFSET = REQUEST_SENDER_AI_OFFSET + Integer.BYTES;
-    public static final int PERMISSION_REQUEST_LENGTH = REQUEST_SENDER_PI_OFFSET + Integer.BYTES;
+    public static final int REQUEST_RECEIVER_INCARNATION_OFFSET = REQUEST_SENDER_PI_OFFSET + Integer.BYTES;
+    public static final int PERMISSION_REQUEST_LENGTH = REQUEST_RECEIVER_INCARNATION_OFFSET + Integer.BYTES;
 
     public static final int REPLY_RECEIVER_PID_OFFSET = 0;
     public static final int REPLY_SENDER_PID_OFFSET = REPLY_RECEIVER_PID_OFFSET + Integer.BYTES;

@@ -71,7 +71,8 @@ final class TracedPacketText
                 request.wrap(payload, 0);
                 return line.append(request.messageLength()).append(" bytes, tag ").append(request.tag()).append(", ")
                     .append(request.packets()).append(" packets, from (").append(request.senderAi()).append(',')
-                    .append(request.senderPi()).append("), operation ").append(request.operationId()).toString();
+                    .append(request.senderPi()).append("), operation ").append(request.operationId())
+                    .append(", receiver incarnation ").append(request.receiverIncarnation()).toString();
             }
             case SystemMessage.PERMISSION_REPLY, SystemMessage.TRANSFER_ABORT, SystemMessage.EAGER_SHORT_REPLY ->
             {
