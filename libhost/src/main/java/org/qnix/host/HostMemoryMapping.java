@@ -1,5 +1,6 @@
 package org.qnix.host;
 
+import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.io.UncheckedIOException;
@@ -21,21 +22,29 @@ import org.qnix.abi.MappedFile;
  * <pre>{@code
  * try (HostMemoryMapping pages = HostMemoryMapping.map(hostMem, new long[]{40 * 4096L, 7 * 4096L}, 4096))
  * {
- *     UnsafeBuffer view = new UnsafeBuffer(pages.address(), (int)pages.length());
+ *     UnsafeBuffer view = new UnsafeBuffer(pages.byteBuffer(0, (int)pages.length()));
  * }
  * }</pre>
+ *
+ * <p>{@link #close()} retires the range ({@link RetiredMemory}): views made by {@link #byteBuffer} and
+ * kept past it read zeros, and the range is unmapped once none of them is reachable.
  *
  * <p>Not thread safe: its owner (a buffer) closes it once no call of its library can touch it.
  */
 public final class HostMemoryMapping implements AutoCloseable
 {
     private static final AtomicBoolean MLOCK_WARNED = new AtomicBoolean();
+    /** Unmaps a scattered range once no view of it is reachable, as the JDK's cleaner does for a file's. */
+    private static final Cleaner UNMAPPER = Cleaner.create();
 
     private final MappedFile file;
     private final long address;
     private final long length;
     /** The mappings it holds, counted by {@link MappingBudget}. */
     private final int runs;
+    /** Scattered pages: the one ByteBuffer every view is a slice of, and its unmapping. */
+    private ByteBuffer scattered;
+    private final Cleaner.Cleanable unmapScattered;
     private boolean mlocked;
     private boolean closed;
 
@@ -45,6 +54,16 @@ public final class HostMemoryMapping implements AutoCloseable
         this.address = address;
         this.length = length;
         this.runs = runs;
+        if (null == file)
+        {
+            scattered = new Pointer(address).getByteBuffer(0, length);
+            unmapScattered = UNMAPPER.register(scattered, () -> Libc.munmap(address, length));
+        }
+        else
+        {
+            scattered = null;
+            unmapScattered = null;
+        }
     }
 
     /**
@@ -193,11 +212,20 @@ public final class HostMemoryMapping implements AutoCloseable
         return length;
     }
 
-    /** @return a direct buffer over {@code [offset, offset + length)} of the mapping, in native order. */
+    /**
+     * @return a direct buffer over {@code [offset, offset + length)} of the mapping, in native order. Views
+     * of the mapping are made from it (or from the mapping's own ByteBuffer), never from {@link #address()}:
+     * it keeps the range mapped while it is reachable.
+     * @throws IllegalStateException once closed.
+     */
     public ByteBuffer byteBuffer(final int offset, final int length)
     {
-        final ByteBuffer view = null != file ?
-            file.mappedByteBuffer().slice(offset, length) : new Pointer(address + offset).getByteBuffer(0, length);
+        if (closed)
+        {
+            throw new IllegalStateException("the mapping is closed");
+        }
+        final ByteBuffer view = null != file ? file.mappedByteBuffer().slice(offset, length) :
+            scattered.slice(offset, length);
         return view.order(ByteOrder.nativeOrder());
     }
 
@@ -234,7 +262,11 @@ public final class HostMemoryMapping implements AutoCloseable
         }
     }
 
-    /** Unmaps; the memory must not be touched afterwards. Idempotent. */
+    /**
+     * Retires the range ({@link RetiredMemory}; that also drops any mlock of it): kept views read zeros.
+     * The range counts against {@link MappingBudget} no longer, though it stays one mapping of the process
+     * until its last view is collected. Idempotent.
+     */
     public void close()
     {
         if (closed)
@@ -244,12 +276,15 @@ public final class HostMemoryMapping implements AutoCloseable
         closed = true;
         if (null != file)
         {
-            file.close();
+            RetiredMemory.retire(file);
         }
         else
         {
-            // munmap also drops any mlock of the range.
-            Libc.munmap(address, length);
+            scattered = null;
+            if (!RetiredMemory.overlay(address, length))
+            {
+                unmapScattered.clean();
+            }
         }
         MappingBudget.release(runs);
     }

@@ -21,8 +21,10 @@ public final class MappedViews
     public MappedViews(final HostMemoryMapping mapping, final int offset, final int length)
     {
         this.mapping = mapping;
-        this.buffer = new UnsafeBuffer(mapping.address() + offset, length);
         this.byteBuffer = mapping.byteBuffer(offset, length);
+        // Over the ByteBuffer, which keeps the mapping's range reachable, so a kept view never
+        // outlives it (RetiredMemory).
+        this.buffer = new UnsafeBuffer(byteBuffer);
     }
 
     public HostMemoryMapping mapping()
@@ -49,7 +51,12 @@ public final class MappedViews
         return bytes.bytes();
     }
 
-    /** Detaches the views (a kept Agrona view then has no bytes) and unmaps the memory. */
+    /**
+     * Detaches the Agrona view (kept, it has no bytes: IndexOutOfBoundsException) and retires the memory
+     * ({@link HostMemoryMapping#close()}): a kept ByteBuffer reads zeros. The Agrona view keeps its
+     * address and only loses its capacity, so a thread that passed its bounds check just before reads
+     * the retired range, not some other memory.
+     */
     public void close()
     {
         if (null != bytes)
@@ -57,7 +64,7 @@ public final class MappedViews
             bytes.release();
             bytes = null;
         }
-        buffer.wrap(new byte[0]);
+        buffer.wrap(byteBuffer, 0, 0);
         mapping.close();
     }
 }

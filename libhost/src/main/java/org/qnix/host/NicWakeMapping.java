@@ -65,4 +65,11 @@ public final class NicWakeMapping implements AutoCloseable
     {
         CloseHelper.closeAll(file, sequence);
     }
+
+    /** Retires both mappings ({@link RetiredMemory}) instead of unmapping: for a close under running calls. */
+    public void retire()
+    {
+        RetiredMemory.retire(file);
+        RetiredMemory.retire(sequence);
+    }
 }

@@ -23,7 +23,8 @@ import org.qnix.host.MappedViews;
  * // post a Send Context with buffer pool index 4 and length 1000
  * }</pre>
  *
- * <p>Unmapped by {@link Qnix#close()}; its views must not be used afterwards. Not thread safe.
+ * <p>Retired by {@link Qnix#close()}: a view kept past it reads zeros and writes nowhere ({@link
+ * org.qnix.host.RetiredMemory}); {@link #buffer()} throws. Not thread safe.
  */
 public final class BufferPool
 {
@@ -33,11 +34,13 @@ public final class BufferPool
     private final long[] pages;
     private final HostMemoryMapping mapping;
     private final MappedViews views;
+    private final Qnix owner;
     private boolean closed;
 
-    BufferPool(final int regionId, final int pageSize, final int maxMessageBytes, final long[] pages,
-        final HostMemoryMapping mapping)
+    BufferPool(final Qnix owner, final int regionId, final int pageSize, final int maxMessageBytes,
+        final long[] pages, final HostMemoryMapping mapping)
     {
+        this.owner = owner;
         this.regionId = regionId;
         this.pageSize = pageSize;
         this.maxMessageBytes = maxMessageBytes;
@@ -106,7 +109,15 @@ public final class BufferPool
             throw new IllegalArgumentException(length + " bytes from buffer pool index " + firstPage +
                 " run past the end of a pool of " + pages.length + " pages of " + pageSize + " bytes");
         }
-        return new UnsafeBuffer(mapping.address() + (long)firstPage * pageSize, length);
+        // Over the pool's ByteBuffer, not its address: a slice kept past Qnix.close() keeps the retired
+        // range mapped (RetiredMemory) and reads zeros there.
+        return new UnsafeBuffer(views.byteBuffer(), firstPage * pageSize, length);
+    }
+
+    /** @return the instance whose registration the pool is. */
+    Qnix owner()
+    {
+        return owner;
     }
 
     int regionId()

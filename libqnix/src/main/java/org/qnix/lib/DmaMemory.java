@@ -128,7 +128,8 @@ final class DmaMemory
         }
         // Not given back on a mapping failure: the driver keeps the pool until de-registration.
         final HostMemoryMapping mapping = map(region.pages());
-        bufferPool = new BufferPool(region.id(), params.pageSize(), params.maxMessageBytes(), region.pages(), mapping);
+        bufferPool = new BufferPool(owner, region.id(), params.pageSize(), params.maxMessageBytes(), region.pages(),
+            mapping);
         return bufferPool;
     }
 

@@ -32,6 +32,7 @@ import org.qnix.host.MappingGuard;
  */
 final class Messaging
 {
+    private final Qnix owner;
     private final ClusterParameters params;
     private final ProcessName name;
     private final MappingGuard guard;
@@ -42,9 +43,11 @@ final class Messaging
     private final boolean[] abandonedSendContexts;
     private int abandoned;
 
-    Messaging(final ClusterParameters params, final ProcessName name, final MappingGuard guard,
+    /** @param owner whose buffers and Buffer Pool its contexts may name. */
+    Messaging(final Qnix owner, final ClusterParameters params, final ProcessName name, final MappingGuard guard,
         final VirtualNetworkInterface vnic)
     {
+        this.owner = owner;
         this.params = params;
         this.name = name;
         this.guard = guard;
@@ -111,8 +114,22 @@ final class Messaging
                 throw new IllegalArgumentException("a short message holds 0.." + params.shortThreshold() +
                     " bytes, not " + length);
             }
+            if (null == data || offset < 0 || (long)offset + length > data.capacity())
+            {
+                throw new IllegalArgumentException("bytes [" + offset + ", " + ((long)offset + length) + ") are not " +
+                    "inside " + (null == data ? "the data: it is null" : "the " + data.capacity() + "-byte data"));
+            }
             final int context = takeSendContext();
-            vnic.writeShortData(context, data, offset, length);
+            try
+            {
+                vnic.writeShortData(context, data, offset, length);
+            }
+            catch (final RuntimeException ex)
+            {
+                // The copy failed all the same (a view closed under it): the context goes back.
+                vnic.releaseContext(context, true);
+                throw ex;
+            }
             vnic.writeContext(vnic.sendContextOffset(context), receiver.ai(), receiver.pi(), tag, doorbell, 1, length,
                 ContextLayout.NO_BUFFER_POOL);
             return context;
@@ -242,6 +259,7 @@ final class Messaging
         try
         {
             checkContext(context);
+            checkHeld(command, context);
             recordCommand(command, context);
             vnic.post(command, context, group, size);
         }
@@ -258,6 +276,7 @@ final class Messaging
         try
         {
             checkContext(context);
+            checkHeld(command, context);
             recordCommand(command, context);
             return vnic.tryPost(command, context, group, size);
         }
@@ -410,6 +429,23 @@ final class Messaging
         }
     }
 
+    /**
+     * A command goes on a context the process took and has not completed since: one freed by a wait (or
+     * never taken) still holds its last fields in the NIC, which would send or receive that message again.
+     */
+    private void checkHeld(final int command, final int context)
+    {
+        final boolean send = ProcessCommand.RECEIVE != command;
+        final int doorbell = vnic.doorbell(context, send);
+        if (Doorbell.USED != doorbell)
+        {
+            throw new IllegalStateException((send ? "send" : "receive") + " context " + context +
+                (Doorbell.FREE == doorbell ? " is not held: take one (" + (send ? "sendContext" : "recvContext") +
+                ") for each operation" : " has a completed operation (" + Doorbell.name(doorbell) +
+                ") not yet waited for"));
+        }
+    }
+
     static void checkPeer(final ProcessName peer, final boolean anyAllowed)
     {
         if (null == peer)
@@ -424,6 +460,11 @@ final class Messaging
 
     private void checkRange(final QnixBuffer buffer, final int offset, final int length)
     {
+        if (null != buffer && buffer.owner() != owner)
+        {
+            // Its pages are another registration's: the NIC would refuse them (Protection) only later.
+            throw new IllegalArgumentException("the buffer was allocated by another Qnix instance");
+        }
         if (offset < 0 || length < 0 || (long)offset + length > buffer.length())
         {
             throw new IllegalArgumentException("bytes [" + offset + ", " + ((long)offset + length) +
@@ -442,6 +483,11 @@ final class Messaging
 
     private void checkPool(final BufferPool pool, final int firstPage, final int length)
     {
+        if (null != pool && pool.owner() != owner)
+        {
+            // The NIC reads a Buffer Pool Index in this process's own pool, whatever pool object named it.
+            throw new IllegalArgumentException("the Buffer Pool belongs to another Qnix instance");
+        }
         if (null == pool || length < 0 || length > params.maxMessageBytes() || firstPage < 0 ||
             (long)firstPage + pages(length) > pool.pages())
         {

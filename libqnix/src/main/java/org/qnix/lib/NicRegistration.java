@@ -22,6 +22,7 @@ import org.qnix.host.MappingGuard;
 import org.qnix.host.NicWakeMapping;
 import org.qnix.host.Registration;
 import org.qnix.host.RegistrationTimeoutException;
+import org.qnix.host.RetiredMemory;
 
 /**
  * A process's registration with its node's NIC (thesis 3.4, 3.5.3; {@code qx_init} and {@code qx_end}):
@@ -182,25 +183,23 @@ final class NicRegistration
     }
 
     /**
-     * Closes the driver connection and unmaps its mappings if {@code quiescent}: no call is inside
-     * them. Otherwise they stay in place, leaked, rather than unmapped under a call still running.
+     * Closes the driver connection and retires its mappings ({@link RetiredMemory}): a call still inside
+     * them ({@code quiescent} false) reads zeros from there on, never a page the driver gives to another
+     * process, and never an unmapped one.
      */
     void release(final boolean quiescent, final MappingGuard guard, final long waitedNs)
     {
         driver.close();
         offNicCpu.close();
-        if (quiescent)
-        {
-            vni.close();
-            hps.close();
-            control.close();
-            wake.close();
-        }
-        else
+        RetiredMemory.retire(vni);
+        RetiredMemory.retire(hps);
+        RetiredMemory.retire(control);
+        wake.retire();
+        if (!quiescent)
         {
             System.err.println("qnix: " + guard.callsInside() + " call(s) of " + name + " still inside its " +
                 "Virtual Network Interface " + TimeUnit.NANOSECONDS.toSeconds(waitedNs) +
-                " s after close(): its mappings stay in place, not unmapped under them");
+                " s after close(): its mappings were retired under them");
         }
     }
 }

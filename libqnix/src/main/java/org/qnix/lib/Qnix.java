@@ -113,7 +113,7 @@ public final class Qnix implements AutoCloseable
         this.vnic = new VirtualNetworkInterface(params, registration.vni.buffer(), registration.hps.buffer(),
             registration.control.buffer(), 0, registration.wake.wakeUp(), node, name, guard);
         this.memory = new DmaMemory(this, params, name, clusterName, node, registration.driver, guard);
-        this.messaging = new Messaging(params, name, guard, vnic);
+        this.messaging = new Messaging(this, params, name, guard, vnic);
         this.collectives = new Collectives(params, name, guard, registration.driver, vnic, messaging);
     }
 

@@ -236,6 +236,12 @@ public final class QnixBuffer implements AutoCloseable
         qnix.freeBuffer(this);
     }
 
+    /** @return the instance that allocated it. */
+    Qnix owner()
+    {
+        return qnix;
+    }
+
     int regionId()
     {
         return regionId;

@@ -317,6 +317,13 @@ final class VirtualNetworkInterface
         return Doorbell.isComplete(value) ? value : Doorbell.USED;
     }
 
+    /** @return a Context's doorbell as it is: Free, Used, or the completion the process has not read yet. */
+    int doorbell(final int context, final boolean send)
+    {
+        // Writer: the NIC, with release, at completion; and this process.
+        return hps.getIntVolatile(doorbellAddress(context, send));
+    }
+
     /** The process has read the completion: the Context is Free again (thesis 3.3.2). */
     void free(final int context, final boolean send)
     {

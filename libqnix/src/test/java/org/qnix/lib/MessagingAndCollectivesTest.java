@@ -63,8 +63,42 @@ class MessagingAndCollectivesTest
         control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET, System.currentTimeMillis());
         control.putIntVolatile(ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_RUNNING);
         vnic = new VirtualNetworkInterface(params, vni, hps, control, 0, wake, new NicCoordinates(0, 0), SELF, guard);
-        messaging = new Messaging(params, SELF, guard, vnic);
+        messaging = new Messaging(null, params, SELF, guard, vnic);
         collectives = new Collectives(params, SELF, guard, null, vnic, messaging);
+    }
+
+    @Test
+    void aContextIsPostedOnlyWhileHeld()
+    {
+        final UnsafeBuffer data = new UnsafeBuffer(new byte[16]);
+        final IllegalStateException neverTaken =
+            assertThrows(IllegalStateException.class, () -> messaging.post(ProcessCommand.SEND_SHORT, 2, 0, 0));
+        assertTrue(neverTaken.getMessage().contains("not held"), neverTaken.getMessage());
+        final int context = messaging.sendContextShort(PEER, 42, true, data, 0, 16);
+        messaging.post(ProcessCommand.SEND_SHORT, context, 0, 0);
+        ringSend(context, Doorbell.DONE);
+        final IllegalStateException unread =
+            assertThrows(IllegalStateException.class, () -> messaging.post(ProcessCommand.SEND_SHORT, context, 0, 0));
+        assertTrue(unread.getMessage().contains("not yet waited for"), unread.getMessage());
+        assertTrue(messaging.pollForSend(context));
+        // Freed by its wait: posted again, the NIC would send the same message a second time.
+        assertThrows(IllegalStateException.class, () -> messaging.post(ProcessCommand.SEND_SHORT, context, 0, 0));
+        assertThrows(IllegalStateException.class, () -> messaging.tryPost(ProcessCommand.SEND_SHORT, context, 0, 0));
+        nicEntry.wrap(vni, layout.commandOffset(1));
+        assertEquals(0, nicEntry.command(), "one command reached the queue");
+    }
+
+    @Test
+    void aShortContextWhoseDataCannotBeCopiedGoesBack()
+    {
+        final UnsafeBuffer data = new UnsafeBuffer(new byte[16]);
+        for (int i = 0; i < 2 * CONTEXTS; i++)
+        {
+            assertThrows(IllegalArgumentException.class, () -> messaging.sendContextShort(PEER, 1, true, data, 8, 16));
+            assertThrows(IllegalArgumentException.class, () -> messaging.sendContextShort(PEER, 1, true, null, 0, 4));
+        }
+        final int context = messaging.sendContextShort(PEER, 1, true, data, 0, 16);
+        assertTrue(context >= 0 && context < CONTEXTS, "a context is still free: " + context);
     }
 
     @Test

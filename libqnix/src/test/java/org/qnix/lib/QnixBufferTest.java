@@ -147,7 +147,8 @@ class QnixBufferTest
     void bufferPoolSlicesStartAtTheirPage()
     {
         final long[] pages = {20L * PAGE, 50L * PAGE, 2L * PAGE};
-        final BufferPool pool = new BufferPool(1, PAGE, 512 * PAGE, pages, HostMemoryMapping.map(hostMemory, pages, PAGE));
+        final BufferPool pool =
+            new BufferPool(null, 1, PAGE, 512 * PAGE, pages, HostMemoryMapping.map(hostMemory, pages, PAGE));
         pool.slice(1, 16).putLong(8, 77L);
         assertEquals(77L, pool.buffer().getLong(PAGE + 8));
         assertEquals(77L, pool.byteBuffer().getLong(PAGE + 8));

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -16,11 +17,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import org.agrona.MutableDirectBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ProcessName;
+import org.qnix.lib.BufferPool;
 import org.qnix.lib.Qnix;
 import org.qnix.lib.QnixBuffer;
 import org.qnix.lib.QnixClosedException;
@@ -78,6 +81,44 @@ class CloseSafetyTest
             assertTrue(buffer.isClosed(), "close() unmapped the buffer");
             qnix.close();
             TestClusters.await("the process de-registered", () -> ClusterStatus.read(dir).processes().isEmpty());
+        }
+        finally
+        {
+            TestClusters.down(dir);
+        }
+    }
+
+    /**
+     * Views a program keeps past {@code close()} read zeros (RetiredMemory): the pages went back to the
+     * driver, which may give them to another process, so they neither fault nor show its data. And a
+     * buffer or pool of another instance is refused when a context names it.
+     */
+    @Test
+    void viewsKeptPastCloseReadZerosAndAnotherInstancesMemoryIsRefused() throws Exception
+    {
+        final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("v"), 1, 1, "threads");
+        try
+        {
+            final Qnix first = TestClusters.registerAlone(dir, 7603, "0-0");
+            final Qnix second = TestClusters.registerAlone(dir, 7604, "0-0");
+            final ProcessName peer = second.name();
+            final BufferPool pool = first.bufferPool(2);
+            final MutableDirectBuffer slice = pool.slice(1, 100);
+            slice.putLong(0, 42);
+            final QnixBuffer buffer = first.allocateBuffer(64);
+            buffer.lock();
+            final ByteBuffer kept = buffer.byteBuffer();
+            kept.put(0, (byte)7);
+
+            assertThrows(IllegalArgumentException.class, () -> second.sendContext(peer, 1, true, pool, 1, 100));
+            assertThrows(IllegalArgumentException.class, () -> second.recvContext(peer, 1, true, buffer, 0, 64));
+
+            first.close();
+            assertEquals(0, slice.getLong(0), "a kept Buffer Pool slice");
+            assertEquals(0, kept.get(0), "a kept ByteBuffer of a buffer");
+            slice.putLong(8, 1);
+            assertEquals(1, slice.getLong(8), "its own writes, where nobody else reads them");
+            second.close();
         }
         finally
         {
