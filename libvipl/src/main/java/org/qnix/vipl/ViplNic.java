@@ -37,6 +37,7 @@ import org.qnix.host.DoorbellWaiter;
 import org.qnix.host.MappingGuard;
 import org.qnix.host.NicHeartbeat;
 import org.qnix.host.NicWakeMapping;
+import org.qnix.host.RetiredMemory;
 import org.qnix.host.DriverException;
 import org.qnix.host.DriverProxy;
 import org.qnix.host.HostMemoryException;
@@ -669,14 +670,13 @@ public final class ViplNic implements AutoCloseable
             vis.clear();
             cqsByIndex.clear();
         }
-        if (0 == guard.callsInside())
-        {
-            structures.close();
-            vni.close();
-            hps.close();
-            control.close();
-            wake.close();
-        }
+        // Retired, not unmapped (RetiredMemory): a call still inside reads zeros, never an unmapped page
+        // or one the driver gives to another process next.
+        RetiredMemory.retire(structures);
+        RetiredMemory.retire(vni);
+        RetiredMemory.retire(hps);
+        RetiredMemory.retire(control);
+        wake.retire();
         if (Thread.currentThread() != eventsThread)
         {
             try
