@@ -11,6 +11,7 @@ import org.qnix.host.DoorbellWait;
 import org.qnix.host.DoorbellWaiter;
 import org.qnix.host.EmptyPolls;
 import org.qnix.host.MappedViews;
+import org.qnix.host.MappingGuard;
 
 /**
  * A completion queue ({@code VipCreateCQ}): the work queues attached to it report each completed
@@ -31,7 +32,9 @@ import org.qnix.host.MappedViews;
  * {@link #isOverflowed()} turns true.
  *
  * <p>Thread safe: {@link #done()} is serialised; several threads may {@link #await} at once (the NIC
- * wakes them all, each takes its own entry). Taking entries allocates nothing.
+ * wakes them all, each takes its own entry). Taking entries allocates nothing. A {@link #close()} from
+ * another thread ends the waits on the CQ ({@code INVALID_STATE}) and waits until they left before the
+ * driver takes the ring back, as {@link ViplNic#close()} does for the NIC's memory.
  */
 public final class CompletionQueue extends DriverResource
 {
@@ -40,6 +43,8 @@ public final class CompletionQueue extends DriverResource
     private static final Completion NO_VI_RECEIVE = new Completion(null, false);
     /** A notification's wait: the waiter ends it early on a close or a dead NIC. */
     private static final long NOTIFY_WAIT_MS = TimeUnit.HOURS.toMillis(1);
+    /** How long a destroy waits for the waits it ended to leave: they leave within a sleep slice. */
+    private static final long QUIESCENCE_NS = TimeUnit.SECONDS.toNanos(10);
 
     private final int cq;
     /** The ring and its size: both change with {@link #resize}, under this object's monitor. */
@@ -54,6 +59,11 @@ public final class CompletionQueue extends DriverResource
     /** Done polls of this CQ that found nothing: a loop of them looks at the NIC now and then. */
     private final EmptyPolls emptyPolls = new EmptyPolls();
     private boolean notifyPending;
+    /**
+     * Every wait on the ring runs inside it (and inside the NIC's): a destroy closes it, wakes the
+     * sleepers, and gives the ring back only once none is inside. The NIC's close closes it too.
+     */
+    private final MappingGuard waits = new MappingGuard();
 
     /**
      * A CQ entry ({@code VipCQDone}): {@code vi}'s send queue or its receive queue completed a
@@ -85,7 +95,7 @@ public final class CompletionQueue extends DriverResource
         this.cq = cq;
         this.entries = entries;
         this.ring = ring;
-        this.waiter = nic.waiter(ring.buffer());
+        this.waiter = nic.waiter(ring.buffer(), waits);
     }
 
     /**
@@ -160,29 +170,58 @@ public final class CompletionQueue extends DriverResource
             {
                 throw new ViplException(ViplResult.TIMEOUT, "CQ " + cq + ": nothing completed in " + timeoutMs + " ms");
             }
-            final int head;
-            final DoorbellWaiter ringWaiter;
-            synchronized (this)
+            // Inside the NIC's guard (its close unmaps the ring and the control area the heartbeat is read
+            // from) and the CQ's own (its destroy gives the ring back to the driver) until the sleep ended.
+            nic.enterGuardOrThrow();
+            try
             {
-                if (unmapped)
+                if (!waits.enter())
                 {
-                    throw new ViplException(ViplResult.INVALID_STATE, "CQ " + cq + " was destroyed during the wait");
+                    throw endedDuringWait();
                 }
-                head = ring.buffer().getInt(CqRingLayout.HEAD_OFFSET);
-                ringWaiter = waiter;
+                try
+                {
+                    final int head;
+                    final DoorbellWaiter ringWaiter;
+                    synchronized (this)
+                    {
+                        head = ring.buffer().getInt(CqRingLayout.HEAD_OFFSET);
+                        ringWaiter = waiter;
+                    }
+                    // A resize meanwhile ends this wait on the former ring (see resize), and the loop goes on
+                    // with the new one.
+                    final int code = ringWaiter.await(CqRingLayout.TAIL_OFFSET, CqRingLayout.WAITERS_OFFSET,
+                        CountReached.of(head + 1), left, wait);
+                    if (DoorbellWaiter.NIC_DEAD == code)
+                    {
+                        // Still inside the NIC's guard: it reads the control area.
+                        throw nic.nicDead();
+                    }
+                    if (DoorbellWaiter.CLOSED == code)
+                    {
+                        throw endedDuringWait();
+                    }
+                }
+                finally
+                {
+                    waits.exit();
+                }
             }
-            // A resize meanwhile ends this wait on the former ring (see resize), and the loop goes on with the new one.
-            final int code = nic.await(ringWaiter, CqRingLayout.TAIL_OFFSET, CqRingLayout.WAITERS_OFFSET,
-                CountReached.of(head + 1), left, wait);
-            if (DoorbellWaiter.NIC_DEAD == code)
+            finally
             {
-                throw nic.nicDead();
-            }
-            if (DoorbellWaiter.CLOSED == code)
-            {
-                throw new ViplException(ViplResult.INVALID_STATE, "the NIC was closed during the wait");
+                nic.exitGuard();
             }
         }
+    }
+
+    /** @return why a wait ended CLOSED: the NIC's close, or the CQ's destroy. */
+    private ViplException endedDuringWait()
+    {
+        if (nic.isClosed())
+        {
+            return new ViplException(ViplResult.INVALID_STATE, "the NIC was closed during the wait on CQ " + cq);
+        }
+        return new ViplException(ViplResult.INVALID_STATE, "CQ " + cq + " was destroyed during the wait");
     }
 
     /**
@@ -203,10 +242,7 @@ public final class CompletionQueue extends DriverResource
         }
         synchronized (this)
         {
-            if (unmapped)
-            {
-                throw new ViplException(ViplResult.INVALID_STATE, "CQ " + cq + " was destroyed, or its NIC closed");
-            }
+            ensureUsable();
             if (notifyPending)
             {
                 throw new ViplException(ViplResult.INVALID_STATE, "CQ " + cq + " has a notification pending already");
@@ -285,7 +321,7 @@ public final class CompletionQueue extends DriverResource
         formerRings.add(oldRing);
         ring = newRing;
         entries = newEntries;
-        waiter = nic.waiter(newRing.buffer());
+        waiter = nic.waiter(newRing.buffer(), waits);
         // The NIC appends to the new ring only. A thread that read the old Head and is about to sleep on
         // the old Tail must not wait for an entry there: the old Tail is moved past every Head it may
         // have read (none is beyond the current one), then its sleepers are woken.
@@ -319,7 +355,7 @@ public final class CompletionQueue extends DriverResource
      */
     public synchronized int queued()
     {
-        if (unmapped)
+        if (unmapped || waits.isClosed())
         {
             return 0;
         }
@@ -339,7 +375,7 @@ public final class CompletionQueue extends DriverResource
     public synchronized boolean isOverflowed()
     {
         // Writer: the NIC, with release, when an entry found no room.
-        return !unmapped && 0 != ring.buffer().getIntVolatile(CqRingLayout.OVERFLOWED_OFFSET);
+        return !unmapped && !waits.isClosed() && 0 != ring.buffer().getIntVolatile(CqRingLayout.OVERFLOWED_OFFSET);
     }
 
     /** @return the CQ's index in the NIC's CQ table. */
@@ -353,10 +389,37 @@ public final class CompletionQueue extends DriverResource
         return nic;
     }
 
-    /** Wakes this process's threads asleep on the ring's Tail (a close ends their waits). */
-    void wakeAll()
+    /**
+     * Ends the waits on the CQ (its destroy, or the NIC's close) and wakes the threads asleep in them to
+     * see it. Not under this object's monitor, which a resize holds over a driver call.
+     */
+    void endWaits()
     {
-        waiter.wakeAll(CqRingLayout.TAIL_OFFSET);
+        if (waits.beginClose())
+        {
+            waiter.wakeAll(CqRingLayout.TAIL_OFFSET);
+        }
+    }
+
+    /**
+     * For the destroy, before the driver takes the ring back: ends the waits, waits until none is inside,
+     * and lets a {@link #done()} under way finish; every later call refuses ({@code INVALID_STATE}).
+     *
+     * @throws ViplException {@code INVALID_STATE} if a wait is still inside after {@link #QUIESCENCE_NS}
+     *                       (its thread stopped): the ring stays, and the destroy may be tried again.
+     */
+    void endWaitsAndAwaitThem()
+    {
+        endWaits();
+        if (!waits.awaitQuiescence(QUIESCENCE_NS))
+        {
+            throw new ViplException(ViplResult.INVALID_STATE, "a wait on CQ " + cq + " did not end: the CQ stays " +
+                "until it does; destroy it again");
+        }
+        synchronized (this)
+        {
+            // A done() or resize() that looked at the guard before it closed has finished: none will read the ring.
+        }
     }
 
     synchronized void unmap()
@@ -372,9 +435,19 @@ public final class CompletionQueue extends DriverResource
 
     private void ensureUsable()
     {
+        // First: a CQ made while the NIC closed may have missed the close of its waits.
+        if (nic.isClosed())
+        {
+            throw nic.closedException();
+        }
         if (unmapped)
         {
             throw new ViplException(ViplResult.INVALID_STATE, "CQ " + cq + " was destroyed, or its NIC closed");
+        }
+        if (waits.isClosed())
+        {
+            throw new ViplException(ViplResult.INVALID_STATE, "CQ " + cq + " is being destroyed, or its destroy " +
+                "failed: destroy it again");
         }
         if (lost)
         {

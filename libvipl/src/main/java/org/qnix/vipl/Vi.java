@@ -6,6 +6,7 @@ import org.qnix.abi.ViaProcessStructuresLayout;
 import org.qnix.abi.ViplDescriptor;
 import org.qnix.abi.ViplResult;
 import org.qnix.host.DoorbellWait;
+import org.qnix.host.MappingGuard;
 
 /**
  * A Virtual Interface ({@code VipCreateVi}): a send queue and a receive queue, each reporting to its
@@ -17,6 +18,10 @@ import org.qnix.host.DoorbellWait;
  * and comes back, the same object with the NIC's status, from that queue's done or wait, in posting
  * order. Receives may be posted before the VI is connected. These calls do not take the
  * {@link ViplNic}'s monitor, so they run while another thread waits for a connection.
+ *
+ * <p>Once destroyed ({@link #close()}) a VI refuses every call with {@code INVALID_PARAMETER}, and a
+ * wait on it in another thread ends so: the driver may give its index to the next VI created, which the
+ * call would otherwise reach. On a closed NIC every call throws {@code INVALID_STATE}.
  *
  * <pre>{@code
  * Descriptor recv = memory.descriptor(0);
@@ -51,6 +56,8 @@ public final class Vi extends DriverResource
     private final CompletionQueue.Completion receiveCompletion = new CompletionQueue.Completion(this, false);
     /** A notification's wait: the waiter ends it early on a close or a dead NIC. */
     private static final long NOTIFY_WAIT_NS = TimeUnit.HOURS.toNanos(1);
+    /** The queues' waits look at it: closed when the VI is destroyed or the NIC closed. Nothing is unmapped by it. */
+    private final MappingGuard waits = new MappingGuard();
 
     /**
      * {@code VipSendNotify}/{@code VipRecvNotify}'s handler: called once, from a library thread, with
@@ -87,9 +94,9 @@ public final class Vi extends DriverResource
         this.sendCq = sendCq;
         this.receiveCq = receiveCq;
         this.sends = new ViWorkQueue(nic, nic.structures(), ViaProcessStructuresLayout.sendCompletionOffset(number),
-            "the send queue of VI " + vi);
+            "the send queue of VI " + vi, waits);
         this.receives = new ViWorkQueue(nic, nic.structures(),
-            ViaProcessStructuresLayout.receiveCompletionOffset(number), "the receive queue of VI " + vi);
+            ViaProcessStructuresLayout.receiveCompletionOffset(number), "the receive queue of VI " + vi, waits);
     }
 
     /**
@@ -129,6 +136,16 @@ public final class Vi extends DriverResource
 
     private void post(final boolean send, final Descriptor descriptor, final MemoryRegion region)
     {
+        if (nic.isClosed())
+        {
+            // Before the checks below: the NIC's close unmapped the memory too.
+            throw nic.closedException();
+        }
+        if (null == descriptor || null == region || region.isClosed() || descriptor.memory().isClosed())
+        {
+            throw new ViplException(ViplResult.INVALID_PARAMETER, "no descriptor, or its region was deregistered " +
+                "or its memory freed");
+        }
         final long offset = descriptor.address() - region.address();
         if (descriptor.memory() != region.memory() || offset < 0 ||
             offset > region.length() - ViplDescriptor.CONTROL_SEGMENT_LENGTH)
@@ -136,7 +153,6 @@ public final class Vi extends DriverResource
             throw new ViplException(ViplResult.INVALID_PARAMETER, "the descriptor at offset " + descriptor.offset() +
                 " is not inside the registered region " + region.handle());
         }
-        descriptor.clearStatus();
         // The queue's order and the Command Queue's are the same: the NIC completes in the latter.
         (send ? sends : receives).post(descriptor, send, vi, region.handle(), (int)offset);
     }
@@ -152,6 +168,8 @@ public final class Vi extends DriverResource
      *
      * @throws ViplNicDeadException once the NIC stopped, looked at every {@code EmptyPolls.PER_LOOK}
      *                              polls that found nothing: a loop of polls ends as {@link #sendWait} does.
+     * @throws ViplException        {@code INVALID_STATE} once the NIC was closed, {@code INVALID_PARAMETER}
+     *                              once the VI was destroyed: a loop of polls ends then too.
      */
     public Descriptor sendDone()
     {
@@ -176,7 +194,8 @@ public final class Vi extends DriverResource
     /**
      * {@code VipSendWait}: the oldest posted send once it completes, sleeping on the queue's completion
      * counter until the NIC wakes this thread. {@code TIMEOUT} after {@code timeoutMs};
-     * {@link ViplNicDeadException} if the NIC stopped; {@code INVALID_STATE} if the NIC was closed.
+     * {@link ViplNicDeadException} if the NIC stopped; {@code INVALID_STATE} if the NIC was closed,
+     * {@code INVALID_PARAMETER} if the VI was destroyed, before or during the wait.
      *
      * <pre>{@code
      * Descriptor done = vi.sendWait(5_000);     // the descriptor posted first
@@ -440,11 +459,14 @@ public final class Vi extends DriverResource
         return sendQueue ? sendCompletion : receiveCompletion;
     }
 
-    /** Wakes this process's threads asleep on the VI's completion counters (a close ends their waits). */
-    void wakeAll()
+    /** Ends the waits on the VI's queues (the NIC closes) and wakes the threads asleep in them to see it. */
+    void endWaits()
     {
-        sends.wakeAll();
-        receives.wakeAll();
+        if (waits.beginClose())
+        {
+            sends.wakeAll();
+            receives.wakeAll();
+        }
     }
 
     /**
@@ -460,8 +482,23 @@ public final class Vi extends DriverResource
     }
 
 
+    /**
+     * {@code VipDestroyVi}, under the NIC's monitor. Both queues' locks are held over the driver's
+     * destroy: a post is checked and written to the Command Queue under its queue's lock, so none is
+     * between the two when the driver frees the index for the next VI, and none comes after.
+     */
     void destroy()
     {
-        nic.destroyVi(this);
+        synchronized (sends)
+        {
+            synchronized (receives)
+            {
+                nic.destroyVi(this);
+                sends.destroyed();
+                receives.destroyed();
+            }
+        }
+        // Nothing is unmapped (the completion lines are the NIC's): the waits need only be told.
+        endWaits();
     }
 }

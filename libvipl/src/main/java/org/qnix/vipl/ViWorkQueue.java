@@ -9,6 +9,7 @@ import org.qnix.abi.ViplResult;
 import org.qnix.host.DoorbellWait;
 import org.qnix.host.DoorbellWaiter;
 import org.qnix.host.EmptyPolls;
+import org.qnix.host.MappingGuard;
 
 /**
  * One work queue of a {@link Vi} on the process's side (issue 14): the descriptors posted and not yet
@@ -24,9 +25,16 @@ import org.qnix.host.EmptyPolls;
  * with a format error. A descriptor is counted here until it is taken back, the NIC only until it
  * completes, so the NIC's queue never overflows. Posting allocates nothing.
  *
+ * <p>Every access to memory the NIC's close unmaps (the counter, a descriptor's status, the Command
+ * Queue, the heartbeat) is inside the NIC's guard, so that the close never unmaps it under a call: a
+ * call on a closed NIC throws {@code INVALID_STATE} instead. Once its VI is destroyed
+ * ({@link #destroyed()}) every call throws {@code INVALID_PARAMETER}: the driver may give the VI's index
+ * to the next VI, which a post would reach.
+ *
  * <pre>{@code
- * ViWorkQueue sends = new ViWorkQueue(nic, nic.structures(), ViaProcessStructuresLayout.sendCompletionOffset(n), "sends");
- * sends.post(descriptor, () -> nic.post(true, vi, handle, offset));
+ * ViWorkQueue sends = new ViWorkQueue(nic, nic.structures(), ViaProcessStructuresLayout.sendCompletionOffset(n),
+ *     "sends", viGuard);
+ * sends.post(descriptor, true, vi.index(), region.handle(), offset);
  * Descriptor done = sends.await(TimeUnit.SECONDS.toNanos(1), DoorbellWait.SLEEP);
  * }</pre>
  */
@@ -51,12 +59,18 @@ final class ViWorkQueue
     private int taken;
     /** A {@code VipSendNotify}/{@code VipRecvNotify} not yet called back: at most one per queue. */
     private boolean notifyPending;
+    /** The VI was destroyed: its index may be another VI's now. */
+    private boolean destroyed;
 
-    /** @param line the offset of the queue's completion line in the VIA Process Structures. */
-    ViWorkQueue(final ViplNic nic, final UnsafeBuffer structures, final int line, final String name)
+    /**
+     * @param line the offset of the queue's completion line in the VIA Process Structures.
+     * @param ends the VI's guard: its close (the VI destroyed, or the NIC closed) ends the waits.
+     */
+    ViWorkQueue(final ViplNic nic, final UnsafeBuffer structures, final int line, final String name,
+        final MappingGuard ends)
     {
         this.nic = nic;
-        this.waiter = nic.waiter(structures);
+        this.waiter = nic.waiter(structures, ends);
         this.structures = structures;
         this.line = line;
         this.counter = line + ViaProcessStructuresLayout.COMPLETION_COUNTER_OFFSET;
@@ -67,18 +81,38 @@ final class ViWorkQueue
     }
 
     /**
-     * Queues {@code descriptor} and runs {@code post} (the Command Queue entry) under this queue's lock,
-     * so that two threads posting on one queue put their descriptors here and on the Command Queue in
-     * the same order, the order the NIC completes them in.
+     * Clears {@code descriptor}'s status, queues it and writes its Command Queue entry under this
+     * queue's lock, so that two threads posting on one queue put their descriptors here and on the
+     * Command Queue in the same order, the order the NIC completes them in.
+     *
+     * @throws ViplException {@code INVALID_STATE} once the NIC was closed, {@code INVALID_PARAMETER} once
+     *                       the VI was destroyed, {@code ERROR_RESOURCE} with the queue full.
      */
-    synchronized void post(final Descriptor descriptor, final boolean send, final int vi, final int handle,
-        final int offset)
+    void post(final Descriptor descriptor, final boolean send, final int vi, final int handle, final int offset)
     {
+        // The descriptor's memory and the Command Queue are what the NIC's close unmaps.
+        nic.enterGuardOrThrow();
+        try
+        {
+            postInside(descriptor, send, vi, handle, offset);
+        }
+        finally
+        {
+            nic.exitGuard();
+        }
+    }
+
+    private synchronized void postInside(final Descriptor descriptor, final boolean send, final int vi,
+        final int handle, final int offset)
+    {
+        // Under the lock the destroy takes too: no post names the VI's index once the driver may give it away.
+        ensureNotDestroyed();
         if (tail - head >= DEPTH)
         {
             throw new ViplException(ViplResult.ERROR_RESOURCE, name + " holds " + DEPTH +
                 " descriptors not taken back (MaxDescriptorsPerQueue): take completed ones with Done or Wait first");
         }
+        descriptor.clearStatus();
         // Queued before the post: the NIC may complete it before this thread returns.
         posted[(int)(tail & MASK)] = descriptor;
         tail++;
@@ -95,9 +129,28 @@ final class ViWorkQueue
         }
     }
 
-    /** @return the oldest posted descriptor if the NIC completed it (taken off the queue), else null. */
-    synchronized Descriptor done()
+    /**
+     * @return the oldest posted descriptor if the NIC completed it (taken off the queue), else null.
+     * @throws ViplException {@code INVALID_STATE} once the NIC was closed, {@code INVALID_PARAMETER} once
+     *                       the VI was destroyed.
+     */
+    Descriptor done()
     {
+        // Its status is in memory the NIC's close unmaps.
+        nic.enterGuardOrThrow();
+        try
+        {
+            return doneInside();
+        }
+        finally
+        {
+            nic.exitGuard();
+        }
+    }
+
+    private synchronized Descriptor doneInside()
+    {
+        ensureNotDestroyed();
         if (head == tail)
         {
             return null;
@@ -132,6 +185,7 @@ final class ViWorkQueue
     /** Claims the queue's one notification. @throws ViplException INVALID_STATE if one is pending already. */
     synchronized void claimNotify()
     {
+        ensureNotDestroyed();
         if (notifyPending)
         {
             throw new ViplException(ViplResult.INVALID_STATE, name + " has a notification pending already");
@@ -150,58 +204,99 @@ final class ViWorkQueue
         waiter.wakeAll(counter);
     }
 
+    /** Every later call throws {@code INVALID_PARAMETER}: the driver destroyed the VI. */
+    synchronized void destroyed()
+    {
+        destroyed = true;
+    }
+
+    private void ensureNotDestroyed()
+    {
+        if (destroyed)
+        {
+            throw new ViplException(ViplResult.INVALID_PARAMETER, name + ": the VI was destroyed");
+        }
+    }
+
     /** @return the queue's completion line in the VIA Process Structures. */
     int line()
     {
         return line;
     }
 
-    /** @return the oldest posted descriptor once completed; waits up to {@code timeoutNs}. */
+    /**
+     * @return the oldest posted descriptor once completed; waits up to {@code timeoutNs}.
+     * @throws ViplException {@code TIMEOUT}; {@code INVALID_STATE} once the NIC was closed,
+     *                       {@code INVALID_PARAMETER} once the VI was destroyed, also during the wait;
+     *                       {@link ViplNicDeadException} if the NIC stopped.
+     */
     Descriptor await(final long timeoutNs, final DoorbellWait wait)
     {
         final long deadline = System.nanoTime() + timeoutNs;
         while (true)
         {
-            // Read before the oldest's status: the NIC writes the status, then the counter (release), so
-            // an oldest not done below is not counted in this value yet, and its completion moves the
-            // counter past it. Read after, a completion in between would be counted already, and the
-            // wait below would be for one more that never comes.
-            // Writer: the NIC, after the status of the descriptor it completed.
-            final int count = structures.getIntVolatile(counter);
-            final Descriptor done = done();
-            if (null != done)
+            // From the counter's read to the end of the sleep inside the NIC's guard: its close unmaps the
+            // VIA Process Structures, and the control area the heartbeat is read from, only once no call is
+            // inside. The sleep itself ends when the VI's guard closes, which the NIC's close does too.
+            nic.enterGuardOrThrow();
+            try
             {
-                return done;
-            }
-            final int expected;
-            synchronized (this)
-            {
-                expected = taken + 1;
-            }
-            final long left = deadline - System.nanoTime();
-            if (left <= 0)
-            {
-                throw timeout(timeoutNs);
-            }
-            // Normally the next completion is the oldest's; if the counter is past it already and the
-            // oldest is still not done, wait for one more.
-            final int code = nic.await(waiter, counter, waiters,
-                CountReached.of(count - expected >= 0 ? count + 1 : expected), left, wait);
-            switch (code)
-            {
-                case DoorbellWaiter.COMPLETE:
-                    break;
-
-                case DoorbellWaiter.TIMED_OUT:
+                // Read before the oldest's status: the NIC writes the status, then the counter (release),
+                // so an oldest not done below is not counted in this value yet, and its completion moves
+                // the counter past it. Read after, a completion in between would be counted already, and
+                // the wait below would be for one more that never comes.
+                // Writer: the NIC, after the status of the descriptor it completed.
+                final int count = structures.getIntVolatile(counter);
+                final Descriptor done = done();
+                if (null != done)
+                {
+                    return done;
+                }
+                final int expected;
+                synchronized (this)
+                {
+                    expected = taken + 1;
+                }
+                final long left = deadline - System.nanoTime();
+                if (left <= 0)
+                {
                     throw timeout(timeoutNs);
+                }
+                // Normally the next completion is the oldest's; if the counter is past it already and the
+                // oldest is still not done, wait for one more.
+                final int code = waiter.await(counter, waiters,
+                    CountReached.of(count - expected >= 0 ? count + 1 : expected), left, wait);
+                switch (code)
+                {
+                    case DoorbellWaiter.COMPLETE:
+                        break;
 
-                case DoorbellWaiter.NIC_DEAD:
-                    throw nic.nicDead();
+                    case DoorbellWaiter.TIMED_OUT:
+                        throw timeout(timeoutNs);
 
-                default:
-                    throw new ViplException(ViplResult.INVALID_STATE, "the NIC was closed during the wait");
+                    case DoorbellWaiter.NIC_DEAD:
+                        // Still inside the guard: it reads the control area.
+                        throw nic.nicDead();
+
+                    default:
+                        throw endedDuringWait();
+                }
+            }
+            finally
+            {
+                nic.exitGuard();
             }
         }
+    }
+
+    /** @return why a wait ended CLOSED: the NIC's close, or the VI's destroy. */
+    private ViplException endedDuringWait()
+    {
+        if (nic.isClosed())
+        {
+            return new ViplException(ViplResult.INVALID_STATE, "the NIC was closed during the wait on " + name);
+        }
+        return new ViplException(ViplResult.INVALID_PARAMETER, name + ": the VI was destroyed during the wait");
     }
 
     private ViplException timeout(final long timeoutNs)

@@ -26,6 +26,7 @@ import org.qnix.abi.ViplResult;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 
 import org.agrona.CloseHelper;
@@ -66,7 +67,10 @@ import org.qnix.host.ViaRegistration;
  * }
  * }</pre>
  *
- * <p>Thread safe: the calls are serialised on this object, as the driver socket is one stream.
+ * <p>Thread safe: the calls are serialised on this object, as the driver socket is one stream, but for
+ * the data path's (posts, polls and waits of {@link Vi} and {@link CompletionQueue}), which do not take
+ * its monitor, and {@link #close()}, which ends a connection wait of another thread rather than wait
+ * behind it.
  */
 public final class ViplNic implements AutoCloseable
 {
@@ -102,7 +106,16 @@ public final class ViplNic implements AutoCloseable
     /** VipSendNotify, VipRecvNotify, VipCQNotify: their waits, each on a thread of its own while it waits. */
     private ExecutorService notifications;
     private final Object notificationsLock = new Object();
+    /** Set first by {@link #close()}, without this object's monitor: every later call refuses. */
     private volatile boolean closed;
+    /** Set by the close that releases the resources, under this object's monitor. */
+    private boolean released;
+    /**
+     * Connection waits in the driver now: they hold this object's monitor up to their timeout, so a close
+     * from another thread ends them by closing the driver connection under them (Dekker with
+     * {@link #closed}: each side writes its own, then reads the other's).
+     */
+    private final AtomicInteger driverWaits = new AtomicInteger();
     /** This process keeps off the NICs' CPU while the NIC is open (NicProcessor). */
     private final NicProcessor.Avoidance offNicCpu;
 
@@ -117,7 +130,7 @@ public final class ViplNic implements AutoCloseable
         this.control = control;
         this.wake = wake;
         this.heartbeat = new NicHeartbeat(control.buffer(), 0, node);
-        this.commands = new ViaCommandQueue(params, vni.buffer(), hps.buffer(), wake.wakeUp(), heartbeat);
+        this.commands = new ViaCommandQueue(params, vni.buffer(), hps.buffer(), wake.wakeUp(), heartbeat, guard);
         this.node = node;
         this.clusterName = clusterName;
         this.params = params;
@@ -244,13 +257,14 @@ public final class ViplNic implements AutoCloseable
     }
 
     /**
-     * @return true once {@link #close()} ran: every resource of it is released.
+     * @return true once {@link #close()} began: every call on the NIC and its resources refuses from then
+     * on, and the resources are released by the time that close returns.
      *
      * <pre>{@code
      * if (!nic.isClosed()) { nic.close(); }
      * }</pre>
      */
-    public synchronized boolean isClosed()
+    public boolean isClosed()
     {
         return closed;
     }
@@ -437,8 +451,9 @@ public final class ViplNic implements AutoCloseable
     /**
      * {@code VipConnectWait}: waits up to {@code timeoutMs} for a client's request to this NIC and
      * {@code discriminator} ({@code TIMEOUT} if none comes; {@link ViplNicDeadException} if the NIC
-     * stops meanwhile). The wait holds this NIC's driver connection: other calls on this
-     * {@code ViplNic} wait for it.
+     * stops meanwhile; {@code INVALID_STATE} if another thread closes the NIC meanwhile). The wait holds
+     * this NIC's driver connection: other calls on this {@code ViplNic} wait for it, but for
+     * {@link #close()}, which ends it.
      *
      * <pre>{@code
      * ConnectionRequest request = nic.connectWait("echo".getBytes(US_ASCII), 10_000);
@@ -447,7 +462,7 @@ public final class ViplNic implements AutoCloseable
      */
     public synchronized ConnectionRequest connectWait(final byte[] discriminator, final long timeoutMs)
     {
-        ensureOpen();
+        beginDriverWait();
         try
         {
             final ViaPeer peer = driver.viaConnectWait(discriminator, timeoutMs);
@@ -457,6 +472,10 @@ public final class ViplNic implements AutoCloseable
         {
             throw connectionWaitEnded(ex);
         }
+        finally
+        {
+            driverWaits.decrementAndGet();
+        }
     }
 
     /**
@@ -464,7 +483,8 @@ public final class ViplNic implements AutoCloseable
      * up to {@code timeoutMs}: Connected, with the server's end, or {@code REJECT}, {@code TIMEOUT},
      * {@code INVALID_RELIABILITY_LEVEL}, {@code INVALID_MTU}, {@code INVALID_STATE} (not Idle);
      * {@link ViplNicDeadException} as soon as this NIC stops meanwhile (the VI Idle again). The VI is
-     * Connect Pending while it waits. The wait holds this NIC's driver connection.
+     * Connect Pending while it waits. The wait holds this NIC's driver connection; a {@link #close()} from
+     * another thread ends it ({@code INVALID_STATE}).
      *
      * <pre>{@code
      * RemoteVi server = nic.connectRequest(vi, new ViplAddress(NicCoordinates.parse("1-0"), "echo".getBytes(US_ASCII)), 10_000);
@@ -472,10 +492,10 @@ public final class ViplNic implements AutoCloseable
      */
     public synchronized RemoteVi connectRequest(final Vi vi, final ViplAddress remote, final long timeoutMs)
     {
-        ensureOpen();
-        checkOwn(vi);
+        beginDriverWait();
         try
         {
+            checkOwn(vi);
             final RemoteVi server =
                 RemoteVi.of(driver.viaConnectRequest(vi.index(), remote.node().packed(), remote.discriminator(), timeoutMs));
             vi.connected(server);
@@ -484,6 +504,10 @@ public final class ViplNic implements AutoCloseable
         catch (final DriverException ex)
         {
             throw connectionWaitEnded(ex);
+        }
+        finally
+        {
+            driverWaits.decrementAndGet();
         }
     }
 
@@ -626,24 +650,48 @@ public final class ViplNic implements AutoCloseable
 
     /**
      * {@code VipCloseNic}: the driver takes every VI, region and CQ out of the NIC's tables and frees the
-     * memory. Waits in other threads end ({@code INVALID_STATE}); pending notifications are not called;
-     * the async-error thread ends.
+     * memory. Waits, polls and posts in other threads end ({@code INVALID_STATE}), connection waits in
+     * the driver included, and so does every later call on the NIC and its resources; pending
+     * notifications are not called; the async-error thread ends. Safe from any thread, and idempotent.
      *
      * <pre>{@code
      * ViplNic nic = Vipl.openNic("0-0");
      * try { ... } finally { nic.close(); }
      * }</pre>
      */
-    public synchronized void close()
+    public void close()
     {
-        if (closed)
+        beginClose();
+        release();
+    }
+
+    /**
+     * The part of {@link #close()} that must not wait for this object's monitor: a connection wait holds
+     * it for up to its timeout, and ends only when this closes the driver connection under it.
+     */
+    private void beginClose()
+    {
+        closed = true;
+        // Waits end (CLOSED) before anything they read is unmapped; the sleepers are woken to see it.
+        if (guard.beginClose())
+        {
+            wakeSleepers();
+        }
+        if (driverWaits.get() > 0)
+        {
+            // The driver de-registers the process when it sees the connection closed, as at its death.
+            driver.close();
+        }
+    }
+
+    /** The rest of {@link #close()}, once, under this object's monitor: after a connection wait left it. */
+    private synchronized void release()
+    {
+        if (released)
         {
             return;
         }
-        closed = true;
-        // Waits end (CLOSED) before anything they read is unmapped; the sleepers are woken to see it.
-        guard.beginClose();
-        wakeSleepers();
+        released = true;
         guard.awaitQuiescence(TimeUnit.SECONDS.toNanos(1));
         synchronized (notificationsLock)
         {
@@ -691,16 +739,15 @@ public final class ViplNic implements AutoCloseable
         }
     }
 
+    /** Ends the waits of every VI and CQ, which look at guards of their own, and wakes their sleepers. */
     private void wakeSleepers()
     {
         new DoorbellWaiter(structures.buffer(), heartbeat, guard).wakeAll(ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET);
+        // Not this object's monitor, which a connection wait may hold: VIs and CQs are both kept under vis.
         synchronized (vis)
         {
-            vis.values().forEach(Vi::wakeAll);
-        }
-        for (final CompletionQueue cq : cqs)
-        {
-            cq.wakeAll();
+            vis.values().forEach(Vi::endWaits);
+            cqsByIndex.values().forEach(CompletionQueue::endWaits);
         }
     }
 
@@ -713,7 +760,7 @@ public final class ViplNic implements AutoCloseable
     {
         if (!guard.enter())
         {
-            throw new ViplException(ViplResult.INVALID_STATE, "the NIC is closed");
+            throw closedException();
         }
         try
         {
@@ -730,10 +777,13 @@ public final class ViplNic implements AutoCloseable
         return structures.buffer();
     }
 
-    /** @return a waiter on words of {@code words} (the VIA Process Structures, a CQ ring), ended by this NIC's close. */
-    DoorbellWaiter waiter(final UnsafeBuffer words)
+    /**
+     * @return a waiter on words of {@code words} (the VIA Process Structures, a CQ ring), ended by the
+     * close of {@code ends}: a VI's or CQ's own guard, which this NIC's close closes too.
+     */
+    DoorbellWaiter waiter(final UnsafeBuffer words, final MappingGuard ends)
     {
-        return new DoorbellWaiter(words, heartbeat, guard, TimeUnit.MICROSECONDS.toNanos(params.hotUs()));
+        return new DoorbellWaiter(words, heartbeat, ends, TimeUnit.MICROSECONDS.toNanos(params.hotUs()));
     }
 
     /** One wait of {@code waiter}, inside the guard. @return a {@link DoorbellWaiter} code. */
@@ -759,29 +809,66 @@ public final class ViplNic implements AutoCloseable
      * the NIC, inside the guard (a close unmaps its control area).
      *
      * @throws ViplNicDeadException once it stopped, so that a loop of polls ends as a wait does.
+     * @throws ViplException        {@code INVALID_STATE} once the NIC was closed.
      */
     void checkRunning()
     {
-        if (guard.enter())
+        final ViplException stopped = stoppedOrClosed();
+        if (null != stopped)
         {
-            try
-            {
-                if (!heartbeat.isRunning())
-                {
-                    throw nicDead();
-                }
-            }
-            finally
-            {
-                guard.exit();
-            }
+            throw stopped;
         }
     }
 
-    /** @return the exception a wait ends with when the NIC stopped. */
+    /**
+     * @return the exception a wait ends with when the NIC stopped. Only inside the guard: it reads the
+     * control area, which a close unmaps; outside it, {@link #stoppedOrClosed()}.
+     */
     ViplNicDeadException nicDead()
     {
         return new ViplNicDeadException(node, heartbeat.describeStopped());
+    }
+
+    /**
+     * Looks at the heartbeat inside the guard, for a caller outside it.
+     *
+     * @return {@link #nicDead()} if the NIC stopped, {@link #closedException()} if it was closed, else null.
+     */
+    private ViplException stoppedOrClosed()
+    {
+        if (!guard.enter())
+        {
+            return closedException();
+        }
+        try
+        {
+            return heartbeat.isRunning() ? null : nicDead();
+        }
+        finally
+        {
+            guard.exit();
+        }
+    }
+
+    /** @return what a call on this NIC, or a wait or poll of its VIs and CQs, throws once it was closed. */
+    ViplException closedException()
+    {
+        return new ViplException(ViplResult.INVALID_STATE, "NIC " + node + " of cluster '" + clusterName +
+            "' was closed");
+    }
+
+    /**
+     * Enters the guard the data path's calls run in: the close unmaps what they read only once none is
+     * inside. Each successful call is paired with {@link #exitGuard()}.
+     *
+     * @throws ViplException {@code INVALID_STATE} once the NIC was closed.
+     */
+    void enterGuardOrThrow()
+    {
+        if (!guard.enter())
+        {
+            throw closedException();
+        }
     }
 
     boolean enterGuard()
@@ -802,8 +889,7 @@ public final class ViplNic implements AutoCloseable
         {
             if (guard.isClosed())
             {
-                throw new ViplException(ViplResult.INVALID_STATE, "NIC " + node + " of cluster '" + clusterName +
-                    "' was closed");
+                throw closedException();
             }
             if (null == notifications)
             {
@@ -927,9 +1013,10 @@ public final class ViplNic implements AutoCloseable
         catch (final DriverException ex)
         {
             final ViplException failed = ViplException.of(ex);
-            if (ViplResult.INVALID_STATE == failed.result() && !heartbeat.isRunning())
+            final ViplException stopped = ViplResult.INVALID_STATE == failed.result() ? stoppedOrClosed() : null;
+            if (null != stopped)
             {
-                throw nicDead();
+                throw stopped;
             }
             if (!(ex instanceof ViaDriverException))
             {
@@ -969,6 +1056,20 @@ public final class ViplNic implements AutoCloseable
     void destroyCq(final CompletionQueue cq)
     {
         ensureOpen();
+        synchronized (vis)
+        {
+            for (final Vi vi : vis.values())
+            {
+                if (cq == vi.sendCq() || cq == vi.receiveCq())
+                {
+                    // The driver's own refusal, given before the CQ's waits are ended for a destroy that fails.
+                    throw new ViplException(ViplResult.ERROR_RESOURCE, cq + " has a queue of " + vi +
+                        " attached: destroy the VI first");
+                }
+            }
+        }
+        // Its waits end before the driver gives the ring's pages back: they may be another process's next.
+        cq.endWaitsAndAwaitThem();
         try
         {
             driver.viaDestroyCq(cq.index());
@@ -1033,9 +1134,10 @@ public final class ViplNic implements AutoCloseable
     /** @return the outcome of the VI's peer request: SUCCESS (connected), NOT_DONE, or why it failed. */
     synchronized ViplResult connectPeerOutcome(final Vi vi, final boolean block, final long timeoutMs)
     {
-        ensureOpen();
+        beginDriverWait();
         try
         {
+            checkOwn(vi);
             vi.connected(RemoteVi.of(driver.viaConnectPeerOutcome(vi.index(), block, timeoutMs)));
             return ViplResult.SUCCESS;
         }
@@ -1043,7 +1145,7 @@ public final class ViplNic implements AutoCloseable
         {
             // Done reports its outcomes as results, but a dead NIC as Wait does: the request is withdrawn.
             if (block && ViplResult.NOT_DONE != ex.result() ||
-                ViplResult.ERROR_RESOURCE == ex.result() && !heartbeat.isRunning())
+                ViplResult.ERROR_RESOURCE == ex.result() && null != stoppedOrClosed())
             {
                 throw connectionWaitEnded(ex);
             }
@@ -1051,13 +1153,18 @@ public final class ViplNic implements AutoCloseable
         }
         catch (final DriverException ex)
         {
-            throw ViplException.of(ex);
+            throw connectionWaitEnded(ex);
+        }
+        finally
+        {
+            driverWaits.decrementAndGet();
         }
     }
 
     ViState queryVi(final Vi vi)
     {
         ensureOpen();
+        checkOwn(vi);
         try
         {
             switch (driver.viaQueryVi(vi.index()))
@@ -1077,6 +1184,7 @@ public final class ViplNic implements AutoCloseable
     void disconnect(final Vi vi)
     {
         ensureOpen();
+        checkOwn(vi);
         try
         {
             driver.viaDisconnect(vi.index());
@@ -1094,12 +1202,38 @@ public final class ViplNic implements AutoCloseable
      */
     private ViplException connectionWaitEnded(final DriverException ex)
     {
-        if (ex instanceof ViaDriverException refusal && ViplResult.ERROR_RESOURCE == refusal.result() &&
-            !heartbeat.isRunning())
+        if (closed)
         {
-            return nicDead();
+            // The close from another thread closed the driver connection under the wait.
+            return new ViplException(ViplResult.INVALID_STATE, "NIC " + node + " of cluster '" + clusterName +
+                "' was closed during the connection wait", ex);
+        }
+        if (ex instanceof ViaDriverException refusal && ViplResult.ERROR_RESOURCE == refusal.result())
+        {
+            final ViplException stopped = stoppedOrClosed();
+            if (null != stopped)
+            {
+                return stopped;
+            }
         }
         return ViplException.of(ex);
+    }
+
+    /**
+     * Counts a driver exchange that may block until its timeout, then looks at {@link #closed}: either a
+     * close sees it counted and closes the driver connection under it, or it sees the close. Each call is
+     * paired with {@code driverWaits.decrementAndGet()}.
+     *
+     * @throws ViplException {@code INVALID_STATE} once the NIC was closed.
+     */
+    private void beginDriverWait()
+    {
+        driverWaits.incrementAndGet();
+        if (closed)
+        {
+            driverWaits.decrementAndGet();
+            throw closedException();
+        }
     }
 
     private void checkOwn(final Vi vi)
@@ -1140,8 +1274,7 @@ public final class ViplNic implements AutoCloseable
     {
         if (closed)
         {
-            throw new ViplException(ViplResult.INVALID_STATE, "NIC " + node + " of cluster '" + clusterName +
-                "' was closed");
+            throw closedException();
         }
     }
 
