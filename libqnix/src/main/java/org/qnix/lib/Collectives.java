@@ -212,7 +212,7 @@ final class Collectives
         messaging.enter();
         try
         {
-            messaging.checkContext(context);
+            messaging.checkPost(command, context);
             final int max = CommandQueueLayout.maxMulticastReceivers(params);
             if (null == receivers || receivers.length < 1 || receivers.length > max)
             {

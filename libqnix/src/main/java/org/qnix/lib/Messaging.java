@@ -258,8 +258,7 @@ final class Messaging
         enter();
         try
         {
-            checkContext(context);
-            checkHeld(command, context);
+            checkPost(command, context);
             recordCommand(command, context);
             vnic.post(command, context, group, size);
         }
@@ -275,8 +274,7 @@ final class Messaging
         enter();
         try
         {
-            checkContext(context);
-            checkHeld(command, context);
+            checkPost(command, context);
             recordCommand(command, context);
             return vnic.tryPost(command, context, group, size);
         }
@@ -430,11 +428,13 @@ final class Messaging
     }
 
     /**
-     * A command goes on a context the process took and has not completed since: one freed by a wait (or
-     * never taken) still holds its last fields in the NIC, which would send or receive that message again.
+     * Inside the guard, before any command is posted: the context exists and the process holds it, taken
+     * and not completed since. One freed by a wait (or never taken) still holds its last fields in the
+     * NIC, which would send or receive that message again.
      */
-    private void checkHeld(final int command, final int context)
+    void checkPost(final int command, final int context)
     {
+        checkContext(context);
         final boolean send = ProcessCommand.RECEIVE != command;
         final int doorbell = vnic.doorbell(context, send);
         if (Doorbell.USED != doorbell)

@@ -84,6 +84,8 @@ class MessagingAndCollectivesTest
         // Freed by its wait: posted again, the NIC would send the same message a second time.
         assertThrows(IllegalStateException.class, () -> messaging.post(ProcessCommand.SEND_SHORT, context, 0, 0));
         assertThrows(IllegalStateException.class, () -> messaging.tryPost(ProcessCommand.SEND_SHORT, context, 0, 0));
+        assertThrows(IllegalStateException.class,
+            () -> collectives.multicast(ProcessCommand.MULTICAST_SHORT, context, new ProcessName[] {PEER}, false));
         nicEntry.wrap(vni, layout.commandOffset(1));
         assertEquals(0, nicEntry.command(), "one command reached the queue");
     }
