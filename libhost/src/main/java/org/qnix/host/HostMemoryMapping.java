@@ -34,36 +34,46 @@ import org.qnix.abi.MappedFile;
 public final class HostMemoryMapping implements AutoCloseable
 {
     private static final AtomicBoolean MLOCK_WARNED = new AtomicBoolean();
-    /** Unmaps a scattered range once no view of it is reachable, as the JDK's cleaner does for a file's. */
+    /**
+     * Once no view of a range is reachable: unmaps scattered pages (the JDK's own cleaner unmaps a file's)
+     * and gives the range's mappings back to {@link MappingBudget}.
+     */
     private static final Cleaner UNMAPPER = Cleaner.create();
 
-    private final MappedFile file;
+    private final boolean contiguous;
+    /** The one file mapping of contiguous pages; null once closed, so that only views keep it. */
+    private MappedFile file;
     private final long address;
     private final long length;
     /** The mappings it holds, counted by {@link MappingBudget}. */
     private final int runs;
-    /** Scattered pages: the one ByteBuffer every view is a slice of, and its unmapping. */
-    private ByteBuffer scattered;
-    private final Cleaner.Cleanable unmapScattered;
+    /** The one ByteBuffer every view is a slice of; null once closed, so that only views keep it. */
+    private ByteBuffer views;
+    /** Whether the close retired the range rather than unmapped it: read by {@link #unmapped}'s action. */
+    private final AtomicBoolean retired = new AtomicBoolean();
+    private final Cleaner.Cleanable unmapped;
     private boolean mlocked;
     private boolean closed;
 
     private HostMemoryMapping(final MappedFile file, final long address, final long length, final int runs)
     {
+        this.contiguous = null != file;
         this.file = file;
         this.address = address;
         this.length = length;
         this.runs = runs;
-        if (null == file)
+        this.views = contiguous ? file.mappedByteBuffer() : new Pointer(address).getByteBuffer(0, length);
+        // Captures no field: the mapping object may be collected before its views.
+        final AtomicBoolean wasRetired = retired;
+        final boolean unmapsItself = !contiguous;
+        unmapped = UNMAPPER.register(views, () ->
         {
-            scattered = new Pointer(address).getByteBuffer(0, length);
-            unmapScattered = UNMAPPER.register(scattered, () -> Libc.munmap(address, length));
-        }
-        else
-        {
-            scattered = null;
-            unmapScattered = null;
-        }
+            if (unmapsItself)
+            {
+                Libc.munmap(address, length);
+            }
+            MappingBudget.release(runs, wasRetired.get());
+        });
     }
 
     /**
@@ -224,9 +234,7 @@ public final class HostMemoryMapping implements AutoCloseable
         {
             throw new IllegalStateException("the mapping is closed");
         }
-        final ByteBuffer view = null != file ? file.mappedByteBuffer().slice(offset, length) :
-            scattered.slice(offset, length);
-        return view.order(ByteOrder.nativeOrder());
+        return views.slice(offset, length).order(ByteOrder.nativeOrder());
     }
 
     /**
@@ -264,8 +272,8 @@ public final class HostMemoryMapping implements AutoCloseable
 
     /**
      * Retires the range ({@link RetiredMemory}; that also drops any mlock of it): kept views read zeros.
-     * The range counts against {@link MappingBudget} no longer, though it stays one mapping of the process
-     * until its last view is collected. Idempotent.
+     * It stays mappings of the process, counted by {@link MappingBudget}, until its last view is collected.
+     * Idempotent.
      */
     public void close()
     {
@@ -274,18 +282,17 @@ public final class HostMemoryMapping implements AutoCloseable
             return;
         }
         closed = true;
-        if (null != file)
+        if (contiguous ? RetiredMemory.retire(file) : RetiredMemory.overlay(address, length))
         {
-            RetiredMemory.retire(file);
+            retired.set(true);
+            MappingBudget.retired(runs);
         }
         else
         {
-            scattered = null;
-            if (!RetiredMemory.overlay(address, length))
-            {
-                unmapScattered.clean();
-            }
+            // Unmapped (the file's by the retire itself): counted no longer.
+            unmapped.clean();
         }
-        MappingBudget.release(runs);
+        file = null;
+        views = null;
     }
 }

@@ -8,7 +8,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 /**
  * The three views of one mapped range of host memory that buffers and the Buffer Pool hand out (DESIGN.md
  * 5): an Agrona buffer and a direct ByteBuffer made at once, a Chronicle Bytes made on first use, all over
- * the same bytes with no copy. {@link #close()} detaches them and unmaps.
+ * the same bytes with no copy. {@link #close()} detaches the Agrona view and retires the range.
  */
 public final class MappedViews
 {

@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -19,10 +20,16 @@ import java.util.stream.Stream;
  * <p>The system property {@value #LIMIT_PROPERTY} sets the limit outright (a number of mappings), for
  * tests and for programs that map much else.
  *
+ * <p>A freed buffer's range is retired ({@link RetiredMemory}), not unmapped: it stays mappings of the
+ * process until its last view is collected, and is counted until then. An acquire that would pass the
+ * limit while retired ranges are counted asks for a collection and waits (at most
+ * {@link #COLLECTION_WAIT_MS}) for them to be given back before it refuses.
+ *
  * <pre>{@code
  * MappingBudget.acquire(runs, "a buffer of 8 scattered pages");   // throws HostMemoryException past the limit
  * // ... mmap ...
- * MappingBudget.release(runs);                                     // after munmap
+ * MappingBudget.retired(runs);                                     // retired: still mappings
+ * MappingBudget.release(runs, true);                               // its last view collected: unmapped
  * }</pre>
  */
 final class MappingBudget
@@ -31,12 +38,16 @@ final class MappingBudget
     static final String LIMIT_PROPERTY = "qnix.maxMappings";
     /** Mappings left for the JVM's own later needs: threads, heap and code cache growth, malloc arenas. */
     static final int JVM_MARGIN = 4096;
+    /** How long an acquire waits for retired ranges to be collected before it refuses. */
+    static final long COLLECTION_WAIT_MS = 2_000;
     private static final Path MAX_MAP_COUNT = Path.of("/proc/sys/vm/max_map_count");
     private static final Path OWN_MAPS = Path.of("/proc/self/maps");
 
     private static long limit = -1;
     private static String limitSource;
     private static long held;
+    /** Of {@link #held}: retired ranges, unmapped once their last view is collected. */
+    private static long retiredHeld;
 
     private MappingBudget()
     {
@@ -53,6 +64,10 @@ final class MappingBudget
         {
             computeLimit();
         }
+        if (held + mappings > limit && retiredHeld > 0)
+        {
+            awaitCollection(mappings);
+        }
         if (held + mappings > limit)
         {
             throw new HostMemoryException("cannot map " + what + ": it needs " + mappings + " memory mapping(s) and this " +
@@ -65,13 +80,60 @@ final class MappingBudget
     /** Gives back what {@link #acquire} counted, once the mappings are gone. */
     static synchronized void release(final long mappings)
     {
+        release(mappings, false);
+    }
+
+    /**
+     * Gives back what {@link #acquire} counted, once the mappings are gone.
+     *
+     * @param wasRetired whether {@link #retired} counted them as retired.
+     */
+    static synchronized void release(final long mappings, final boolean wasRetired)
+    {
         held = Math.max(0, held - mappings);
+        if (wasRetired)
+        {
+            retiredHeld = Math.max(0, retiredHeld - mappings);
+        }
+        MappingBudget.class.notifyAll();
+    }
+
+    /** The mappings were retired: still counted, given back by {@code release(mappings, true)} when collected. */
+    static synchronized void retired(final long mappings)
+    {
+        retiredHeld += mappings;
+    }
+
+    /** Asks for a collection and waits, releasing the lock, until {@code mappings} fit or no retired one is left. */
+    private static void awaitCollection(final long mappings)
+    {
+        System.gc();
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(COLLECTION_WAIT_MS);
+        long leftNs;
+        while (held + mappings > limit && retiredHeld > 0 && (leftNs = deadline - System.nanoTime()) > 0)
+        {
+            try
+            {
+                MappingBudget.class.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(leftNs)));
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     /** @return the mappings counted now. */
     static synchronized long held()
     {
         return held;
+    }
+
+    /** @return of {@link #held()}, the retired ones not collected yet. */
+    static synchronized long retiredHeld()
+    {
+        return retiredHeld;
     }
 
     private static void computeLimit()

@@ -2,6 +2,7 @@ package org.qnix.host;
 
 import java.nio.MappedByteBuffer;
 
+import org.agrona.BitUtil;
 import org.agrona.BufferUtil;
 import org.qnix.abi.MappedFile;
 
@@ -31,14 +32,20 @@ public final class RetiredMemory
     {
     }
 
-    /** Retires all of a mapped file region; see the class comment. Idempotent. */
-    public static void retire(final MappedFile file)
+    /**
+     * Retires all of a mapped file region; see the class comment. Idempotent.
+     *
+     * @return false if it unmapped the region instead.
+     */
+    public static boolean retire(final MappedFile file)
     {
         final MappedByteBuffer mapped = file.mappedByteBuffer();
-        if (!overlay(BufferUtil.address(mapped), mapped.capacity()))
+        if (overlay(BufferUtil.address(mapped), mapped.capacity()))
         {
-            file.close();
+            return true;
         }
+        file.close();
+        return false;
     }
 
     /**
@@ -48,14 +55,17 @@ public final class RetiredMemory
      */
     static boolean overlay(final long address, final long length)
     {
-        if (null != Libc.unavailableReason() || length <= 0)
+        if (null != Libc.unavailableReason())
         {
-            return null == Libc.unavailableReason();
+            return false;
+        }
+        if (length <= 0)
+        {
+            return true;
         }
         final long osPage = Libc.getpagesize();
-        final long first = address - Long.remainderUnsigned(address, osPage);
-        final long end = address + length;
-        final long pastLast = end + (osPage - Long.remainderUnsigned(end, osPage)) % osPage;
+        final long first = address & -osPage;
+        final long pastLast = BitUtil.align(address + length, osPage);
         final long mapped = Libc.mmap(first, pastLast - first, Libc.PROT_READ | Libc.PROT_WRITE,
             Libc.MAP_PRIVATE | Libc.MAP_ANONYMOUS | Libc.MAP_FIXED | Libc.MAP_NORESERVE, -1, 0);
         return mapped == first;

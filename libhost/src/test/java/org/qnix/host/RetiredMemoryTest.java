@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -101,6 +102,35 @@ class RetiredMemoryTest
         assertThrows(IndexOutOfBoundsException.class, () -> shared.getByte(0), "the detached Agrona view");
         assertEquals(0, kept.get(0));
         assertEquals(1, nextOwner.buffer().getByte(0));
+    }
+
+    @Test
+    void aRetiredRangeStaysCountedAsMappingsUntilItsLastViewIsCollected() throws InterruptedException
+    {
+        awaitCollected();
+        final long before = MappingBudget.held();
+        HostMemoryMapping scattered = HostMemoryMapping.map(hostMem, new long[] {2 * PAGE, 0}, PAGE);
+        ByteBuffer kept = scattered.byteBuffer(0, PAGE);
+        scattered.close();
+        assertEquals(before + 2, MappingBudget.held(), "two runs, retired, are still two mappings");
+        assertEquals(2, MappingBudget.retiredHeld());
+        assertEquals(0, kept.get(0));
+        scattered = null;
+        kept = null;
+        awaitCollected();
+        assertEquals(before, MappingBudget.held(), "unmapped once collected");
+    }
+
+    /** Collections until every retired range of this JVM was unmapped; a hang guard of a minute. */
+    private static void awaitCollected() throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        while (MappingBudget.retiredHeld() > 0 && System.nanoTime() < deadline)
+        {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertEquals(0, MappingBudget.retiredHeld(), "retired ranges left after a minute of collections");
     }
 
     @Test
