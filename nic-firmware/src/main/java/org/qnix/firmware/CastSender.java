@@ -155,11 +155,8 @@ final class CastSender
         {
             if (member.name().ai() != slot.aiName || member.name().pi() != slot.piName)
             {
-                // Which process the member is, as this NIC knows it; 0, no process's, if its name is gone.
-                final NameTable.Entry named = names.lookup(member.name().ai(), member.name().pi());
-                final int incarnation = null != named && named.is(member.node(), member.nicPid()) ? named.incarnation : 0;
-                cast.addDestination(member.node().index(torusWidth), member.nicPid(), incarnation, member.name().ai(),
-                    member.name().pi());
+                cast.addDestination(member.node().index(torusWidth), member.nicPid(), member.incarnation(),
+                    member.name().ai(), member.name().pi());
             }
         }
         return Doorbell.DONE;

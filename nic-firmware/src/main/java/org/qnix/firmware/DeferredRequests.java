@@ -60,7 +60,6 @@ final class DeferredRequests
     private final int[] replaySources = new int[CAPACITY];
     private final long[] replayAskedMs = new long[CAPACITY];
     private final UnsafeBuffer replayRequests = new UnsafeBuffer(new byte[CAPACITY * ROW]);
-    private final PermissionRequestFlyweight copy = new PermissionRequestFlyweight();
     private final PermissionRequestFlyweight replayed = new PermissionRequestFlyweight();
     private int size;
     /** While a kept request is answered again: when its sender last asked, which keeping it again keeps. */
@@ -98,17 +97,7 @@ final class DeferredRequests
         receiverIndexes[size] = receiverIndex;
         operationIds[size] = request.operationId();
         askedMs[size] = inReplay ? replayingAskedMs : nowMs;
-        copy.wrap(requests, size * ROW)
-            .receiverPid(request.receiverPid())
-            .senderPid(request.senderPid())
-            .tag(request.tag())
-            .messageLength(request.messageLength())
-            .firstPacketLength(request.firstPacketLength())
-            .packets(request.packets())
-            .operationId(request.operationId())
-            .senderAi(request.senderAi())
-            .senderPi(request.senderPi())
-            .receiverIncarnation(request.receiverIncarnation());
+        request.copyTo(requests, size * ROW);
         size++;
     }
 

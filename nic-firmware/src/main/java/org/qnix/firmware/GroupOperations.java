@@ -96,7 +96,8 @@ final class GroupOperations
         }
         // Step 1, before the member is added: the group may complete at once and acknowledge it.
         wait.startJoin(group, nodeCount);
-        final GroupTable.AddResult added = groups.addMember(group, size, new GroupTable.Member(name, self, slot.nicPid));
+        final GroupTable.AddResult added =
+            groups.addMember(group, size, new GroupTable.Member(name, self, slot.nicPid, slot.incarnation));
         switch (added)
         {
             case FULL:

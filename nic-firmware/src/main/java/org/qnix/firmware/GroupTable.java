@@ -27,8 +27,12 @@ import org.qnix.abi.SequenceLock;
  */
 final class GroupTable
 {
-    /** A member of a group: its name and where it lives, for acknowledgements and broadcasts. */
-    record Member(ProcessName name, NicCoordinates node, int nicPid)
+    /**
+     * A member of a group: its name and where it lives, for acknowledgements and broadcasts, and which of
+     * the processes of its Process Table entry it is (New_Process; 0 if this NIC does not know it), what a
+     * broadcast's request to it carries.
+     */
+    record Member(ProcessName name, NicCoordinates node, int nicPid, int incarnation)
     {
     }
 

@@ -53,8 +53,8 @@ final class ProcessRegistrations
     /** The Process Table entries a VIA process lives in (issue 14): active, but nameless. */
     private final boolean[] viaResidents;
     /**
-     * How many QNIX processes each Process Table entry has held (New_Process): the incarnation every
-     * request to the one in it now carries, so that one for an earlier process is not delivered to it.
+     * How many processes, QNIX or VIA, each Process Table entry has held: the incarnation every request
+     * to the one in it now carries (New_Process), so that one for an earlier process is not delivered to it.
      */
     private final int[] incarnations;
     private ViaEngine via;
@@ -112,7 +112,7 @@ final class ProcessRegistrations
         }
         evictedGroups.clear();
         final GroupTable.AddResult added =
-            groups.addMember(group, size, new GroupTable.Member(name, self, nicPid), evictedGroups);
+            groups.addMember(group, size, new GroupTable.Member(name, self, nicPid, incarnation), evictedGroups);
         groupOperations.membersLeft(evictedGroups);
         if (GroupTable.AddResult.FULL == added || GroupTable.AddResult.REFUSED == added)
         {
@@ -121,8 +121,7 @@ final class ProcessRegistrations
         }
 
         residents[index] = name;
-        activate(index, name.ai(), name.pi());
-        slots[index].incarnation = incarnation;
+        activate(index, name.ai(), name.pi(), incarnation);
         setProcessState(index, ProcessTableLayout.STATE_REGISTERING);
         final Registration registration = new Registration(index, name, pid, group, size, params.nodeCount());
         registration.processAck(selfIndex);
@@ -204,7 +203,8 @@ final class ProcessRegistrations
         }
         log("New_Via_Process pid " + pid + " index " + index);
         viaResidents[index] = true;
-        activate(index, 0, 0);
+        // A VIA process is the entry's next one too: a late request for the QNIX process before it is not its.
+        activate(index, 0, 0, ++incarnations[index]);
         slots[index].via = true;
         setProcessState(index, ProcessTableLayout.STATE_REGISTERED);
         counters.registrations.increment();
@@ -236,7 +236,7 @@ final class ProcessRegistrations
     }
 
     /** A process now lives in Process Table entry {@code index}: its queues start empty. */
-    private void activate(final int index, final int ai, final int pi)
+    private void activate(final int index, final int ai, final int pi, final int incarnation)
     {
         ProcessSlot slot = slots[index];
         if (null == slot)
@@ -249,6 +249,7 @@ final class ProcessRegistrations
         final int entry = (int)layout.processEntryOffset(index);
         slot.aiName = ai;
         slot.piName = pi;
+        slot.incarnation = incarnation;
         // Written by the driver at registration step 5, before it posted New_Process.
         slot.sendDoorbells = sdram.getLong(entry + ProcessTableLayout.SEND_DOORBELLS_OFFSET);
         slot.receiveDoorbells = sdram.getLong(entry + ProcessTableLayout.RECEIVE_DOORBELLS_OFFSET);
@@ -390,8 +391,11 @@ final class ProcessRegistrations
             return;
         }
         evictedGroups.clear();
+        // Its New_Process came before, from the same NIC: the Name Table says which process it is.
+        final NameTable.Entry named = names.lookup(member);
+        final int incarnation = null != named && named.is(source, nicPid) ? named.incarnation : 0;
         final GroupTable.AddResult added =
-            groups.addMember(group, size, new GroupTable.Member(member, source, nicPid), evictedGroups);
+            groups.addMember(group, size, new GroupTable.Member(member, source, nicPid, incarnation), evictedGroups);
         groupOperations.membersLeft(evictedGroups);
         if (GroupTable.AddResult.COMPLETED == added)
         {

@@ -24,7 +24,7 @@ final class ProcessSlot
 
     boolean active;
     /**
-     * How many processes the entry has held, counting the one in it now (New_Process): a request for an
+     * How many processes the entry has held, QNIX or VIA, counting the one in it now: a request for an
      * earlier one is not for this one (SystemMessage, "Receiver incarnation").
      */
     int incarnation;

@@ -479,7 +479,7 @@ final class ReceiveTable
     private ProcessSlot activeSlot(final int index, final int incarnation)
     {
         final ProcessSlot slot = index >= 0 && index < slots.length ? slots[index] : null;
-        return null != slot && slot.active && !slot.via && slot.incarnation == incarnation ? slot : null;
+        return null != slot && slot.active && slot.incarnation == incarnation ? slot : null;
     }
 
     /** @return the oldest receive the process posted that takes a message of this sender and tag, or null. */

@@ -142,4 +142,10 @@ public final class PermissionRequestFlyweight
         buffer.putInt(offset + SystemMessage.REQUEST_RECEIVER_INCARNATION_OFFSET, incarnation);
         return this;
     }
+
+    /** Copies the whole request, every field, to {@code index} of {@code to}. */
+    public void copyTo(final MutableDirectBuffer to, final int index)
+    {
+        to.putBytes(index, buffer, offset, SystemMessage.PERMISSION_REQUEST_LENGTH);
+    }
 }
