@@ -2,7 +2,6 @@ package org.qnix.lib;
 
 import java.io.UncheckedIOException;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 
 import org.agrona.CloseHelper;
 import org.qnix.abi.ClusterDirectory;
@@ -29,8 +28,8 @@ import org.qnix.host.RetiredMemory;
  * the driver connection it was made on, and the three mappings it gives the process, its Virtual
  * Network Interface, its Host Process Structures and the control program's read-only status area.
  * {@link #register} is the whole of {@code qx_init} below the API's arguments; {@link #deregister} and
- * {@link #release} are the end of {@link Qnix#close()}, after its {@link MappingGuard} says whether the
- * mappings may go.
+ * {@link #release} are the end of {@link Qnix#close()}, once its {@link MappingGuard} has no call inside,
+ * or has waited for them long enough.
  *
  * <p>Its methods run with {@code Qnix}'s monitor held, or before the {@code Qnix} exists.
  */
@@ -184,10 +183,10 @@ final class NicRegistration
 
     /**
      * Closes the driver connection and retires its mappings ({@link RetiredMemory}): a call still inside
-     * them ({@code quiescent} false) reads zeros from there on, never a page the driver gives to another
-     * process, and never an unmapped one.
+     * them reads zeros from there on, never a page the driver gives to another process, and never an
+     * unmapped one.
      */
-    void release(final boolean quiescent, final MappingGuard guard, final long waitedNs)
+    void release()
     {
         driver.close();
         offNicCpu.close();
@@ -195,11 +194,5 @@ final class NicRegistration
         RetiredMemory.retire(hps);
         RetiredMemory.retire(control);
         wake.retire();
-        if (!quiescent)
-        {
-            System.err.println("qnix: " + guard.callsInside() + " call(s) of " + name + " still inside its " +
-                "Virtual Network Interface " + TimeUnit.NANOSECONDS.toSeconds(waitedNs) +
-                " s after close(): its mappings were retired under them");
-        }
     }
 }

@@ -50,8 +50,9 @@ import org.qnix.host.MappingGuard;
  *       thread safe.</li>
  *   <li><b>{@link #close()} is safe from any thread, at any time.</b> Every later call, and every call
  *       still waiting (for a doorbell, room in the Command Queue or a free context), ends with
- *       {@link QnixClosedException}; the VNI is unmapped only once no call is inside it. The memory of
- *       buffers and of the pool is unmapped too: a thread must not touch their views after close.</li>
+ *       {@link QnixClosedException}; the VNI is retired once no call is inside it (after 10 s, under
+ *       it). The memory of buffers and of the pool is retired too ({@link org.qnix.host.RetiredMemory}): a
+ *       view kept past the close reads zeros.</li>
  * </ul>
  *
  * <p>The calls of the data path neither lock nor allocate: each enters and leaves the registration's
@@ -185,9 +186,9 @@ public final class Qnix implements AutoCloseable
     }
 
     /**
-     * {@code qx_end}: de-registers from the NIC and unmaps the VNI, the buffers and the pool. Idempotent,
-     * and safe from any thread while other threads are inside calls: they end with
-     * {@link QnixClosedException}, and the memory is unmapped only once none is inside it.
+     * {@code qx_end}: de-registers from the NIC and retires the VNI, the buffers and the pool
+     * ({@link org.qnix.host.RetiredMemory}). Idempotent, and safe from any thread while other threads are
+     * inside calls: they end with {@link QnixClosedException}, and the VNI is retired once none is inside.
      *
      * <pre>{@code
      * Thread receiver = new Thread(() -> qnix.waitForReceive(rx, status, 1, TimeUnit.HOURS));
@@ -202,9 +203,15 @@ public final class Qnix implements AutoCloseable
             return;
         }
         // From here every call fails to enter; the ones inside see the flag at their next look, and a
-        // sleeper is woken to see it now. The memory stays mapped while any is inside.
+        // sleeper is woken to see it now. The memory is retired once none is inside, or after the wait.
         vnic.wakeAllWaiters();
         final boolean quiescent = guard.awaitQuiescence(CLOSE_QUIESCENCE_NS);
+        if (!quiescent)
+        {
+            System.err.println("qnix: " + guard.callsInside() + " call(s) of " + name + " still inside its " +
+                "Virtual Network Interface " + TimeUnit.NANOSECONDS.toSeconds(CLOSE_QUIESCENCE_NS) +
+                " s after close(): its mappings were retired under them");
+        }
         synchronized (this)
         {
             try
@@ -214,7 +221,7 @@ public final class Qnix implements AutoCloseable
             }
             finally
             {
-                registration.release(quiescent, guard, CLOSE_QUIESCENCE_NS);
+                registration.release();
             }
         }
     }
