@@ -247,7 +247,7 @@ final class ViWorkQueue
                 // the wait below would be for one more that never comes.
                 // Writer: the NIC, after the status of the descriptor it completed.
                 final int count = structures.getIntVolatile(counter);
-                final Descriptor done = done();
+                final Descriptor done = doneInside();
                 if (null != done)
                 {
                     return done;
