@@ -67,4 +67,17 @@ public final class ViplCompletions
         }
         return d;
     }
+
+    /**
+     * {@link #expectDone(Descriptor, String)} for a loop's n-th descriptor, whose name is
+     * {@code String.format(format, number)}, made only if it failed: nothing is built per message.
+     */
+    public static Descriptor expectDone(final Descriptor d, final String format, final long number)
+    {
+        if (null == d || !d.isDone() || d.hasError())
+        {
+            expectDone(d, String.format(format, number));
+        }
+        return d;
+    }
 }

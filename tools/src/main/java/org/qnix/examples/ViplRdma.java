@@ -379,14 +379,16 @@ public final class ViplRdma
             vi.postSend(rdma, control);
             // Posted at once, but not started before the read's data has landed (VIA's QFENCE).
             sendMessage(0, number, ViplDescriptor.CONTROL_QFENCE);
-            final Descriptor done = ViplCompletions.expectDone(ViplCompletions.await(vi, cq, true, TIMEOUT_MS), "read " + number);
+            final Descriptor done =
+                ViplCompletions.expectDone(ViplCompletions.await(vi, cq, true, TIMEOUT_MS), "read %d", number);
             if (done.status() != (ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RDMA_READ) ||
                 done.length() != size)
             {
                 throw new IllegalStateException("read " + number + ": completed with status 0x" +
                     Integer.toHexString(done.status()) + " and " + done.length() + " bytes, not " + size);
             }
-            ViplCompletions.expectDone(ViplCompletions.await(vi, cq, true, TIMEOUT_MS), "the notice of read " + number);
+            ViplCompletions.expectDone(ViplCompletions.await(vi, cq, true, TIMEOUT_MS), "the notice of read %d",
+                number);
             final UnsafeBuffer target = landing.memory().buffer();
             check(target, at, size, number, "read " + number);
             target.setMemory(at, size, UNTOUCHED);
@@ -432,10 +434,11 @@ public final class ViplRdma
                 // Carried after the write's bytes, as the VI sends in posting order.
                 sendMessage(0, number, 0);
             }
-            ViplCompletions.expectDone(ViplCompletions.await(vi, cq, true, TIMEOUT_MS), "write " + number);
+            ViplCompletions.expectDone(ViplCompletions.await(vi, cq, true, TIMEOUT_MS), "write %d", number);
             if (!immediate)
             {
-                ViplCompletions.expectDone(ViplCompletions.await(vi, cq, true, TIMEOUT_MS), "the notice of write " + number);
+                ViplCompletions.expectDone(ViplCompletions.await(vi, cq, true, TIMEOUT_MS), "the notice of write %d",
+                    number);
             }
         }
 

@@ -268,11 +268,7 @@ public final class ViplStream
                 }
                 final int k = number % window;
                 final Descriptor d = vi.recvDone();
-                if (null == d || !d.isDone() || d.hasError())
-                {
-                    // Named only when it failed: no string built per message on the measured path.
-                    ViplCompletions.expectDone(d, "message " + number + " received");
-                }
+                ViplCompletions.expectDone(d, "message %d received", number);
                 if (d != dataRing[k] || d.length() != size || d.immediateData() != number ||
                     0 == (d.status() & ViplDescriptor.STATUS_IMMEDIATE))
                 {

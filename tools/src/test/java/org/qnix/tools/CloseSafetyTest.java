@@ -5,17 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import org.agrona.MutableDirectBuffer;
 import org.junit.jupiter.api.Test;
@@ -38,8 +33,6 @@ import org.qnix.lib.ReceiveStatus;
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class CloseSafetyTest
 {
-    private static final Pattern RESULT = Pattern.compile("RESULT iterations=(\\d+) closed=(\\d+) other=(\\d+)");
-
     @TempDir
     Path workingDirectory;
 
@@ -137,21 +130,8 @@ class CloseSafetyTest
         {
             final List<String> worker = ChildCommand.java(CloseSafetyWorker.class.getName());
             worker.addAll(List.of(dir.name(), "7602", Integer.toString(iterations), Long.toString(seed)));
-            final ChildCommand.Result result = ChildCommand.run(worker,
-                Map.of("QNIX_DIR", dir.path().getParent().toString()), workingDirectory);
-
-            System.out.println(result.output().lines().filter(l -> l.startsWith("RESULT")).findFirst().orElse(""));
-            assertEquals(0, result.exit(), result.output());
-            final Matcher counts = RESULT.matcher(result.output());
-            assertTrue(counts.find(), result.output());
-            assertEquals(iterations, Integer.parseInt(counts.group(1)));
-            assertEquals(0, Integer.parseInt(counts.group(3)), result.output());
             // Six racing threads and nineteen calls after the close, every iteration.
-            assertEquals(iterations * (6 + 19), Integer.parseInt(counts.group(2)), result.output());
-            try (Stream<Path> files = Files.list(workingDirectory))
-            {
-                assertEquals(List.of(), files.toList(), "no JVM crash file");
-            }
+            CloseRace.assertEveryCallEndedClosed(worker, dir, workingDirectory, iterations, 6 + 19);
             TestClusters.await("the worker de-registered", () -> ClusterStatus.read(dir).processes().isEmpty());
         }
         finally

@@ -1,13 +1,9 @@
 package org.qnix.tools;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.locks.LockSupport;
 
 import org.qnix.abi.ProcessName;
 import org.qnix.host.DoorbellWait;
@@ -53,33 +49,17 @@ public final class CloseSafetyWorker
         final long seed = Long.parseLong(args[3]);
         System.out.println("close-safety: " + iterations + " iterations, seed " + seed);
         final Random random = new Random(seed);
-        long closed = 0;
-        long other = 0;
+        final CloseRace.Tally tally = new CloseRace.Tally(outcome -> outcome instanceof QnixClosedException);
         for (int i = 0; i < iterations; i++)
         {
             final Qnix qnix = Qnix.options().name(new ProcessName(ai, 0)).group(ai, 1).cluster(cluster).node("0-0")
                 .timeout(Duration.ofSeconds(120)).init();
             final List<Throwable> outcomes = race(qnix, random.nextInt(3000));
             outcomes.addAll(callsAfterClose(qnix));
-            for (final Throwable outcome : outcomes)
-            {
-                if (outcome instanceof QnixClosedException)
-                {
-                    closed++;
-                }
-                else
-                {
-                    other++;
-                    System.out.println("FAIL iteration " + i + ": " + outcome);
-                    if (null != outcome)
-                    {
-                        outcome.printStackTrace(System.out);
-                    }
-                }
-            }
+            tally.count(outcomes, Integer.toString(i));
         }
-        System.out.println("RESULT iterations=" + iterations + " closed=" + closed + " other=" + other);
-        System.exit(0 == other ? 0 : 2);
+        tally.printResult(iterations);
+        System.exit(0 == tally.other() ? 0 : 2);
     }
 
     /** Threads inside waits and loops, closed from this thread after {@code pauseUs}. @return how each ended. */
@@ -97,8 +77,6 @@ public final class CloseSafetyWorker
         final int txWait = qnix.sendContext(self, TAG_NOBODY_RECEIVES, true, buffer, 64, 64);
         qnix.send(txWait);
 
-        final AtomicReferenceArray<Throwable> ends = new AtomicReferenceArray<>(THREADS.length);
-        final CountDownLatch started = new CountDownLatch(THREADS.length);
         final Runnable[] bodies =
         {
             () -> forever(() -> qnix.waitForReceive(rxSleep, new ReceiveStatus(), 1, TimeUnit.HOURS)),
@@ -132,43 +110,7 @@ public final class CloseSafetyWorker
                 }
             },
         };
-        final Thread[] threads = new Thread[THREADS.length];
-        for (int t = 0; t < threads.length; t++)
-        {
-            final int index = t;
-            threads[t] = new Thread(() ->
-            {
-                started.countDown();
-                try
-                {
-                    bodies[index].run();
-                }
-                catch (final Throwable ex)
-                {
-                    ends.set(index, ex);
-                }
-            }, THREADS[t]);
-            threads[t].start();
-        }
-        started.await();
-        LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(pauseUs));
-        qnix.close();
-
-        final List<Throwable> outcomes = new ArrayList<>();
-        for (int t = 0; t < threads.length; t++)
-        {
-            // A hang guard, not a timing assertion: every wait leaves within a sleep slice of the close.
-            threads[t].join(TimeUnit.SECONDS.toMillis(60));
-            if (threads[t].isAlive())
-            {
-                outcomes.add(new AssertionError(THREADS[t] + " did not end after close()"));
-            }
-            else
-            {
-                outcomes.add(null == ends.get(t) ? new AssertionError(THREADS[t] + " returned") : ends.get(t));
-            }
-        }
-        return outcomes;
+        return CloseRace.race(THREADS, bodies, qnix::close, pauseUs);
     }
 
     private static int postReceive(final Qnix qnix, final QnixBuffer buffer)
@@ -210,19 +152,6 @@ public final class CloseSafetyWorker
             () -> qnix.groupMembers(qnix.name().ai()),
             () -> qnix.allocateBuffer(64),
             () -> qnix.bufferPool(1));
-        final List<Throwable> outcomes = new ArrayList<>();
-        for (final Runnable call : calls)
-        {
-            try
-            {
-                call.run();
-                outcomes.add(new AssertionError("a call after close() returned"));
-            }
-            catch (final Throwable ex)
-            {
-                outcomes.add(ex);
-            }
-        }
-        return outcomes;
+        return CloseRace.outcomesOf(calls);
     }
 }

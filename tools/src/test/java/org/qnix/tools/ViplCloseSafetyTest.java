@@ -1,16 +1,8 @@
 package org.qnix.tools;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -29,8 +21,6 @@ import org.qnix.abi.ClusterDirectory;
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ViplCloseSafetyTest
 {
-    private static final Pattern RESULT = Pattern.compile("RESULT iterations=(\\d+) closed=(\\d+) other=(\\d+)");
-
     @TempDir
     Path workingDirectory;
 
@@ -45,21 +35,8 @@ class ViplCloseSafetyTest
         {
             final List<String> worker = ChildCommand.java(ViplCloseSafetyWorker.class.getName());
             worker.addAll(List.of(dir.name(), Integer.toString(iterations), Long.toString(seed)));
-            final ChildCommand.Result result = ChildCommand.run(worker,
-                Map.of("QNIX_DIR", dir.path().getParent().toString()), workingDirectory);
-
-            System.out.println(result.output().lines().filter(l -> l.startsWith("RESULT")).findFirst().orElse(""));
-            assertEquals(0, result.exit(), result.output());
-            final Matcher counts = RESULT.matcher(result.output());
-            assertTrue(counts.find(), result.output());
-            assertEquals(iterations, Integer.parseInt(counts.group(1)));
-            assertEquals(0, Integer.parseInt(counts.group(3)), result.output());
-            assertEquals(iterations * (ViplCloseSafetyWorker.THREADS.length + ViplCloseSafetyWorker.CALLS_AFTER_CLOSE),
-                Integer.parseInt(counts.group(2)), result.output());
-            try (Stream<Path> files = Files.list(workingDirectory))
-            {
-                assertEquals(List.of(), files.toList(), "no JVM crash file");
-            }
+            CloseRace.assertEveryCallEndedClosed(worker, dir, workingDirectory, iterations,
+                ViplCloseSafetyWorker.THREADS.length + ViplCloseSafetyWorker.CALLS_AFTER_CLOSE);
             TestClusters.await("the worker's VIA processes gone", () -> ClusterStatus.read(dir).vipl().isEmpty());
         }
         finally

@@ -1,12 +1,8 @@
 package org.qnix.tools;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.locks.LockSupport;
 
 import org.qnix.abi.ViplDescriptor;
 import org.qnix.abi.ViplResult;
@@ -61,8 +57,8 @@ public final class ViplCloseSafetyWorker
         final long seed = Long.parseLong(args[2]);
         System.out.println("vipl-close-safety: " + iterations + " iterations, seed " + seed);
         final Random random = new Random(seed);
-        long closed = 0;
-        long other = 0;
+        final CloseRace.Tally tally = new CloseRace.Tally(
+            outcome -> outcome instanceof ViplException vipl && ViplResult.INVALID_STATE == vipl.result());
         for (int i = 0; i < iterations; i++)
         {
             final ViplNic nic = Vipl.openNic("0-0", cluster);
@@ -71,31 +67,15 @@ public final class ViplCloseSafetyWorker
             final Ends ends = new Ends(nic);
             final List<Throwable> outcomes = race(nic, ends, pauseUs);
             outcomes.addAll(callsAfterClose(nic, ends));
-            for (final Throwable outcome : outcomes)
-            {
-                if (outcome instanceof ViplException vipl && ViplResult.INVALID_STATE == vipl.result())
-                {
-                    closed++;
-                }
-                else
-                {
-                    other++;
-                    System.out.println("FAIL iteration " + i + " (pause " + pauseUs + " us): " + outcome);
-                    if (null != outcome)
-                    {
-                        outcome.printStackTrace(System.out);
-                    }
-                }
-            }
-            if (other > 0)
+            tally.count(outcomes, i + " (pause " + pauseUs + " us)");
+            if (tally.other() > 0)
             {
                 break;
             }
         }
-        System.out.println("RESULT iterations=" + iterations + " closed=" + closed + " other=" + other);
-        System.out.flush();
+        tally.printResult(iterations);
         // halt, not exit: a thread that never ended must not keep the JVM, nor a hook wait for it.
-        Runtime.getRuntime().halt(0 == other ? 0 : 2);
+        Runtime.getRuntime().halt(0 == tally.other() ? 0 : 2);
     }
 
     /** What the threads use: VIs whose posts stay posted (Idle), a CQ nothing completes into. */
@@ -150,8 +130,6 @@ public final class ViplCloseSafetyWorker
     private static List<Throwable> race(final ViplNic nic, final Ends ends, final int pauseUs)
         throws InterruptedException
     {
-        final AtomicReferenceArray<Throwable> endings = new AtomicReferenceArray<>(THREADS.length);
-        final CountDownLatch started = new CountDownLatch(THREADS.length);
         final Runnable[] bodies =
         {
             () -> ends.posted.recvWait(FOREVER_MS, DoorbellWait.SLEEP),
@@ -175,39 +153,7 @@ public final class ViplCloseSafetyWorker
                 }
             },
         };
-        final Thread[] threads = new Thread[THREADS.length];
-        for (int t = 0; t < threads.length; t++)
-        {
-            final int index = t;
-            threads[t] = new Thread(() ->
-            {
-                started.countDown();
-                try
-                {
-                    bodies[index].run();
-                    endings.set(index, new AssertionError(THREADS[index] + " returned"));
-                }
-                catch (final Throwable ex)
-                {
-                    endings.set(index, ex);
-                }
-            }, THREADS[t]);
-            threads[t].setDaemon(true);
-            threads[t].start();
-        }
-        started.await();
-        LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(pauseUs));
-        nic.close();
-
-        final List<Throwable> outcomes = new ArrayList<>();
-        for (int t = 0; t < threads.length; t++)
-        {
-            // A hang guard, not a timing assertion: every wait and loop leaves within a sleep slice of the close.
-            threads[t].join(TimeUnit.SECONDS.toMillis(60));
-            outcomes.add(threads[t].isAlive() ? new AssertionError(THREADS[t] + " did not end after close()") :
-                endings.get(t));
-        }
-        return outcomes;
+        return CloseRace.race(THREADS, bodies, nic::close, pauseUs);
     }
 
     private interface Condition
@@ -244,19 +190,6 @@ public final class ViplCloseSafetyWorker
             () -> ends.cq.notify((cq, c) -> { }),
             ends.empty::query,
             nic::createPtag);
-        final List<Throwable> outcomes = new ArrayList<>();
-        for (final Runnable call : calls)
-        {
-            try
-            {
-                call.run();
-                outcomes.add(new AssertionError("a call after close() returned"));
-            }
-            catch (final Throwable ex)
-            {
-                outcomes.add(ex);
-            }
-        }
-        return outcomes;
+        return CloseRace.outcomesOf(calls);
     }
 }
