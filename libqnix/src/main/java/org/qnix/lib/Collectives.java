@@ -2,6 +2,7 @@ package org.qnix.lib;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.DirectBuffer;
@@ -120,6 +121,8 @@ final class Collectives
     private void awaitGroupOperation(final int command, final int group, final int groupSize, final long timeout,
         final TimeUnit unit)
     {
+        // Read before the post: a bad unit must not leave a posted context nobody waits for or abandons.
+        final long timeoutNs = Objects.requireNonNull(unit, "unit").toNanos(timeout);
         messaging.enter();
         try
         {
@@ -136,7 +139,7 @@ final class Collectives
             }
             try
             {
-                messaging.completeSend(context, vnic.await(context, true, unit.toNanos(timeout), DoorbellWait.SLEEP));
+                messaging.completeSend(context, vnic.await(context, true, timeoutNs, DoorbellWait.SLEEP));
             }
             catch (final QnixTimeoutException ex)
             {

@@ -172,6 +172,20 @@ class MessagingAndCollectivesTest
     }
 
     @Test
+    void aBarrierWithoutAUnitIsRefusedBeforeItIsPosted()
+    {
+        final NullPointerException ex = assertThrows(NullPointerException.class,
+            () -> collectives.awaitBarrier(7, 2, 20, null));
+        assertEquals("unit", ex.getMessage());
+        nicEntry.wrap(vni, layout.commandOffset(0));
+        assertEquals(0, nicEntry.command(), "nothing posted");
+        for (int c = 0; c < CONTEXTS; c++)
+        {
+            collectives.groupContext();   // every context is still Free: none was taken and left in flight
+        }
+    }
+
+    @Test
     void aClosedRegistrationEndsEveryCallWithTheClosedException()
     {
         final int context = collectives.groupContext();
