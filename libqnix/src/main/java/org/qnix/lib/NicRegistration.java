@@ -1,32 +1,27 @@
 package org.qnix.lib;
 
-import java.io.UncheckedIOException;
 import java.time.Duration;
 
-import org.agrona.CloseHelper;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ClusterProperties;
-import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.DriverProtocol;
-import org.qnix.abi.HostProcessStructuresLayout;
-import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicProcessor;
-import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessName;
 import org.qnix.host.DriverException;
 import org.qnix.host.DriverProxy;
 import org.qnix.host.MappingGuard;
-import org.qnix.host.NicWakeMapping;
+import org.qnix.host.ProcessMappings;
 import org.qnix.host.Registration;
 import org.qnix.host.RegistrationTimeoutException;
 import org.qnix.host.RetiredMemory;
 
 /**
  * A process's registration with its node's NIC (thesis 3.4, 3.5.3; {@code qx_init} and {@code qx_end}):
- * the driver connection it was made on, and the three mappings it gives the process, its Virtual
- * Network Interface, its Host Process Structures and the control program's read-only status area.
+ * the driver connection it was made on, and what it gives the process to map ({@link ProcessMappings}):
+ * its Virtual Network Interface, its Host Process Structures, the control program's read-only status area
+ * and the NIC's wake-up line.
  * {@link #register} is the whole of {@code qx_init} below the API's arguments; {@link #deregister} and
  * {@link #release} are the end of {@link Qnix#close()}, once its {@link MappingGuard} has no call inside,
  * or has waited for them long enough.
@@ -41,16 +36,12 @@ final class NicRegistration
     final ClusterParameters params;
     final int nicPid;
     final DriverProxy driver;
-    final MappedFile vni;
-    final MappedFile hps;
-    final MappedFile control;
-    final NicWakeMapping wake;
+    final ProcessMappings mappings;
     /** This process keeps off the NICs' CPU while registered (NicProcessor). */
     final NicProcessor.Avoidance offNicCpu;
 
     private NicRegistration(final ProcessName name, final NicCoordinates node, final String clusterName,
-        final ClusterParameters params, final int nicPid, final DriverProxy driver, final MappedFile vni,
-        final MappedFile hps, final MappedFile control, final NicWakeMapping wake,
+        final ClusterParameters params, final int nicPid, final DriverProxy driver, final ProcessMappings mappings,
         final NicProcessor.Avoidance offNicCpu)
     {
         this.name = name;
@@ -59,10 +50,7 @@ final class NicRegistration
         this.params = params;
         this.nicPid = nicPid;
         this.driver = driver;
-        this.vni = vni;
-        this.hps = hps;
-        this.control = control;
-        this.wake = wake;
+        this.mappings = mappings;
         this.offNicCpu = offNicCpu;
     }
 
@@ -125,46 +113,19 @@ final class NicRegistration
                 throw QnixDriverException.of(ex);
             }
 
-            MappedFile vni = null;
-            MappedFile hps = null;
-            MappedFile control = null;
-            NicWakeMapping wake = null;
+            final ProcessMappings mappings;
             try
             {
-                vni = MappedFile.mapExisting(dir.nicSdram(where), registration.vniAddress(), registration.vniLength());
-                hps = MappedFile.mapExisting(dir.hostMemory(where), registration.hpsAddress(),
-                    (long)HostProcessStructuresLayout.pages(params.contextsPerProcess(), params.pageSize()) *
-                    params.pageSize());
-                final long commandQueue =
-                    hps.buffer().getLong(HostProcessStructuresLayout.COMMAND_QUEUE_ADDRESS_OFFSET);
-                if (commandQueue != registration.vniAddress())
-                {
-                    throw new QnixDriverException(DriverProtocol.REFUSED, "Host Process Structures of " + name +
-                        " point at SDRAM " + commandQueue + ", expected the VNI at " + registration.vniAddress());
-                }
-                // The control program's identity and heartbeat: read-only to the process, like a status
-                // register, so that a wait never outlives the firmware (DESIGN.md 5).
-                control = MappedFile.mapReadOnly(dir.nicSdram(where), new NicSdramLayout(params).controlProgramOffset(),
-                    ControlProgramLayout.LENGTH);
-                // The NIC's Asleep flag read-only; its Wake Sequence read-write: a Command Queue entry wakes a
-                // sleeping NIC by bumping it (NicWakeLayout).
-                wake = NicWakeMapping.map(dir, where);
+                mappings = ProcessMappings.map(dir, params, where, clusterName, registration.vniAddress(),
+                    registration.vniLength(), registration.hpsAddress());
             }
-            catch (final UncheckedIOException ex)
+            catch (final DriverException ex)
             {
-                CloseHelper.closeAll(vni, hps, control, wake);
-                // The driver answered, then the node's files went: the cluster was taken down meanwhile.
-                throw new QnixDriverException("registered with the driver of node " + where + ", then " +
-                    ex.getMessage() + ": is cluster '" + clusterName + "' still up?", ex);
-            }
-            catch (final RuntimeException ex)
-            {
-                CloseHelper.closeAll(vni, hps, control, wake);
-                throw ex;
+                throw QnixDriverException.of(ex);
             }
             registered = true;
-            return new NicRegistration(name, where, clusterName, params, registration.nicPid(), driver, vni,
-                hps, control, wake, NicProcessor.avoid(props.nicCpu(), "qnix"));
+            return new NicRegistration(name, where, clusterName, params, registration.nicPid(), driver, mappings,
+                NicProcessor.avoid(props.nicCpu(), "qnix"));
         }
         finally
         {
@@ -190,9 +151,6 @@ final class NicRegistration
     {
         driver.close();
         offNicCpu.close();
-        RetiredMemory.retire(vni);
-        RetiredMemory.retire(hps);
-        RetiredMemory.retire(control);
-        wake.retire();
+        mappings.retire();
     }
 }

@@ -111,8 +111,8 @@ public final class Qnix implements AutoCloseable
         this.node = registration.node;
         this.clusterName = registration.clusterName;
         this.params = registration.params;
-        this.vnic = new VirtualNetworkInterface(params, registration.vni.buffer(), registration.hps.buffer(),
-            registration.control.buffer(), 0, registration.wake.wakeUp(), node, name, guard);
+        this.vnic = new VirtualNetworkInterface(params, registration.mappings.vni(), registration.mappings.hps(),
+            registration.mappings.control(), 0, registration.mappings.wakeUp(), node, name, guard);
         this.memory = new DmaMemory(this, params, name, clusterName, node, registration.driver, guard);
         this.messaging = new Messaging(this, params, name, guard, vnic);
         this.collectives = new Collectives(params, name, guard, registration.driver, vnic, messaging);

@@ -9,8 +9,6 @@ import java.util.List;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ClusterProperties;
-import org.qnix.abi.ControlProgramLayout;
-import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.CqRingLayout;
 import org.qnix.abi.FileDescriptorBlock;
@@ -37,7 +35,7 @@ import org.qnix.host.DoorbellWait;
 import org.qnix.host.DoorbellWaiter;
 import org.qnix.host.MappingGuard;
 import org.qnix.host.NicHeartbeat;
-import org.qnix.host.NicWakeMapping;
+import org.qnix.host.ProcessMappings;
 import org.qnix.host.RetiredMemory;
 import org.qnix.host.DriverException;
 import org.qnix.host.DriverProxy;
@@ -85,12 +83,8 @@ public final class ViplNic implements AutoCloseable
     private final DriverProxy driver;
     private final ViaRegistration registration;
     private final MappedFile structures;
-    /** The VNI (its Command Queue), the Host Process Structures (its Tail and Head) and the control program's page. */
-    private final MappedFile vni;
-    private final MappedFile hps;
-    private final MappedFile control;
-    /** The NIC's wake-up line: a post wakes a NIC that sleeps because it was idle. */
-    private final NicWakeMapping wake;
+    /** The VNI (its Command Queue), Host Process Structures (Tail, Head), control page, NIC's wake-up line. */
+    private final ProcessMappings mappings;
     private final ViaCommandQueue commands;
     private final NicHeartbeat heartbeat;
     /** Every wait runs inside it, so that a close ends the waits before it unmaps. */
@@ -121,16 +115,13 @@ public final class ViplNic implements AutoCloseable
 
     private ViplNic(final NicCoordinates node, final String clusterName, final ClusterParameters params,
         final Path hostMemory, final DriverProxy driver, final ViaRegistration registration, final MappedFile structures,
-        final MappedFile vni, final MappedFile hps, final MappedFile control, final NicWakeMapping wake,
-        final NicProcessor.Avoidance offNicCpu)
+        final ProcessMappings mappings, final NicProcessor.Avoidance offNicCpu)
     {
         this.offNicCpu = offNicCpu;
-        this.vni = vni;
-        this.hps = hps;
-        this.control = control;
-        this.wake = wake;
-        this.heartbeat = new NicHeartbeat(control.buffer(), 0, node);
-        this.commands = new ViaCommandQueue(params, vni.buffer(), hps.buffer(), wake.wakeUp(), heartbeat, guard);
+        this.mappings = mappings;
+        this.heartbeat = new NicHeartbeat(mappings.control(), 0, node);
+        this.commands =
+            new ViaCommandQueue(params, mappings.vni(), mappings.hps(), mappings.wakeUp(), heartbeat, guard);
         this.node = node;
         this.clusterName = clusterName;
         this.params = params;
@@ -174,31 +165,22 @@ public final class ViplNic implements AutoCloseable
         {
             final ViaRegistration registration = driver.viaRegister(OPEN_TIMEOUT_MS);
             MappedFile structures = null;
-            MappedFile vni = null;
-            MappedFile hps = null;
-            MappedFile control = null;
-            NicWakeMapping wake = null;
+            ProcessMappings mappings = null;
             try
             {
                 structures = MappedFile.mapExisting(dir.hostMemory(node), registration.structuresAddress(),
                     (long)registration.structuresPages() * params.pageSize());
                 // Posts go through the VNI's Command Queue, as QNIX commands do (issue 14).
-                vni = MappedFile.mapExisting(dir.nicSdram(node), registration.vniAddress(), registration.vniLength());
-                hps = MappedFile.mapExisting(dir.hostMemory(node), registration.hpsAddress(),
-                    (long)HostProcessStructuresLayout.pages(params.contextsPerProcess(), params.pageSize()) *
-                    params.pageSize());
-                // The control program's identity and heartbeat, read-only: no wait outlives the firmware.
-                control = MappedFile.mapReadOnly(dir.nicSdram(node),
-                    new NicSdramLayout(params).controlProgramOffset(), ControlProgramLayout.LENGTH);
-                wake = NicWakeMapping.map(dir, node);
+                mappings = ProcessMappings.map(dir, params, node, clusterName, registration.vniAddress(),
+                    registration.vniLength(), registration.hpsAddress());
                 final ViplNic nic = new ViplNic(node, clusterName, params, dir.hostMemory(node), driver, registration,
-                    structures, vni, hps, control, wake, NicProcessor.avoid(props.nicCpu(), "vipl"));
+                    structures, mappings, NicProcessor.avoid(props.nicCpu(), "vipl"));
                 nic.eventsThread.start();
                 return nic;
             }
             catch (final UncheckedIOException ex)
             {
-                CloseHelper.closeAll(structures, vni, hps, control, wake);
+                CloseHelper.closeAll(structures, mappings);
                 // The driver answered, then the node's files went: the cluster was taken down meanwhile.
                 throw new ViplException(ViplResult.ERROR_RESOURCE, "registered with the driver of node " + node +
                     ", then " + ex.getMessage() + ": is cluster '" + clusterName + "' still up?", ex);
@@ -206,7 +188,7 @@ public final class ViplNic implements AutoCloseable
             catch (final RuntimeException ex)
             {
                 // Nothing mapped so far outlives a failed open.
-                CloseHelper.closeAll(structures, vni, hps, control, wake);
+                CloseHelper.closeAll(structures, mappings);
                 throw ex;
             }
         }
@@ -721,10 +703,7 @@ public final class ViplNic implements AutoCloseable
         // Retired, not unmapped (RetiredMemory): a call still inside reads zeros, never an unmapped page
         // or one the driver gives to another process next.
         RetiredMemory.retire(structures);
-        RetiredMemory.retire(vni);
-        RetiredMemory.retire(hps);
-        RetiredMemory.retire(control);
-        wake.retire();
+        mappings.retire();
         if (Thread.currentThread() != eventsThread)
         {
             try
@@ -806,7 +785,7 @@ public final class ViplNic implements AutoCloseable
 
     /**
      * For a run of {@code Done} polls that found nothing ({@link org.qnix.host.EmptyPolls}): looks at
-     * the NIC, inside the guard (a close unmaps its control area).
+     * the NIC, inside the guard (a close retires its control area).
      *
      * @throws ViplNicDeadException once it stopped, so that a loop of polls ends as a wait does.
      * @throws ViplException        {@code INVALID_STATE} once the NIC was closed.
@@ -822,7 +801,7 @@ public final class ViplNic implements AutoCloseable
 
     /**
      * @return the exception a wait ends with when the NIC stopped. Only inside the guard: it reads the
-     * control area, which a close unmaps; outside it, {@link #stoppedOrClosed()}.
+     * control area, which a close retires; outside it, {@link #stoppedOrClosed()}.
      */
     ViplNicDeadException nicDead()
     {
