@@ -4,6 +4,7 @@ import java.io.DataInputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 import org.agrona.concurrent.AtomicBuffer;
 import org.qnix.abi.DriverProtocol;
@@ -66,9 +67,10 @@ final class DriverRequests implements AutoCloseable
      * @param callerPid         the pid of the process at the other end, as the kernel says.
      * @param replies           where the answers go.
      * @param registrations     told when a registration starts and when it is settled or undone.
+     * @param hungUp            whether the process closed the connection, asked while a request waits.
      */
     DriverRequests(final NodeImage image, final ProcessRegistrar registrar, final int callerPid,
-        final DriverReplies replies, final Registrations registrations)
+        final DriverReplies replies, final Registrations registrations, final BooleanSupplier hungUp)
     {
         this.node = image.node();
         this.sdram = image.sdram();
@@ -77,7 +79,7 @@ final class DriverRequests implements AutoCloseable
         this.callerPid = callerPid;
         this.replies = replies;
         this.registrations = registrations;
-        this.via = new ViaRequests(registrar, callerPid, replies, registrations);
+        this.via = new ViaRequests(registrar, callerPid, replies, registrations, hungUp);
     }
 
     /**

@@ -239,9 +239,11 @@ final class NodeDriver implements AutoCloseable
         try
         {
             // Buffered: a DataInputStream over a channel makes a system call per byte of every field.
-            final DataInputStream in = new DataInputStream(new BufferedInputStream(Channels.newInputStream(channel)));
+            final ClientHangUp hangUp =
+                new ClientHangUp(channel, new BufferedInputStream(Channels.newInputStream(channel)));
+            final DataInputStream in = hangUp.input();
             requests = new DriverRequests(image, registrar, peer.pid(),
-                new DriverReplies(Channels.newOutputStream(channel)), connection);
+                new DriverReplies(Channels.newOutputStream(channel)), connection, hangUp);
             while (!closed && requests.onRequest(in.readInt(), in))
             {
                 // One request at a time, answered before the next is read.

@@ -464,6 +464,20 @@ final class ViaConnections
         return peers.containsKey((long)node << 32 | (vi & 0xFFFF_FFFFL));
     }
 
+    /**
+     * A request asked of a server that never learnt of it (the reply could not be written): it waits again,
+     * first for its key, as if never asked. Nothing if its client withdrew it meanwhile.
+     */
+    synchronized void unask(final Request request)
+    {
+        if (asked.remove(request.handle, request))
+        {
+            request.handle = 0;
+            waiting.computeIfAbsent(request.key, k -> new ArrayDeque<>()).addFirst(request);
+            notifyAll();
+        }
+    }
+
     /** The requests a server was asked and will never answer (its process is gone): they end REJECT. */
     synchronized void forgetAsked(final int[] handles)
     {

@@ -2,6 +2,7 @@ package org.qnix.daemon;
 
 import java.io.DataInputStream;
 import java.io.IOException;
+import java.util.function.BooleanSupplier;
 
 import org.qnix.abi.DriverProtocol;
 import org.qnix.abi.ViplResult;
@@ -14,7 +15,7 @@ import org.qnix.abi.ViplResult;
  * resources leave the NIC's tables and it is de-registered.
  *
  * <pre>{@code
- * ViaRequests via = new ViaRequests(registrar, callerPid, replies, connection);
+ * ViaRequests via = new ViaRequests(registrar, callerPid, replies, connection, hangUp);
  * via.onRequest(DriverProtocol.VIA_PTAG_CREATE, in);
  * via.close();
  * }</pre>
@@ -25,16 +26,21 @@ final class ViaRequests implements AutoCloseable
     private final int callerPid;
     private final DriverReplies replies;
     private final DriverRequests.Registrations registrations;
+    private final BooleanSupplier hungUp;
     private ProcessRegistrar.ViaRegistered registered;
 
-    /** @param registrations told when a VIA registration starts and when it is settled. */
+    /**
+     * @param registrations told when a VIA registration starts and when it is settled.
+     * @param hungUp        whether the process closed the connection ({@link ClientHangUp}): a wait ends then.
+     */
     ViaRequests(final ProcessRegistrar registrar, final int callerPid, final DriverReplies replies,
-        final DriverRequests.Registrations registrations)
+        final DriverRequests.Registrations registrations, final BooleanSupplier hungUp)
     {
         this.registrar = registrar;
         this.callerPid = callerPid;
         this.replies = replies;
         this.registrations = registrations;
+        this.hungUp = hungUp;
     }
 
     /** @return true for a request type this class carries out. */
@@ -222,7 +228,7 @@ final class ViaRequests implements AutoCloseable
         {
             switch (type)
             {
-                case DriverProtocol.VIA_CONNECT_WAIT -> replies.viaConnectionAsked(via.connectWait(discriminator, wait, this::alive));
+                case DriverProtocol.VIA_CONNECT_WAIT -> connectionAsked(via, via.connectWait(discriminator, wait, this::alive));
                 case DriverProtocol.VIA_CONNECT_ACCEPT ->
                 {
                     via.accept(handle, vi);
@@ -257,10 +263,31 @@ final class ViaRequests implements AutoCloseable
         }
     }
 
-    /** @return whether the process at the other end still lives: a dead one's wait ends at once. */
+    /**
+     * Tells the server the request it was asked. If the reply cannot be written (the server closed its
+     * NIC meanwhile), the request never reached it: it goes back to the head of the waiting requests for
+     * the next server, not to a REJECT at this connection's end.
+     */
+    private void connectionAsked(final ViaResources via, final ViaConnections.Request request) throws IOException
+    {
+        try
+        {
+            replies.viaConnectionAsked(request);
+        }
+        catch (final IOException ex)
+        {
+            via.unask(request);
+            throw ex;
+        }
+    }
+
+    /**
+     * @return whether the process at the other end still lives and still holds this connection: the wait
+     * of a dead one, or of one that closed its NIC, ends at once.
+     */
     private boolean alive()
     {
-        return ProcessHandle.of(callerPid).map(ProcessHandle::isAlive).orElse(false);
+        return !hungUp.getAsBoolean() && ProcessHandle.of(callerPid).map(ProcessHandle::isAlive).orElse(false);
     }
 
     private static byte[] readDiscriminator(final DataInputStream in) throws IOException

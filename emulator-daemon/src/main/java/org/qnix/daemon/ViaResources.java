@@ -391,6 +391,13 @@ final class ViaResources
         return request;
     }
 
+    /** A request {@link #connectWait} took that this process never learnt of: it waits for a server again. */
+    void unask(final ViaConnections.Request request)
+    {
+        askedHandles.remove(request.handle());
+        connections.unask(request);
+    }
+
     /**
      * {@code VipConnectAccept} of an asked request with one of this process's Idle VIs. Refused
      * {@code INVALID_STATE} for a VI that is not Idle, the request still asked: VIA lets the server accept

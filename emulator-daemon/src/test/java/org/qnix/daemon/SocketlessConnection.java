@@ -8,6 +8,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,6 +39,10 @@ final class SocketlessConnection implements AutoCloseable
     private boolean registerRequestSeen;
     private boolean registrationHeld;
     private boolean open = true;
+    /** The process closed its end: replies fail as on a socket whose peer went (EPIPE). */
+    private volatile boolean repliesFail;
+    /** ... and the driver can see it ({@link ClientHangUp}). */
+    private volatile boolean hungUp;
 
     record Registered(int index, int nicPid, long vniAddress, int vniLength, long hpsAddress)
     {
@@ -77,7 +82,33 @@ final class SocketlessConnection implements AutoCloseable
                 registrationHeld = held;
             }
         };
-        requests = new DriverRequests(image, registrar, pid, new DriverReplies(replyBytes), registrations);
+        final OutputStream replies = new OutputStream()
+        {
+            public void write(final int b) throws IOException
+            {
+                write(new byte[] {(byte)b}, 0, 1);
+            }
+
+            public void write(final byte[] b, final int off, final int len) throws IOException
+            {
+                if (repliesFail)
+                {
+                    throw new IOException("Broken pipe (the process closed its connection)");
+                }
+                replyBytes.write(b, off, len);
+            }
+        };
+        requests = new DriverRequests(image, registrar, pid, new DriverReplies(replies), registrations, () -> hungUp);
+    }
+
+    /**
+     * The process closes its end of the connection, the driver's thread still in a request: from now on
+     * every reply fails, and if {@code seen} the driver's look for a hang-up finds it too.
+     */
+    void hangUp(final boolean seen)
+    {
+        repliesFail = true;
+        hungUp = seen;
     }
 
     /** REGISTER claiming this process's own pid. */

@@ -389,6 +389,81 @@ class ViaRequestsTest
         assertEquals(ViplResult.REJECT.code(), process.viaFailed("REJECT"));
     }
 
+    /**
+     * A server whose process closes its NIC (its connection) during a ten-minute VipConnectWait: the
+     * driver sees the hang-up and ends the wait then, so a request that comes after waits for the next
+     * server instead of being asked of the gone one.
+     */
+    @Test
+    void aServerThatHangsUpInItsWaitIsAskedNothingAfter() throws Exception
+    {
+        final SocketlessConnection gone = cluster.connect(1);
+        gone.viaRegister(TIMEOUT_MS).viaRegistered();
+        final Thread goneWait = waitForRequest(gone);
+        Thread.sleep(200);
+        gone.hangUp(true);
+        goneWait.join(60_000);
+        assertTrue(!goneWait.isAlive(), "the wait ended at the hang-up, not at its timeout");
+        gone.close();
+
+        final Thread client = requestConnection(createVi(process));
+        acceptTheRequestOnANewServer();
+        client.join(60_000);
+        assertEquals(NicCoordinates.ofIndex(1, 2).packed(), process.viaConnected().node());
+    }
+
+    /**
+     * A server whose process closes its connection just as the driver hands it a request (the reply
+     * cannot be written): the request was never asked of anyone, so it goes back to wait, is not REJECTed
+     * when the gone server's resources go, and the next server accepts it.
+     */
+    @Test
+    void aRequestTheServerNeverReceivedWaitsForTheNextServer() throws Exception
+    {
+        final SocketlessConnection gone = cluster.connect(1);
+        gone.viaRegister(TIMEOUT_MS).viaRegistered();
+        final Thread goneWait = waitForRequest(gone);
+        Thread.sleep(200);
+        gone.hangUp(false);
+        final Thread client = requestConnection(createVi(process));
+        goneWait.join(60_000);
+        assertTrue(!goneWait.isAlive(), "the gone server's wait took the request and failed to tell it");
+        gone.close();
+
+        acceptTheRequestOnANewServer();
+        client.join(60_000);
+        assertTrue(!client.isAlive(), "the client's request ended");
+        assertEquals(NicCoordinates.ofIndex(1, 2).packed(), process.viaConnected().node());
+    }
+
+    /** @return a started thread in which {@code server} waits ten minutes for a request with an empty discriminator. */
+    private static Thread waitForRequest(final SocketlessConnection server)
+    {
+        final Thread wait = new Thread(() ->
+        {
+            try
+            {
+                server.send(DriverProtocol.VIA_CONNECT_WAIT, 0, 600_000L);
+            }
+            catch (final java.io.UncheckedIOException expected)
+            {
+                // The reply to a process that closed its connection.
+            }
+        });
+        wait.start();
+        return wait;
+    }
+
+    private void acceptTheRequestOnANewServer()
+    {
+        final SocketlessConnection server = cluster.connect(1);
+        server.viaRegister(TIMEOUT_MS).viaRegistered();
+        final int vi = createVi(server);
+        final int handle = server.send(DriverProtocol.VIA_CONNECT_WAIT, 0, TIMEOUT_MS).viaConnectionAsked().handle();
+        server.send(DriverProtocol.VIA_CONNECT_ACCEPT, handle, vi).ok();
+        assertEquals(ViTableEntry.STATE_CONNECTED, vi(cluster.images.get(1), vi).state());
+    }
+
     /** @return a started thread in which {@link #process}'s VI asks node 1-0 to connect, for ten minutes at most. */
     private Thread requestConnection(final int clientVi)
     {

@@ -47,7 +47,8 @@ import org.qnix.vipl.ViplNic;
  * alone); a destroyed VI refuses every call with {@code INVALID_PARAMETER}, ends a wait on it, and
  * never reaches the VI the driver makes next in its table entry; a NIC closed while other threads
  * wait for a connection in the driver ends those waits at once ({@code INVALID_STATE}) instead of
- * waiting behind them for their timeouts. (Waits and polls on a closed NIC, and closes racing them, run
+ * waiting behind them for their timeouts, and the driver ends its side of a wait too, so that a client's
+ * request after the close reaches the next server on the discriminator, not the closed one. (Waits and polls on a closed NIC, and closes racing them, run
  * in a child JVM: {@link ViplCloseSafetyTest}.)
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
@@ -56,8 +57,8 @@ class ViplCloseTest extends ViplClusterTest
     /** A wait nothing ends but what the test does: an hour. */
     private static final long LONG_WAIT_MS = TimeUnit.HOURS.toMillis(1);
     /**
-     * The connection waits' timeout: the daemon waits on for it after the library's close (it notices
-     * the closed connection when its wait ends), so it bounds how long the NIC's entries stay in use.
+     * The connection waits' timeout: long enough that a test passes only if the daemon ends a wait when the
+     * library's close closes its connection, not at this timeout.
      */
     private static final long CONNECTION_WAIT_MS = 20_000;
     /** Hang guard for a call another thread ended, not a timing assertion. */
@@ -237,6 +238,51 @@ class ViplCloseTest extends ViplClusterTest
             server.close();
             client.close();
             peer.close();
+        }
+    }
+
+    @Test
+    void aRequestAfterTheServerClosedInItsWaitReachesTheNextServerNotTheClosedOne() throws Exception
+    {
+        final ViplNic closed = Vipl.openNic("0-0", dir.name());
+        final ViplNic client = Vipl.openNic("1-0", dir.name());
+        ViplNic server = null;
+        try
+        {
+            final AtomicReference<Thread> closedThread = new AtomicReference<>();
+            final CompletableFuture<Object> closedWait = CompletableFuture.supplyAsync(() ->
+            {
+                closedThread.set(Thread.currentThread());
+                return closed.connectWait(bytes("restart"), CONNECTION_WAIT_MS);
+            }, daemonThread());
+            TestClusters.await("the first server in its driver wait", () -> inDriverExchange(closedThread.get()));
+            closed.close();
+            assertEndedWith(ViplResult.INVALID_STATE, closedWait, "connectWait");
+
+            // Asked at once, while the daemon may still be in the closed server's wait: the request must
+            // wait for the next server on the discriminator, not end REJECT with the closed one.
+            final Vi clientVi = vi(client);
+            final CompletableFuture<Object> connect = CompletableFuture.supplyAsync(() ->
+                client.connectRequest(clientVi, new ViplAddress(NicCoordinates.parse("0-0"), bytes("restart")),
+                    CONNECTION_WAIT_MS), daemonThread());
+            TestClusters.await("the client's VI Connect Pending", () -> ClusterStatus.read(dir).vipl().vis().stream()
+                .anyMatch(v -> v.index() == clientVi.index() && v.node().equals(client.node()) &&
+                ViTableEntry.STATE_PENDING == v.state()));
+            server = Vipl.openNic("0-0", dir.name());
+            final Vi serverVi = vi(server);
+            server.connectWait(bytes("restart"), CONNECTION_WAIT_MS).accept(serverVi);
+            connect.get(ENDED_WITHIN_S, TimeUnit.SECONDS);
+            assertEquals(ViState.CONNECTED, clientVi.query().state());
+            assertEquals(ViState.CONNECTED, serverVi.query().state());
+        }
+        finally
+        {
+            closed.close();
+            client.close();
+            if (null != server)
+            {
+                server.close();
+            }
         }
     }
 
