@@ -72,6 +72,17 @@ public final class DutyCycleErrorHandler implements ErrorHandler
             WireMessageType.DATA_PACKET == messageType ? "data packet (header)" : "wire message type " + messageType);
     }
 
+    /** TX steps 1-4 and 7: the Scheduling Queues, a data packet, a repeated request, a completion. */
+    void onTransmitError(final Throwable error)
+    {
+        onError(error, "TX");
+    }
+
+    void onWaitingCastError(final Throwable error)
+    {
+        onError(error, "a cast waiting for Scheduling Queue entries");
+    }
+
     void onProcessCommandError(final Throwable error, final int command)
     {
         onError(error, "process command " + ProcessCommand.name(command));

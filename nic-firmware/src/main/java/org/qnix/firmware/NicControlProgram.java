@@ -70,6 +70,7 @@ public final class NicControlProgram implements Agent
     private final CommandQueueReader commands;
     private final SystemMessageDispatcher rx;
     private final ViaEngine via;
+    private final DutyCycleErrorHandler errors;
     private int mode = ControlProgramLayout.MODE_THREAD;
     private int debugPort;
     private long lastHeartbeatMs;
@@ -100,6 +101,7 @@ public final class NicControlProgram implements Agent
         this.clock = ctx.cachedClock();
         this.controlArea = (int)ctx.sdramLayout().controlProgramOffset();
         this.wire = ctx.wire();
+        this.errors = ctx.errorHandler();
         this.scheduler = new SendScheduler(ctx);
         this.casts = new CastSender(ctx, scheduler);
         scheduler.castSender(casts);
@@ -172,7 +174,7 @@ public final class NicControlProgram implements Agent
         // TX (thesis 3.5): waiting system messages, casts waiting for Scheduling Queue entries, then
         // steps 1-4 and 7 (up to TX_STEPS_PER_CYCLE packets), then 5-6 (one command).
         work += wire.flush();
-        work += casts.doWork();
+        work += startWaitingCasts();
         work += transmit();
         work += commands.doWork();
         work += driverCommands.doWork();
@@ -194,16 +196,41 @@ public final class NicControlProgram implements Agent
     private int transmit()
     {
         int work = 0;
-        for (int step = 0; step < txStepsPerCycle; step++)
+        try
         {
-            final int sent = scheduler.doWork();
-            if (0 == sent)
+            for (int step = 0; step < txStepsPerCycle; step++)
             {
-                break;
+                final int sent = scheduler.doWork();
+                if (0 == sent)
+                {
+                    break;
+                }
+                work += sent;
             }
-            work += sent;
+        }
+        catch (final RuntimeException ex)
+        {
+            // As a command's or a packet's error: counted, and the rest of the cycle runs. Escaping, it
+            // would skip the Command Queues, RX and the DMA epoch of this cycle (and, with a step that
+            // throws each time, of every cycle), and in shared placement reach another NIC's handler.
+            errors.onTransmitError(ex);
+            work++;
         }
         return work;
+    }
+
+    /** Broadcasts and Multicasts that waited for Scheduling Queue entries; an error as in {@link #transmit()}. */
+    private int startWaitingCasts()
+    {
+        try
+        {
+            return casts.doWork();
+        }
+        catch (final RuntimeException ex)
+        {
+            errors.onWaitingCastError(ex);
+            return 1;
+        }
     }
 
     /**

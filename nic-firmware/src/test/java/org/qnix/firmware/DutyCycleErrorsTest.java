@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 
 import org.junit.jupiter.api.Test;
+import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.ProcessCommand;
 
@@ -56,6 +57,56 @@ class DutyCycleErrorsTest extends SteppedClusterTest
         assertEquals(Doorbell.DONE, p[1].receiveDoorbell(0));
         assertEquals(2, cluster.counter(0, NicCounters.DUTY_CYCLE_ERRORS));
         assertEquals(0, cluster.counter(3, NicCounters.DUTY_CYCLE_ERRORS));
+    }
+
+    /**
+     * A throw in TX (here: the completion of a Send, TX step 7, rings a Send Doorbell outside host
+     * memory) stays inside the NIC's own duty cycle: counted as caused by TX, and the cycle goes on to the
+     * Command Queues, RX and the DMA epoch, as every cycle after it does.
+     */
+    @Test
+    void aThrowInTransmitIsCountedAndTheRestOfTheCycleRuns()
+    {
+        cluster = new SteppedCluster(base, 2, 2);
+        final SteppedProcess[] p = cluster.registerGroup(GROUP, 0, 3);
+        final ProcessSlot sender = cluster.nics.get(0).slot(p[0].index);
+        final long sendDoorbells = sender.sendDoorbells;
+        sender.sendDoorbells = cluster.images.get(0).hostMemory().capacity();
+        p[1].receiveContext(0, GROUP, 0, 5, 0, 100);
+        p[1].post(ProcessCommand.RECEIVE, 0);
+        p[0].fill(0, 100, 3);
+        p[0].sendContext(0, p[1].name, 5, 0, 100);
+        p[0].post(ProcessCommand.SEND, 0);
+
+        final String cause = NicCounters.ERRORS_CAUSED_BY + "TX";
+        long cyclesBefore = 0;
+        for (int step = 0; step < 1_000 && cluster.counter(0, cause) <= 0; step++)
+        {
+            cyclesBefore = dutyCycles(0);
+            cluster.step();
+        }
+        assertEquals(1, cluster.counter(0, cause), "the completion threw in TX, once");
+        assertEquals(cyclesBefore + 1, dutyCycles(0), "the cycle that threw ended as every cycle does");
+        cluster.settle();
+        assertEquals(Doorbell.DONE, p[1].receiveDoorbell(0), "the packet had left before the completion threw");
+        assertTrue(cluster.errorLog(0).contains("caused by TX"), cluster.errorLog(0));
+
+        sender.sendDoorbells = sendDoorbells;
+        p[1].receiveContext(1, GROUP, 0, 6, 0, 100);
+        p[1].post(ProcessCommand.RECEIVE, 1);
+        p[0].sendContext(1, p[1].name, 6, 0, 100);
+        p[0].post(ProcessCommand.SEND, 1);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, p[0].sendDoorbell(1), "the loop went on");
+        assertEquals(Doorbell.DONE, p[1].receiveDoorbell(1));
+        assertEquals(1, cluster.counter(0, NicCounters.DUTY_CYCLE_ERRORS));
+    }
+
+    private long dutyCycles(final int node)
+    {
+        final NodeImage image = cluster.images.get(node);
+        return image.sdram().getLongVolatile(
+            (int)image.sdramLayout().controlProgramOffset() + ControlProgramLayout.DUTY_CYCLES_OFFSET);
     }
 
     @Test
