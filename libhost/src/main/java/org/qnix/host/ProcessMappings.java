@@ -29,8 +29,8 @@ import org.qnix.abi.NicWakeUp;
  * <pre>{@code
  * ProcessMappings nic = ProcessMappings.map(dir, params, node, "demo",
  *     registration.vniAddress(), registration.vniLength(), registration.hpsAddress());
- * commands = new CommandQueue(nic.vni(), nic.hps(), nic.wakeUp());
- * ...
+ * NicHeartbeat heartbeat = new NicHeartbeat(nic.control(), 0, node);
+ * ...   // post into nic.vni()'s Command Queue, then nic.wakeUp().ring()
  * nic.retire();   // at close, under calls that may still be inside
  * }</pre>
  */
