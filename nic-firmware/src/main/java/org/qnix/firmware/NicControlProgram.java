@@ -213,8 +213,9 @@ public final class NicControlProgram implements Agent
             // As a command's or a packet's error: counted, and the rest of the cycle runs. Escaping, it
             // would skip the Command Queues, RX and the DMA epoch of this cycle (and, with a step that
             // throws each time, of every cycle), and in shared placement reach another NIC's handler.
+            // Not work: a step that throws each time must not keep the idle strategy hot.
             errors.onTransmitError(ex);
-            work++;
+            scheduler.passTurn();
         }
         return work;
     }
@@ -229,7 +230,7 @@ public final class NicControlProgram implements Agent
         catch (final RuntimeException ex)
         {
             errors.onWaitingCastError(ex);
-            return 1;
+            return 0;
         }
     }
 

@@ -78,6 +78,8 @@ final class SendScheduler
     private ViaEngine via;
     private long operationSequence;
     private int txCursor;
+    /** The process whose sends {@link #doWork()} is looking at: the one {@link #passTurn()} moves past. */
+    private int turn;
 
     SendScheduler(final FirmwareContext ctx)
     {
@@ -254,6 +256,7 @@ final class SendScheduler
             {
                 continue;
             }
+            turn = index;
             if (slot.via)
             {
                 // Issue 14: a VIA process is a peer of the QNIX processes here; its connected VIs
@@ -314,6 +317,15 @@ final class SendScheduler
             }
         }
         return work;
+    }
+
+    /**
+     * After a TX step threw: the next step starts with the process after the one it was serving, so that a
+     * send that throws every time holds up only its own process's sends, not every process's behind it.
+     */
+    void passTurn()
+    {
+        txCursor = ProcessSlot.nextInRoundRobin(turn, slots.length);
     }
 
     /**

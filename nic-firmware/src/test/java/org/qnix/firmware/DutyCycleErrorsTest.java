@@ -102,6 +102,44 @@ class DutyCycleErrorsTest extends SteppedClusterTest
         assertEquals(1, cluster.counter(0, NicCounters.DUTY_CYCLE_ERRORS));
     }
 
+    /**
+     * A send whose every TX step throws (here: its destination made a node the cluster does not have,
+     * after its permission came) holds up only its own process: the next step starts with the process
+     * after it, whose send completes, and a throw is not work, so the cluster still goes idle.
+     */
+    @Test
+    void aSendThatThrowsAtEveryStepHoldsUpOnlyItsOwnProcess()
+    {
+        cluster = new SteppedCluster(base, 2, 2);
+        final SteppedProcess[] p = cluster.registerGroup(GROUP, 0, 0, 3);
+        final int length = 3 * cluster.params.pageSize();
+        p[2].receiveContext(0, GROUP, 0, 5, 0, length);
+        p[2].post(ProcessCommand.RECEIVE, 0);
+        p[2].receiveContext(1, GROUP, 1, 6, length, 100);
+        p[2].post(ProcessCommand.RECEIVE, 1);
+        p[0].fill(0, length, 3);
+        p[0].sendContext(0, p[2].name, 5, 0, length);
+        p[0].post(ProcessCommand.SEND, 0);
+        final SendOperation broken = cluster.nics.get(0).slot(p[0].index).sends[0];
+        for (int step = 0; step < 1_000 && !broken.permitted; step++)
+        {
+            cluster.step();
+        }
+        assertTrue(broken.permitted, "the receiver granted the send");
+        assertEquals(0, broken.nextPacket, "no packet sent yet");
+        broken.destinationNode = 99;
+
+        p[1].fill(0, 100, 4);
+        p[1].sendContext(0, p[2].name, 6, 0, 100);
+        p[1].post(ProcessCommand.SEND, 0);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, p[1].sendDoorbell(0), "the other process's send went");
+        assertEquals(Doorbell.DONE, p[2].receiveDoorbell(1));
+        assertTrue(cluster.counter(0, NicCounters.ERRORS_CAUSED_BY + "TX") >= 1, "the broken send threw in TX");
+        assertEquals(0, broken.nextPacket, "the broken send is still where it was, no packet sent");
+        assertTrue(broken.permitted);
+    }
+
     private long dutyCycles(final int node)
     {
         final NodeImage image = cluster.images.get(node);
