@@ -69,7 +69,13 @@ public final class NicWakeMapping implements AutoCloseable
     /** Retires both mappings ({@link RetiredMemory}) instead of unmapping: for a close under running calls. */
     public void retire()
     {
-        RetiredMemory.retire(file);
-        RetiredMemory.retire(sequence);
+        retire(true);
+    }
+
+    /** {@link #retire()}; where no overlay can be made, unmaps only if {@code mayUnmap} (RetiredMemory). */
+    public void retire(final boolean mayUnmap)
+    {
+        RetiredMemory.retire(file, mayUnmap);
+        RetiredMemory.retire(sequence, mayUnmap);
     }
 }

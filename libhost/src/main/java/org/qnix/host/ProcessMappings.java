@@ -31,7 +31,7 @@ import org.qnix.abi.NicWakeUp;
  *     registration.vniAddress(), registration.vniLength(), registration.hpsAddress());
  * NicHeartbeat heartbeat = new NicHeartbeat(nic.control(), 0, node);
  * ...   // post into nic.vni()'s Command Queue, then nic.wakeUp().ring()
- * nic.retire();   // at close, under calls that may still be inside
+ * nic.retire(quiescent);   // at close, before the driver de-registers; calls may still be inside
  * }</pre>
  */
 public final class ProcessMappings implements AutoCloseable
@@ -40,6 +40,7 @@ public final class ProcessMappings implements AutoCloseable
     private final MappedFile hps;
     private final MappedFile control;
     private final NicWakeMapping wake;
+    private boolean retired;
 
     private ProcessMappings(final MappedFile vni, final MappedFile hps, final MappedFile control,
         final NicWakeMapping wake)
@@ -128,13 +129,22 @@ public final class ProcessMappings implements AutoCloseable
 
     /**
      * Retires every mapping ({@link RetiredMemory}) instead of unmapping it: a call still inside reads zeros
-     * from then on, never a page the driver gives to another process, and never an unmapped one.
+     * from then on, never a page the driver gives to another process, and never an unmapped one. Call it
+     * before the driver de-registers the process, which frees the pages. Idempotent.
+     *
+     * @param quiescent false while calls may still be inside: where no overlay can be made, the mappings
+     *                  then stay as they are rather than be unmapped under those calls.
      */
-    public void retire()
+    public synchronized void retire(final boolean quiescent)
     {
-        RetiredMemory.retire(vni);
-        RetiredMemory.retire(hps);
-        RetiredMemory.retire(control);
-        wake.retire();
+        if (retired)
+        {
+            return;
+        }
+        retired = true;
+        RetiredMemory.retire(vni, quiescent);
+        RetiredMemory.retire(hps, quiescent);
+        RetiredMemory.retire(control, quiescent);
+        wake.retire(quiescent);
     }
 }

@@ -18,7 +18,7 @@ import org.qnix.abi.MappedFile;
  * keeps it reachable), never from its raw address.
  *
  * <p>Where {@code mmap} at a fixed address is not available ({@link Libc#unavailableReason()}), the
- * range is unmapped as before.
+ * range is unmapped as before, or left mapped while calls may still be inside it.
  *
  * <pre>{@code
  * MappedFile vni = MappedFile.mapExisting(dir.nicSdram(node), offset, length);
@@ -39,12 +39,31 @@ public final class RetiredMemory
      */
     public static boolean retire(final MappedFile file)
     {
+        return retire(file, true);
+    }
+
+    /**
+     * Retires all of a mapped file region, or, where no overlay can be made, unmaps it only if
+     * {@code mayUnmap}: with calls of the library still inside it, an unmapped range would be a SIGSEGV,
+     * so it stays mapped instead (as it did before retiring existed). Idempotent.
+     *
+     * @return false if the region was unmapped or left mapped instead of retired.
+     */
+    public static boolean retire(final MappedFile file, final boolean mayUnmap)
+    {
+        if (file.isClosed())
+        {
+            return false;
+        }
         final MappedByteBuffer mapped = file.mappedByteBuffer();
         if (overlay(BufferUtil.address(mapped), mapped.capacity()))
         {
             return true;
         }
-        file.close();
+        if (mayUnmap)
+        {
+            file.close();
+        }
         return false;
     }
 

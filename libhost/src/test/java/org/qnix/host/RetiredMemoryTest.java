@@ -1,8 +1,10 @@
 package org.qnix.host;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -64,6 +66,24 @@ class RetiredMemoryTest
         assertEquals((byte)(1 + (fileOffset + 1) % 100), nextOwner.buffer().getByte((int)fileOffset + 1));
         nextOwner.buffer().putByte((int)fileOffset + 2, (byte)55);
         assertEquals(0, kept.get(2), "what the next owner writes is not seen");
+    }
+
+    @Test
+    void aMappedFileRetiresOnceAndAnUnmappedOneIsLeftAlone()
+    {
+        final MappedFile region = MappedFile.mapExisting(hostMem, PAGE, PAGE);
+        final ByteBuffer kept = region.mappedByteBuffer().duplicate();
+        assertEquals(nextOwner.buffer().getByte(PAGE), kept.get(0), "the file's bytes while mapped");
+        assertTrue(RetiredMemory.retire(region, false));
+        assertEquals(0, kept.get(0), "retired: zeros");
+        assertEquals((byte)(1 + PAGE % 100), nextOwner.buffer().getByte(PAGE), "the file keeps its bytes");
+
+        final MappedFile closed = MappedFile.mapExisting(hostMem, 2 * PAGE, PAGE);
+        closed.close();
+        closed.close();
+        assertTrue(closed.isClosed());
+        // Its address range may be another mapping's by now: nothing is mapped over it.
+        assertFalse(RetiredMemory.retire(closed));
     }
 
     @Test

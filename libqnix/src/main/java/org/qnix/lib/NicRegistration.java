@@ -143,14 +143,22 @@ final class NicRegistration
     }
 
     /**
-     * Closes the driver connection and retires its mappings ({@link RetiredMemory}): a call still inside
-     * them reads zeros from there on, never a page the driver gives to another process, and never an
-     * unmapped one.
+     * Retires the mappings ({@link RetiredMemory}) before {@link #deregister()} lets the driver give their
+     * pages to another process: a call still inside reads zeros from there on, never the next owner's
+     * pages, and never an unmapped one. Idempotent.
+     *
+     * @param quiescent false while calls may still be inside ({@link ProcessMappings#retire(boolean)}).
      */
-    void release()
+    void retire(final boolean quiescent)
+    {
+        mappings.retire(quiescent);
+    }
+
+    /** Closes the driver connection, and retires the mappings if {@link #retire} did not (a failed close). */
+    void release(final boolean quiescent)
     {
         driver.close();
         offNicCpu.close();
-        mappings.retire();
+        mappings.retire(quiescent);
     }
 }

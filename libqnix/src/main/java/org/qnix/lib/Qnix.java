@@ -216,12 +216,14 @@ public final class Qnix implements AutoCloseable
         {
             try
             {
+                // Retired first: once de-registered, the driver may give these pages to the next process.
                 memory.unmapAll();
+                registration.retire(quiescent);
                 registration.deregister();
             }
             finally
             {
-                registration.release();
+                registration.release(quiescent);
             }
         }
     }

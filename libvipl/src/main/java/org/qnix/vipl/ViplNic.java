@@ -661,7 +661,11 @@ public final class ViplNic implements AutoCloseable
         }
         if (driverWaits.get() > 0)
         {
-            // The driver de-registers the process when it sees the connection closed, as at its death.
+            // The driver de-registers the process when it sees the connection closed, as at its death, and
+            // may give its pages away then: what the library itself reads and writes is retired first
+            // (memory and CQ rings follow in release(), once the connection wait has left the monitor).
+            RetiredMemory.retire(structures, false);
+            mappings.retire(false);
             driver.close();
         }
     }
@@ -674,7 +678,7 @@ public final class ViplNic implements AutoCloseable
             return;
         }
         released = true;
-        guard.awaitQuiescence(TimeUnit.SECONDS.toNanos(1));
+        final boolean quiescent = guard.awaitQuiescence(TimeUnit.SECONDS.toNanos(1));
         synchronized (notificationsLock)
         {
             if (null != notifications)
@@ -682,9 +686,8 @@ public final class ViplNic implements AutoCloseable
                 notifications.shutdownNow();
             }
         }
-        driver.deregister();
-        driver.close();
-        offNicCpu.close();
+        // Retired, not unmapped (RetiredMemory), and before the driver de-registers the process, which
+        // frees the pages: a call still inside reads zeros, never an unmapped page or the next owner's.
         for (final ViplMemory memory : memories)
         {
             memory.unmap();
@@ -700,10 +703,11 @@ public final class ViplNic implements AutoCloseable
             vis.clear();
             cqsByIndex.clear();
         }
-        // Retired, not unmapped (RetiredMemory): a call still inside reads zeros, never an unmapped page
-        // or one the driver gives to another process next.
-        RetiredMemory.retire(structures);
-        mappings.retire();
+        RetiredMemory.retire(structures, quiescent);
+        mappings.retire(quiescent);
+        driver.deregister();
+        driver.close();
+        offNicCpu.close();
         if (Thread.currentThread() != eventsThread)
         {
             try

@@ -29,6 +29,7 @@ public final class MappedFile implements AutoCloseable
     private final Path file;
     private final MappedByteBuffer mapped;
     private final UnsafeBuffer buffer;
+    private volatile boolean closed;
 
     private MappedFile(final Path file, final MappedByteBuffer mapped)
     {
@@ -124,8 +125,19 @@ public final class MappedFile implements AutoCloseable
         return mapped;
     }
 
-    public void close()
+    /** Unmaps the region; idempotent. */
+    public synchronized void close()
     {
-        IoUtil.unmap(mapped);
+        if (!closed)
+        {
+            closed = true;
+            IoUtil.unmap(mapped);
+        }
+    }
+
+    /** @return true once {@link #close()} unmapped the region: its address range may belong to another mapping. */
+    public boolean isClosed()
+    {
+        return closed;
     }
 }
