@@ -85,7 +85,7 @@ public final class ClusterState
                 "its daemon (pid " + pid + ") is gone; that pid now belongs to another process");
         }
         final Optional<String> command = daemon.get().info().commandLine();
-        if (command.isPresent() && !isClusterJvm(command.get(), dir.path()))
+        if (command.isPresent() && !isClusterJvm(command.get(), JvmFlags.clusterMarker(dir.path())))
         {
             // Not a JVM started for this cluster: a reused pid, or a cluster.properties rewritten by a
             // member of a --shared-with-group group to make the owner's `down` signal one of the owner's
@@ -177,12 +177,13 @@ public final class ClusterState
     /** @return live JVMs started for this cluster (firmware, daemon) other than this one. */
     static List<ProcessHandle> leftoverFirmware(final Path clusterPath)
     {
+        final String marker = JvmFlags.clusterMarker(clusterPath);
         final List<ProcessHandle> result = new ArrayList<>();
         ProcessHandle.allProcesses()
             .filter(p -> p.pid() != ProcessHandle.current().pid())
             .forEach(p -> p.info().commandLine().ifPresent(cmd ->
             {
-                if (isClusterJvm(cmd, clusterPath))
+                if (isClusterJvm(cmd, marker))
                 {
                     result.add(p);
                 }
@@ -190,9 +191,12 @@ public final class ClusterState
         return result;
     }
 
-    /** @return true if {@code commandLine} carries the cluster's marker, as its daemon and firmware JVMs do. */
-    private static boolean isClusterJvm(final String commandLine, final Path clusterPath)
+    /**
+     * @param marker the cluster's {@link JvmFlags#clusterMarker}.
+     * @return true if {@code commandLine} carries the cluster's marker, as its daemon and firmware JVMs do.
+     */
+    private static boolean isClusterJvm(final String commandLine, final String marker)
     {
-        return (commandLine + " ").contains(JvmFlags.clusterMarker(clusterPath) + " ");
+        return (commandLine + " ").contains(marker + " ");
     }
 }

@@ -50,9 +50,6 @@ final class DriverRequests implements AutoCloseable
         void settled(boolean held);
     }
 
-    /** Longer waits are taken as this (a century), as libhost's DriverProxy takes them. */
-    static final long LONGEST_WAIT_MS = 36_500L * 24 * 3600 * 1000;
-
     private final NicCoordinates node;
     private final AtomicBuffer sdram;
     private final NicSdramLayout layout;
@@ -164,12 +161,13 @@ final class DriverRequests implements AutoCloseable
     }
 
     /**
-     * @return a client's timeout as the driver waits it: at least 0, at most {@link #LONGEST_WAIT_MS}, so
-     * that no deadline overflows; a longer wait is as long as the process lives anyway.
+     * @return a client's timeout as the driver waits it: at least 0, at most
+     * {@link DriverProtocol#LONGEST_WAIT_MS}, so that no deadline overflows; a longer wait is as long as the
+     * process lives anyway.
      */
     static long cappedWait(final long timeoutMs)
     {
-        return Math.max(0, Math.min(timeoutMs, LONGEST_WAIT_MS));
+        return Math.max(0, Math.min(timeoutMs, DriverProtocol.LONGEST_WAIT_MS));
     }
 
     /** @return whether the connection holds a registered process, QNIX or VIA. */

@@ -13,6 +13,7 @@ import org.agrona.CloseHelper;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ClusterProperties;
+import org.qnix.abi.JvmFlags;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicProcessor;
 import org.qnix.firmware.IdleStrategies;
@@ -91,6 +92,18 @@ public final class EmulatorDaemon implements Callable<Integer>
             System.err.println("qnix-daemon: not starting on " + dir.path() + ": " + existing.alreadyUp());
             return 1;
         }
+        final String marker = JvmFlags.clusterMarker(dir.path());
+        if (!marker.equals("-D" + JvmFlags.CLUSTER_PROPERTY + "=" + System.getProperty(JvmFlags.CLUSTER_PROPERTY)))
+        {
+            // ClusterState.inspect takes a daemon without the marker on its command line for a reused pid:
+            // every later look would call this cluster stale, and a second daemon or `cluster up` would
+            // remove the files its processes map. Compared as text, as inspect compares it: a relative
+            // path in the property would not be found on the command line.
+            System.err.println("qnix-daemon: not starting on " + dir.path() + ": this JVM lacks the cluster's " +
+                "marker; add " + marker + " first on the java command line, or bring the cluster up with: " +
+                "QNIX_DIR=" + dir.path().getParent() + " ./qnix cluster up --name " + dir.name());
+            return 1;
+        }
         // `cluster up` created the directory and its marker; a daemon started by hand creates them itself.
         ClusterFiles.createOrCheck(dir, sharedWithGroup);
         // The firmware JVM binds itself to the CPU, and registering programs move off it, as this file says.
@@ -149,7 +162,8 @@ public final class EmulatorDaemon implements Callable<Integer>
         {
             System.out.println("cluster " + dir.name() + " failed to start: " + ex.getMessage());
             ex.printStackTrace(System.out);
-            state.withState(ClusterProperties.STATE_FAILED).write(dir.propertiesFile());
+            // shutdown(true) marks cluster.properties FAILED for `cluster up`; after a SIGTERM's shutdown,
+            // which removed the files, it writes nothing, so no stray cluster.properties is left behind.
             shutdown(true);
             return 1;
         }

@@ -266,7 +266,7 @@ final class ProcessRegistrar
             if (now >= nextLivenessCheck)
             {
                 nextLivenessCheck = now + LIVENESS_CHECK_MS;
-                if (!ProcessHandle.of(osPid).map(ProcessHandle::isAlive).orElse(false))
+                if (!Processes.isAlive(osPid))
                 {
                     // Nobody is left to read a reply.
                     giveUp(ticket, taken);
@@ -645,7 +645,7 @@ final class ProcessRegistrar
             if (now >= nextLivenessCheck)
             {
                 nextLivenessCheck = now + LIVENESS_CHECK_MS;
-                if (!ProcessHandle.of(osPid).map(ProcessHandle::isAlive).orElse(false))
+                if (!Processes.isAlive(osPid))
                 {
                     // Nobody is left to read a reply; with a huge timeout nothing else would end the wait.
                     commandQueue.abandon(ticket);

@@ -287,7 +287,7 @@ final class ViaRequests implements AutoCloseable
      */
     private boolean alive()
     {
-        return !hungUp.getAsBoolean() && ProcessHandle.of(callerPid).map(ProcessHandle::isAlive).orElse(false);
+        return !hungUp.getAsBoolean() && Processes.isAlive(callerPid);
     }
 
     private static byte[] readDiscriminator(final DataInputStream in) throws IOException

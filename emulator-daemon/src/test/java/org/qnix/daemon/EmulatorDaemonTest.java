@@ -60,6 +60,33 @@ class EmulatorDaemonTest
     }
 
     /**
+     * A daemon started by hand without the cluster's marker on its command line, on a fresh directory:
+     * every later look would take its cluster for stale (a reused pid) and let a second daemon or
+     * {@code cluster up} remove the files its processes map, so it refuses, saying which flag to add,
+     * and creates nothing.
+     */
+    @Test
+    void aDaemonStartedWithoutTheClustersMarkerRefusesAndCreatesNothing() throws Exception
+    {
+        final ClusterDirectory dir = new ClusterDirectory(base, "unmarked");
+        final NicCoordinates node = NicCoordinates.ofIndex(0, 1);
+        final Path log = base.resolve("unmarked-daemon.log");
+        final Process daemon = startedByHand(dir, DriverTestCluster.parameters(1), log);
+
+        final String output = Files.readString(log, StandardCharsets.UTF_8);
+        assertNotEquals(0, daemon.exitValue(), output);
+        final String refusal = "qnix-daemon: not starting on " + dir.path() + ": ";
+        assertTrue(output.lines().anyMatch(line -> line.startsWith(refusal)), output);
+        assertTrue(output.contains("add " + JvmFlags.clusterMarker(dir.path()) + " first on the java command line"),
+            output);
+        assertTrue(output.contains("./qnix cluster up"), output);
+
+        assertFalse(Files.exists(dir.propertiesFile()), "no cluster.properties");
+        assertFalse(Files.exists(dir.nodeDirectory(node)), "no node files");
+        assertFalse(Files.exists(dir.path()), "no cluster directory");
+    }
+
+    /**
      * cluster.properties naming a live process that was not started for the cluster (a reused pid, or a
      * file rewritten by a member of a --shared-with-group group so that the owner's `down` would signal
      * one of the owner's processes): the cluster is stale, and nothing signals that process.
@@ -106,30 +133,8 @@ class EmulatorDaemonTest
         final byte[] sdramBefore = Files.readAllBytes(dir.nicSdram(node));
         final byte[] hostBefore = Files.readAllBytes(dir.hostMemory(node));
 
-        final List<String> command = new ArrayList<>();
-        command.add(JvmFlags.javaExecutable());
-        command.addAll(JvmFlags.flags());
-        command.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx256m", "-cp",
-            JvmFlags.classPath(), EmulatorDaemon.class.getName(), "--cluster-dir=" + dir.path(),
-            "--firmware=" + ClusterProperties.FIRMWARE_THREADS));
-        for (final Map.Entry<String, String> setting : params.toMap().entrySet())
-        {
-            command.add("--set=" + setting.getKey() + "=" + setting.getValue());
-        }
         final Path log = base.resolve("second-daemon.log");
-        final Process daemon =
-            new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        try
-        {
-            assertTrue(daemon.waitFor(REFUSED_WITHIN_SECONDS, TimeUnit.SECONDS), "the second daemon exited");
-        }
-        finally
-        {
-            // Before the fix it went up over the live cluster: SIGTERM makes it remove what it made.
-            daemon.destroy();
-            daemon.waitFor(REFUSED_WITHIN_SECONDS, TimeUnit.SECONDS);
-            daemon.destroyForcibly();
-        }
+        final Process daemon = startedByHand(dir, params, log);
         final String output = Files.readString(log, StandardCharsets.UTF_8);
         assertNotEquals(0, daemon.exitValue(), output);
         assertTrue(output.contains("cluster 'live' is already up (daemon pid " + standIn.pid() + " is running)"),
@@ -142,5 +147,38 @@ class EmulatorDaemonTest
         assertArrayEquals(sdramBefore, sdramAfter, "nic.sdram untouched");
         assertFalse(Files.exists(dir.driverSocket(node)), "no driver socket");
         assertTrue(ClusterState.inspect(dir).isLive(), "the cluster is still up");
+    }
+
+    /**
+     * @return a daemon started by hand on {@code dir} (no cluster marker on its command line, as a user's
+     * own {@code java} command would have it), exited, its output in {@code log}.
+     */
+    private static Process startedByHand(final ClusterDirectory dir, final ClusterParameters params, final Path log)
+        throws Exception
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(JvmFlags.javaExecutable());
+        command.addAll(JvmFlags.flags());
+        command.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx256m", "-cp",
+            JvmFlags.classPath(), EmulatorDaemon.class.getName(), "--cluster-dir=" + dir.path(),
+            "--firmware=" + ClusterProperties.FIRMWARE_THREADS));
+        for (final Map.Entry<String, String> setting : params.toMap().entrySet())
+        {
+            command.add("--set=" + setting.getKey() + "=" + setting.getValue());
+        }
+        final Process daemon =
+            new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try
+        {
+            assertTrue(daemon.waitFor(REFUSED_WITHIN_SECONDS, TimeUnit.SECONDS), "the daemon started by hand exited");
+        }
+        finally
+        {
+            // Had it gone up instead of refusing, SIGTERM makes it remove what it made.
+            daemon.destroy();
+            daemon.waitFor(REFUSED_WITHIN_SECONDS, TimeUnit.SECONDS);
+            daemon.destroyForcibly();
+        }
+        return daemon;
     }
 }

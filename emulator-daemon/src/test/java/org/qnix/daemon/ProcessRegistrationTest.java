@@ -492,13 +492,7 @@ class ProcessRegistrationTest
     /** @return replies to a connection whose other end is gone: every write fails, as a closed socket's. */
     private static DriverReplies brokenPipe()
     {
-        return new DriverReplies(new OutputStream()
-        {
-            public void write(final int b) throws IOException
-            {
-                throw new IOException("Broken pipe");
-            }
-        });
+        return new DriverReplies(SocketlessConnection.breakablePipe(OutputStream.nullOutputStream(), () -> true));
     }
 
     private static void assertNoEntryClaimed(final NodeImage image)

@@ -12,6 +12,7 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 import org.qnix.abi.DriverProtocol;
 import org.qnix.abi.NicCoordinates;
@@ -82,7 +83,22 @@ final class SocketlessConnection implements AutoCloseable
                 registrationHeld = held;
             }
         };
-        final OutputStream replies = new OutputStream()
+        final OutputStream replies = breakablePipe(replyBytes, () -> repliesFail);
+        requests = new DriverRequests(image, registrar, pid, new DriverReplies(replies), registrations, () -> hungUp);
+    }
+
+    /**
+     * A connection's reply stream as the driver sees it: each write fails as on a socket whose peer went
+     * (EPIPE) while {@code broken} says so, and goes to {@code out} otherwise.
+     *
+     * <pre>{@code
+     * OutputStream gone = SocketlessConnection.breakablePipe(OutputStream.nullOutputStream(), () -> true);
+     * DriverReplies replies = new DriverReplies(gone);
+     * }</pre>
+     */
+    static OutputStream breakablePipe(final OutputStream out, final BooleanSupplier broken)
+    {
+        return new OutputStream()
         {
             public void write(final int b) throws IOException
             {
@@ -91,14 +107,13 @@ final class SocketlessConnection implements AutoCloseable
 
             public void write(final byte[] b, final int off, final int len) throws IOException
             {
-                if (repliesFail)
+                if (broken.getAsBoolean())
                 {
                     throw new IOException("Broken pipe (the process closed its connection)");
                 }
-                replyBytes.write(b, off, len);
+                out.write(b, off, len);
             }
         };
-        requests = new DriverRequests(image, registrar, pid, new DriverReplies(replies), registrations, () -> hungUp);
     }
 
     /**

@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Timer;
 import java.util.TimerTask;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 
 import org.agrona.CloseHelper;
@@ -49,8 +48,8 @@ public final class DriverProxy implements AutoCloseable
 {
     /** Extra time a reply from the driver may take beyond the request's own timeout. */
     public static final long DRIVER_GRACE_MS = 15_000;
-    /** Longer timeouts are taken as this (a century): long enough to mean "for ever", short enough to add to a clock. */
-    public static final long LONGEST_TIMEOUT_MS = TimeUnit.DAYS.toMillis(36_500);
+    /** Longer timeouts are taken as this: the driver's own cap, {@link DriverProtocol#LONGEST_WAIT_MS}. */
+    public static final long LONGEST_TIMEOUT_MS = DriverProtocol.LONGEST_WAIT_MS;
     private static final Timer WATCHDOG = new Timer("qnix-driver-watchdog", true);
 
     private final SocketChannel channel;

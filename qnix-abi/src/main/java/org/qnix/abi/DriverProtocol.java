@@ -128,6 +128,14 @@ public final class DriverProtocol
     /** Longest accepted message text, so a bad peer cannot make the other side allocate much. */
     public static final int MAX_TEXT = 64 * 1024;
 
+    /**
+     * The longest wait a request's {@code timeoutMs} may ask for (a century): long enough to mean "for
+     * ever", short enough to add to a clock. Both ends cap at it: the driver the {@code timeoutMs} it reads,
+     * whatever a client sent, and libhost's {@code DriverProxy} how long it waits for the reply (this plus
+     * its grace), so that neither side's deadline overflows.
+     */
+    public static final long LONGEST_WAIT_MS = 36_500L * 24 * 3600 * 1000;
+
     private DriverProtocol()
     {
     }

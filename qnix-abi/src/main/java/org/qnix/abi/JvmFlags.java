@@ -23,6 +23,12 @@ import java.util.List;
  */
 public final class JvmFlags
 {
+    /**
+     * The system property whose value is the absolute path of the cluster a JVM was started for; as a
+     * {@link #clusterMarker} flag it is what tells that cluster's JVMs from any other process.
+     */
+    public static final String CLUSTER_PROPERTY = "qnix.cluster";
+
     private static final String RESOURCE = "jvm.flags";
 
     private JvmFlags()
@@ -58,7 +64,7 @@ public final class JvmFlags
      */
     public static String clusterMarker(final Path clusterDirectory)
     {
-        return "-Dqnix.cluster=" + clusterDirectory.toAbsolutePath();
+        return "-D" + CLUSTER_PROPERTY + "=" + clusterDirectory.toAbsolutePath();
     }
 
     /**
