@@ -118,7 +118,7 @@ final class ViWorkQueue
         tail++;
         try
         {
-            nic.post(send, vi, handle, offset);
+            nic.postInside(send, vi, handle, offset);
         }
         catch (final RuntimeException ex)
         {

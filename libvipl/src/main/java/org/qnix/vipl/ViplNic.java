@@ -738,21 +738,10 @@ public final class ViplNic implements AutoCloseable
     // The data path: posts and waits, without this object's monitor (a connection wait holds it).
     // ---------------------------------------------------------------------------------------------
 
-    /** A VIA_POST_SEND or VIA_POST_RECV on the Command Queue. */
-    void post(final boolean send, final int vi, final int handle, final int offset)
+    /** A VIA_POST_SEND or VIA_POST_RECV on the Command Queue; inside the guard, which the work queue entered. */
+    void postInside(final boolean send, final int vi, final int handle, final int offset)
     {
-        if (!guard.enter())
-        {
-            throw closedException();
-        }
-        try
-        {
-            commands.post(send ? ProcessCommand.VIA_POST_SEND : ProcessCommand.VIA_POST_RECV, vi, handle, offset);
-        }
-        finally
-        {
-            guard.exit();
-        }
+        commands.post(send ? ProcessCommand.VIA_POST_SEND : ProcessCommand.VIA_POST_RECV, vi, handle, offset);
     }
 
     UnsafeBuffer structures()
