@@ -217,9 +217,7 @@ class ViplCloseTest extends ViplClusterTest
                 return peerVi.connectPeerWait();
             }, daemonThread());
 
-            TestClusters.await("the client's VI Connect Pending", () -> ClusterStatus.read(dir).vipl().vis().stream()
-                .anyMatch(v -> v.index() == clientVi.index() && v.node().equals(client.node()) &&
-                ViTableEntry.STATE_PENDING == v.state()));
+            awaitConnectPending(client, clientVi);
             TestClusters.await("the server in its driver wait", () -> inDriverExchange(serverThread.get()));
             TestClusters.await("the peer in its driver wait", () -> inDriverExchange(peerThread.get()));
 
@@ -265,9 +263,7 @@ class ViplCloseTest extends ViplClusterTest
             final CompletableFuture<Object> connect = CompletableFuture.supplyAsync(() ->
                 client.connectRequest(clientVi, new ViplAddress(NicCoordinates.parse("0-0"), bytes("restart")),
                     CONNECTION_WAIT_MS), daemonThread());
-            TestClusters.await("the client's VI Connect Pending", () -> ClusterStatus.read(dir).vipl().vis().stream()
-                .anyMatch(v -> v.index() == clientVi.index() && v.node().equals(client.node()) &&
-                ViTableEntry.STATE_PENDING == v.state()));
+            awaitConnectPending(client, clientVi);
             server = Vipl.openNic("0-0", dir.name());
             final Vi serverVi = vi(server);
             server.connectWait(bytes("restart"), CONNECTION_WAIT_MS).accept(serverVi);
@@ -284,6 +280,14 @@ class ViplCloseTest extends ViplClusterTest
                 server.close();
             }
         }
+    }
+
+    /** Waits until {@code vi} of {@code nic} is Connect Pending in the NIC's VI table: its request is with the daemon. */
+    private void awaitConnectPending(final ViplNic nic, final Vi vi) throws InterruptedException
+    {
+        TestClusters.await("the client's VI Connect Pending", () -> ClusterStatus.read(dir).vipl().vis().stream()
+            .anyMatch(v -> v.index() == vi.index() && v.node().equals(nic.node()) &&
+            ViTableEntry.STATE_PENDING == v.state()));
     }
 
     private static Vi vi(final ViplNic nic)
