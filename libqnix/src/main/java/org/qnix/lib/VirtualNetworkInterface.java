@@ -5,8 +5,6 @@ import java.util.concurrent.TimeUnit;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.qnix.abi.ClusterParameters;
-import org.qnix.abi.CommandQueueEntry;
-import org.qnix.abi.CommandQueueLayout;
 import org.qnix.abi.ContextRegionDescriptor;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.HostProcessStructuresLayout;
@@ -16,6 +14,7 @@ import org.qnix.abi.ProcessName;
 import org.qnix.abi.VniContext;
 import org.qnix.abi.VniLayout;
 import org.qnix.host.BackOff;
+import org.qnix.host.CommandQueueWriter;
 import org.qnix.host.DoorbellWait;
 import org.qnix.host.DoorbellWaiter;
 import org.qnix.host.EmptyPolls;
@@ -33,8 +32,8 @@ import org.qnix.host.NicHeartbeat;
  */
 final class VirtualNetworkInterface
 {
-    /** How long a full Command Queue or a busy Context List is waited for. */
-    static final long RESOURCE_WAIT_NS = TimeUnit.SECONDS.toNanos(30);
+    /** How long a busy Context List is waited for: as long as a full Command Queue. */
+    static final long RESOURCE_WAIT_NS = CommandQueueWriter.RESOURCE_WAIT_NS;
 
     private final ClusterParameters params;
     private final VniLayout layout;
@@ -43,15 +42,12 @@ final class VirtualNetworkInterface
     private final NicHeartbeat heartbeat;
     /** Polls of the process that found nothing (the API is for one thread at a time). */
     private final EmptyPolls emptyPolls = new EmptyPolls();
-    private final NicWakeUp wakeUp;
     private final MappingGuard guard;
     private final DoorbellWaiter waiter;
     private final ProcessName name;
+    private final CommandQueueWriter commands;
     private final int contexts;
-    private final int entries;
     private final int pageSize;
-    private int commandTail;
-    private final CommandQueueEntry entry = new CommandQueueEntry();
     private final VniContext context = new VniContext();
     private final ContextRegionDescriptor region = new ContextRegionDescriptor();
 
@@ -64,14 +60,12 @@ final class VirtualNetworkInterface
         this.vni = vni;
         this.hps = hps;
         this.heartbeat = new NicHeartbeat(control, controlOffset, node);
-        this.wakeUp = wakeUp;
         this.guard = guard;
         this.waiter = new DoorbellWaiter(hps, heartbeat, guard, TimeUnit.MICROSECONDS.toNanos(params.hotUs()));
         this.name = name;
+        this.commands = new CommandQueueWriter(params, vni, hps, wakeUp, heartbeat, guard);
         this.contexts = params.contextsPerProcess();
-        this.entries = params.commandQueueEntries();
         this.pageSize = params.pageSize();
-        this.commandTail = hps.getInt(HostProcessStructuresLayout.CQ_TAIL_OFFSET);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -190,96 +184,44 @@ final class VirtualNetworkInterface
     /** Posts a command; waits (bounded) while the queue is full, as the thesis says. */
     void post(final int command, final int context, final int group, final int size)
     {
-        waitForRoom(1);
-        write(command, context, group, size);
+        posted(commands.post(command, context, group, size, CommandQueueWriter.RESOURCE_WAIT_NS));
     }
 
     /** Posts a command if the queue has room now. @return false, having written nothing, if it is full. */
     boolean tryPost(final int command, final int context, final int group, final int size)
     {
-        if (freeEntries() < 1)
-        {
-            return false;
-        }
-        write(command, context, group, size);
-        return true;
+        return commands.tryPost(command, context, group, size);
     }
 
-    private void write(final int command, final int context, final int group, final int size)
-    {
-        entry.wrap(vni, layout.commandOffset(commandTail)).publish(command, context, group, size);
-        advanceTail(1);
-    }
-
-    /**
-     * Posts a Multicast or Multicast_Short: the receiver names go into the entries after the command's,
-     * two per entry, and the command is written last, so its release publishes them all (DESIGN.md 8,
-     * item 8).
-     */
+    /** Posts a Multicast or Multicast_Short and its receivers' names; waits (bounded) while the queue is full. */
     void postMulticast(final int command, final int context, final ProcessName[] receivers)
     {
-        waitForRoom(1 + CommandQueueLayout.namesEntries(receivers.length));
-        writeMulticast(command, context, receivers);
+        posted(commands.postMulticast(command, context, receivers, CommandQueueWriter.RESOURCE_WAIT_NS));
     }
 
     /** {@link #postMulticast} if the queue has room for it now. @return false, having written nothing, if not. */
     boolean tryPostMulticast(final int command, final int context, final ProcessName[] receivers)
     {
-        if (freeEntries() < 1 + CommandQueueLayout.namesEntries(receivers.length))
-        {
-            return false;
-        }
-        writeMulticast(command, context, receivers);
-        return true;
+        return commands.tryPostMulticast(command, context, receivers);
     }
 
-    private void writeMulticast(final int command, final int context, final ProcessName[] receivers)
+    private void posted(final int code)
     {
-        final int nameEntries = CommandQueueLayout.namesEntries(receivers.length);
-        for (int i = 0; i < receivers.length; i++)
+        switch (code)
         {
-            entry.wrap(vni, layout.commandOffset((commandTail + 1 + i / CommandQueueLayout.NAMES_PER_ENTRY) % entries))
-                .putName(i % CommandQueueLayout.NAMES_PER_ENTRY, receivers[i].ai(), receivers[i].pi());
-        }
-        entry.wrap(vni, layout.commandOffset(commandTail)).publish(command, context, 0, receivers.length);
-        advanceTail(1 + nameEntries);
-    }
+            case CommandQueueWriter.POSTED:
+                return;
 
-    private void advanceTail(final int used)
-    {
-        commandTail = (commandTail + used) % entries;
-        // Reader: no one polls it: the NIC finds commands by their Command field (thesis 3.3.3). This
-        // library reads it back when it maps the VNI, and inspection reads it.
-        hps.putIntRelease(HostProcessStructuresLayout.CQ_TAIL_OFFSET, commandTail);
-        // An idle NIC sleeps: the command just published wakes it.
-        wakeUp.ring();
-    }
+            case CommandQueueWriter.TIMED_OUT:
+                throw new QnixTimeoutException("the Command Queue of N=" + commands.entries() + " entries stayed " +
+                    "full for " + TimeUnit.NANOSECONDS.toSeconds(CommandQueueWriter.RESOURCE_WAIT_NS) + " s");
 
-    /** Waits (bounded) until {@code needed} entries are free; one always stays empty (full != empty). */
-    private void waitForRoom(final int needed)
-    {
-        if (freeEntries() >= needed)
-        {
-            return;
-        }
-        final long deadline = System.nanoTime() + RESOURCE_WAIT_NS;
-        int idle = 0;
-        while (freeEntries() < needed)
-        {
-            if (System.nanoTime() > deadline)
-            {
-                throw new QnixTimeoutException("the Command Queue of N=" + entries + " entries stayed full for " +
-                    TimeUnit.NANOSECONDS.toSeconds(RESOURCE_WAIT_NS) + " s");
-            }
-            idle = idle(idle);
-        }
-    }
+            case CommandQueueWriter.NIC_DEAD:
+                throw new QnixNicDeadException(heartbeat.describeStopped());
 
-    private int freeEntries()
-    {
-        // Writer: the NIC, every eight commands and whenever it finds the queue empty (DESIGN.md 8, item 6).
-        final int head = hps.getIntVolatile(HostProcessStructuresLayout.CQ_HEAD_OFFSET);
-        return Math.floorMod(head - commandTail - 1, entries);
+            default:
+                throw closed();
+        }
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -407,7 +349,7 @@ final class VirtualNetworkInterface
         }
     }
 
-    /** Waits out a full queue or busy contexts, looking at the NIC now and then and at a close each time. */
+    /** Waits out busy contexts, looking at the NIC now and then and at a close each time. */
     private int idle(final int idle)
     {
         if (guard.isClosed())

@@ -1,11 +1,10 @@
 package org.qnix.lib;
 
-import java.nio.ByteBuffer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -14,7 +13,6 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterParameters;
-import org.qnix.abi.CommandQueueLayout;
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.HostProcessStructuresLayout;
@@ -29,9 +27,9 @@ import org.qnix.host.MappingGuard;
 
 /**
  * The process side of the Command Queue and the doorbells over heap buffers, with the test as the NIC:
- * the non-blocking post leaves a full queue untouched, and the loops that wait (for room, for a context,
- * for a doorbell) end with {@link QnixClosedException} once the registration closes instead of running
- * to their 30 s bound.
+ * the loops that wait (for room, for a context, for a doorbell) end with {@link QnixClosedException} once
+ * the registration closes instead of running to their 30 s bound, and with {@link QnixNicDeadException}
+ * once the NIC stops. The queue itself is libhost's {@code CommandQueueWriterTest}.
  */
 @Timeout(60)
 class VirtualNetworkInterfaceClosingTest
@@ -56,45 +54,6 @@ class VirtualNetworkInterfaceClosingTest
     }
 
     @Test
-    void tryPostFillsTheQueueThenRefusesWithoutWritingUntilTheNicTakesAnEntry()
-    {
-        // One entry always stays empty, so that a full queue is told from an empty one.
-        for (int i = 0; i < entries - 1; i++)
-        {
-            assertTrue(vnic.tryPost(ProcessCommand.SEND, i % params.contextsPerProcess(), 0, 0), "entry " + i);
-        }
-        assertEquals(entries - 1, hps.getIntVolatile(HostProcessStructuresLayout.CQ_TAIL_OFFSET));
-        assertFalse(vnic.tryPost(ProcessCommand.RECEIVE, 3, 0, 0));
-        assertEquals(0, vni.getIntVolatile(layout.commandOffset(entries - 1) + CommandQueueLayout.COMMAND_OFFSET),
-            "a refused post writes no command");
-        assertEquals(entries - 1, hps.getIntVolatile(HostProcessStructuresLayout.CQ_TAIL_OFFSET));
-
-        // The NIC took the first entry (DESIGN.md 8, item 6: it publishes the head).
-        hps.putIntRelease(HostProcessStructuresLayout.CQ_HEAD_OFFSET, 1);
-        assertTrue(vnic.tryPost(ProcessCommand.RECEIVE, 3, 0, 0));
-        final int entry = layout.commandOffset(entries - 1);
-        assertEquals(ProcessCommand.RECEIVE, vni.getIntVolatile(entry + CommandQueueLayout.COMMAND_OFFSET));
-        assertEquals(3, vni.getInt(entry + CommandQueueLayout.CONTEXT_OFFSET));
-        assertEquals(0, hps.getIntVolatile(HostProcessStructuresLayout.CQ_TAIL_OFFSET), "the tail wraps");
-        assertFalse(vnic.tryPost(ProcessCommand.SEND, 0, 0, 0));
-    }
-
-    @Test
-    void tryPostMulticastNeedsRoomForItsNamesToo()
-    {
-        final ProcessName[] receivers = {new ProcessName(7, 1), new ProcessName(7, 2), new ProcessName(7, 3)};
-        final int needed = 1 + CommandQueueLayout.namesEntries(receivers.length);
-        // With the tail at 0 and the head at h, h - 1 entries are free: leave needed - 1.
-        hps.putIntRelease(HostProcessStructuresLayout.CQ_HEAD_OFFSET, needed);
-        assertFalse(vnic.tryPostMulticast(ProcessCommand.MULTICAST, 2, receivers));
-        assertEquals(0, hps.getIntVolatile(HostProcessStructuresLayout.CQ_TAIL_OFFSET));
-        hps.putIntRelease(HostProcessStructuresLayout.CQ_HEAD_OFFSET, needed + 1);
-        assertTrue(vnic.tryPostMulticast(ProcessCommand.MULTICAST, 2, receivers));
-        assertEquals(needed, hps.getIntVolatile(HostProcessStructuresLayout.CQ_TAIL_OFFSET));
-        assertEquals(receivers.length, vni.getInt(layout.commandOffset(0) + CommandQueueLayout.SIZE_OFFSET));
-    }
-
-    @Test
     void aPostWaitingForRoomEndsClosedWhenAnotherThreadCloses() throws Exception
     {
         for (int i = 0; i < entries - 1; i++)
@@ -107,6 +66,19 @@ class VirtualNetworkInterfaceClosingTest
         guard.beginClose();
         final ExecutionException ended = assertThrows(ExecutionException.class, () -> poster.get(30, TimeUnit.SECONDS));
         assertEquals(QnixClosedException.class, ended.getCause().getClass(), String.valueOf(ended.getCause()));
+    }
+
+    @Test
+    void aPostWaitingForRoomEndsWithTheDeadNicNamed()
+    {
+        for (int i = 0; i < entries - 1; i++)
+        {
+            assertTrue(vnic.tryPost(ProcessCommand.SEND, 0, 0, 0));
+        }
+        control.putIntVolatile(ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_STOPPED);
+        final QnixNicDeadException dead =
+            assertThrows(QnixNicDeadException.class, () -> vnic.post(ProcessCommand.SEND, 1, 0, 0));
+        assertTrue(dead.getMessage().contains("node 1-0"), dead.getMessage());
     }
 
     @Test

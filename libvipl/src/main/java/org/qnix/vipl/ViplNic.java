@@ -5,22 +5,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-
-import org.qnix.abi.ClusterDirectory;
-import org.qnix.abi.ClusterParameters;
-import org.qnix.abi.ClusterProperties;
-import org.qnix.abi.ProcessCommand;
-import org.qnix.abi.CqRingLayout;
-import org.qnix.abi.FileDescriptorBlock;
-import org.qnix.abi.MappedFile;
-import org.qnix.abi.NicCoordinates;
-import org.qnix.abi.NicProcessor;
-import org.qnix.abi.NicSdramLayout;
-import org.qnix.abi.ViTableEntry;
-import org.qnix.abi.ViaProcessStructuresLayout;
-import org.qnix.abi.ViaTablesLayout;
-import org.qnix.abi.ViplDescriptor;
-import org.qnix.abi.ViplResult;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -30,18 +14,34 @@ import java.util.function.IntPredicate;
 import org.agrona.CloseHelper;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.ClusterProperties;
+import org.qnix.abi.CqRingLayout;
+import org.qnix.abi.FileDescriptorBlock;
+import org.qnix.abi.MappedFile;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicProcessor;
+import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ProcessCommand;
+import org.qnix.abi.ViTableEntry;
+import org.qnix.abi.ViaProcessStructuresLayout;
+import org.qnix.abi.ViaTablesLayout;
+import org.qnix.abi.ViplDescriptor;
+import org.qnix.abi.ViplResult;
 import org.qnix.host.BufferRegion;
+import org.qnix.host.CommandQueueWriter;
 import org.qnix.host.DoorbellWait;
 import org.qnix.host.DoorbellWaiter;
-import org.qnix.host.MappingGuard;
-import org.qnix.host.NicHeartbeat;
-import org.qnix.host.ProcessMappings;
-import org.qnix.host.RetiredMemory;
 import org.qnix.host.DriverException;
 import org.qnix.host.DriverProxy;
 import org.qnix.host.HostMemoryException;
 import org.qnix.host.HostMemoryMapping;
 import org.qnix.host.MappedViews;
+import org.qnix.host.MappingGuard;
+import org.qnix.host.NicHeartbeat;
+import org.qnix.host.ProcessMappings;
+import org.qnix.host.RetiredMemory;
 import org.qnix.host.ViaDriverException;
 import org.qnix.host.ViaPeer;
 import org.qnix.host.ViaRegistration;
@@ -85,7 +85,8 @@ public final class ViplNic implements AutoCloseable
     private final MappedFile structures;
     /** The VNI (its Command Queue), Host Process Structures (Tail, Head), control page, NIC's wake-up line. */
     private final ProcessMappings mappings;
-    private final ViaCommandQueue commands;
+    /** VIA_POST_SEND and VIA_POST_RECV go here (issue 14); posts of several threads serialise on it. */
+    private final CommandQueueWriter commands;
     private final NicHeartbeat heartbeat;
     /** Every wait runs inside it, so that a close ends the waits before it unmaps. */
     private final MappingGuard guard = new MappingGuard();
@@ -121,7 +122,7 @@ public final class ViplNic implements AutoCloseable
         this.mappings = mappings;
         this.heartbeat = new NicHeartbeat(mappings.control(), 0, node);
         this.commands =
-            new ViaCommandQueue(params, mappings.vni(), mappings.hps(), mappings.wakeUp(), heartbeat, guard);
+            new CommandQueueWriter(params, mappings.vni(), mappings.hps(), mappings.wakeUp(), heartbeat, guard);
         this.node = node;
         this.clusterName = clusterName;
         this.params = params;
@@ -738,10 +739,41 @@ public final class ViplNic implements AutoCloseable
     // The data path: posts and waits, without this object's monitor (a connection wait holds it).
     // ---------------------------------------------------------------------------------------------
 
-    /** A VIA_POST_SEND or VIA_POST_RECV on the Command Queue; inside the guard, which the work queue entered. */
+    /**
+     * A VIA_POST_SEND or VIA_POST_RECV on the Command Queue, as QNIX commands are posted: the VI in Context,
+     * the descriptor's memory handle in Group and its offset from the region's base in Size. Inside the
+     * guard, which the work queue entered.
+     *
+     * @throws ViplException {@code INVALID_STATE} if the NIC is closed while the queue is full,
+     *                       {@code ERROR_RESOURCE} if it stays full for {@link CommandQueueWriter#RESOURCE_WAIT_NS}.
+     * @throws ViplNicDeadException if the NIC stops while the queue is full.
+     */
     void postInside(final boolean send, final int vi, final int handle, final int offset)
     {
-        commands.post(send ? ProcessCommand.VIA_POST_SEND : ProcessCommand.VIA_POST_RECV, vi, handle, offset);
+        final int command = send ? ProcessCommand.VIA_POST_SEND : ProcessCommand.VIA_POST_RECV;
+        final int code;
+        synchronized (commands)
+        {
+            code = commands.post(command, vi, handle, offset, CommandQueueWriter.RESOURCE_WAIT_NS);
+        }
+        switch (code)
+        {
+            case CommandQueueWriter.POSTED:
+                return;
+
+            case CommandQueueWriter.TIMED_OUT:
+                throw new ViplException(ViplResult.ERROR_RESOURCE, "the Command Queue of " + commands.entries() +
+                    " entries stayed full for " + TimeUnit.NANOSECONDS.toSeconds(CommandQueueWriter.RESOURCE_WAIT_NS) +
+                    " s");
+
+            case CommandQueueWriter.NIC_DEAD:
+                throw new ViplNicDeadException(heartbeat.node(), heartbeat.describeStopped());
+
+            default:
+                // The close waits for this post to leave the guard before it unmaps the queue.
+                throw new ViplException(ViplResult.INVALID_STATE, "the NIC was closed while a post waited for " +
+                    "room in the Command Queue");
+        }
     }
 
     UnsafeBuffer structures()
