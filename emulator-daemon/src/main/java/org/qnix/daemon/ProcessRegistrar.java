@@ -581,9 +581,8 @@ final class ProcessRegistrar
         final long hps = hpsRegion.address(0);
         final long structuresAddress = structures.address(0);
         final ViaRegistered registered = new ViaRegistered(label, index, osPid, memory,
-            new ViaResources(viaTables, registry.viaConnections(), memory, params, node, index, structuresAddress), hps,
-            structuresAddress,
-            structuresPages);
+            new ViaResources(viaTables, registry.viaConnections(), memory, params, node, index, host, structuresAddress),
+            hps, structuresAddress, structuresPages);
 
         final long vni = layout.vniOffset(index);
         final VniLayout vniLayout = layout.vni();

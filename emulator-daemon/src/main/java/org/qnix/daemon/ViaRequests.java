@@ -259,6 +259,13 @@ final class ViaRequests implements AutoCloseable
         }
         catch (final ViaRefusal ex)
         {
+            if (via.closeRequested())
+            {
+                // The library reports its own close, whatever ended the wait just then.
+                replies.viaFailed(ViplResult.INVALID_STATE, "the process closed its NIC during the connection " +
+                    "wait (" + ex.getMessage() + ")");
+                return;
+            }
             replies.viaFailed(ex.result(), ex.getMessage());
         }
     }
@@ -282,12 +289,13 @@ final class ViaRequests implements AutoCloseable
     }
 
     /**
-     * @return whether the process at the other end still lives and still holds this connection: the wait
-     * of a dead one, or of one that closed its NIC, ends at once.
+     * @return whether the process at the other end still lives, still holds this connection and has not
+     * asked its waits to end: the wait of a dead one, or of one that closes its NIC, ends at once.
      */
     private boolean alive()
     {
-        return !hungUp.getAsBoolean() && Processes.isAlive(callerPid);
+        return !hungUp.getAsBoolean() && Processes.isAlive(callerPid) &&
+            (null == registered || !registered.via().closeRequested());
     }
 
     private static byte[] readDiscriminator(final DataInputStream in) throws IOException

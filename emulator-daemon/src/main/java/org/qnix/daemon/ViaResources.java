@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 
+import org.agrona.concurrent.AtomicBuffer;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.CqRingLayout;
 import org.qnix.abi.NicCoordinates;
@@ -42,6 +43,7 @@ final class ViaResources
     private final ClusterParameters params;
     private final NicCoordinates node;
     private final int owner;
+    private final AtomicBuffer host;
     private final long structuresAddress;
     private final Map<Integer, Integer> ptags = new LinkedHashMap<>();
     private final Map<Integer, Region> regions = new LinkedHashMap<>();
@@ -87,11 +89,14 @@ final class ViaResources
 
     /**
      * @param owner             the process's Process Table index.
+     * @param host              the node's host memory, which holds the process's VIA Process Structures.
      * @param structuresAddress where its VIA Process Structures are in host memory.
      */
     ViaResources(final ViaTables tables, final ViaConnections connections, final ProcessProtectionTable memory,
-        final ClusterParameters params, final NicCoordinates node, final int owner, final long structuresAddress)
+        final ClusterParameters params, final NicCoordinates node, final int owner, final AtomicBuffer host,
+        final long structuresAddress)
     {
+        this.host = host;
         this.tables = tables;
         this.connections = connections;
         this.memory = memory;
@@ -104,6 +109,16 @@ final class ViaResources
     int owner()
     {
         return owner;
+    }
+
+    /**
+     * @return whether the process's {@code close()} asked for its connection waits to end (its VIA Process
+     * Structures' Close requested word): the waits then end, and the process de-registers after.
+     */
+    boolean closeRequested()
+    {
+        // Writer: the process, with release, from its close(); any value is its own business.
+        return 0 != host.getIntVolatile((int)structuresAddress + ViaProcessStructuresLayout.CLOSE_REQUESTED_OFFSET);
     }
 
     /** {@code VipCreatePtag}. */

@@ -344,6 +344,52 @@ class ViaRequestsTest
     }
 
     /**
+     * A process whose close asks for its connection waits to end (Close requested in its VIA Process
+     * Structures) during a ten-minute connection request: the request ends INVALID_STATE within the
+     * driver's 50 ms look, the VI is Idle again, and the process stays registered on the same
+     * connection, its pages its own, until it de-registers over it. Another process's wait, whose word is
+     * untouched, goes on.
+     */
+    @Test
+    void aCloseRequestedEndsTheProcesssConnectionWaitsOnlyAndItDeregistersAfter() throws Exception
+    {
+        final int client = createVi(process);
+        final SocketlessConnection other = cluster.connect(0);
+        final SocketlessConnection.ViaRegistered otherRegistered = other.viaRegister(TIMEOUT_MS).viaRegistered();
+        final Thread request = requestConnection(client);
+        // On node 0-0: the request asks node 1-0, so this wait is asked nothing.
+        final Thread otherWait = waitForRequest(other);
+        while (ViTableEntry.STATE_PENDING != vi(client).state())
+        {
+            Thread.sleep(1);
+        }
+        final int pagesHeld = freePages(image);
+
+        // What ViplNic.close() writes; read by the driver in each connection wait of this process.
+        image.hostMemory().putIntRelease(
+            (int)registered.structuresAddress() + ViaProcessStructuresLayout.CLOSE_REQUESTED_OFFSET, 1);
+        request.join(60_000);
+        assertTrue(!request.isAlive(), "the request ended at the close's request, not at its timeout");
+        assertEquals(ViplResult.INVALID_STATE.code(), process.viaFailed("closed its NIC during the connection wait"));
+        assertEquals(ViTableEntry.STATE_IDLE, vi(client).state(), "not left Connect Pending");
+        final int entry = (int)layout.processEntryOffset(registered.index());
+        assertEquals(ProcessTableLayout.STATE_REGISTERED, sdram.getIntVolatile(entry + ProcessTableLayout.STATE_OFFSET),
+            "still registered: its pages are not given away before it retired its mappings");
+        assertEquals(pagesHeld, freePages(image));
+        assertTrue(otherWait.isAlive(), "the other process's wait goes on");
+
+        process.send(DriverProtocol.DEREGISTER).deregistered();
+        assertEquals(0, sdram.getIntVolatile(entry + ProcessTableLayout.PID_OFFSET));
+        assertTrue(freePages(image) > pagesHeld, "the de-registration gave the pages back");
+
+        image.hostMemory().putIntRelease(
+            (int)otherRegistered.structuresAddress() + ViaProcessStructuresLayout.CLOSE_REQUESTED_OFFSET, -7);
+        otherWait.join(60_000);
+        assertTrue(!otherWait.isAlive(), "any non-zero value ends the writer's own waits");
+        assertEquals(ViplResult.INVALID_STATE.code(), other.viaFailed("closed its NIC during the connection wait"));
+    }
+
+    /**
      * VipConnectAccept with a VI that is not Idle is refused INVALID_STATE and leaves the request asked:
      * the server accepts it with an Idle VI, and the client, waiting with a ten-minute timeout, is connected.
      */

@@ -29,6 +29,7 @@ import org.qnix.abi.ViaProcessStructuresLayout;
 import org.qnix.abi.ViaTablesLayout;
 import org.qnix.abi.ViplDescriptor;
 import org.qnix.abi.ViplResult;
+import org.qnix.host.BackOff;
 import org.qnix.host.BufferRegion;
 import org.qnix.host.CommandQueueWriter;
 import org.qnix.host.DoorbellWait;
@@ -75,6 +76,11 @@ public final class ViplNic implements AutoCloseable
     /** VIPL 1.0, as VIP_NIC_ATTRIBUTES' ProviderVersion. */
     public static final int PROVIDER_VERSION = 0x0001_0000;
     private static final long OPEN_TIMEOUT_MS = 30_000;
+    /**
+     * How long a close waits for the driver to end the connection waits it asked it to end: the driver
+     * looks every 50 ms, so only a driver that does not run takes this long.
+     */
+    private static final long DRIVER_WAITS_END_NS = TimeUnit.SECONDS.toNanos(2);
 
     private final NicCoordinates node;
     private final String clusterName;
@@ -107,10 +113,12 @@ public final class ViplNic implements AutoCloseable
     private boolean released;
     /**
      * Connection waits in the driver now: they hold this object's monitor up to their timeout, so a close
-     * from another thread ends them by closing the driver connection under them (Dekker with
-     * {@link #closed}: each side writes its own, then reads the other's).
+     * from another thread asks the driver to end them (Dekker with {@link #closed}: each side writes its
+     * own, then reads the other's).
      */
     private final AtomicInteger driverWaits = new AtomicInteger();
+    /** Held over the close's write of Close requested and over the release's retire of {@link #structures}. */
+    private final Object closeRequestLock = new Object();
     /** This process keeps off the NICs' CPU while the NIC is open (NicProcessor). */
     private final NicProcessor.Avoidance offNicCpu;
 
@@ -650,7 +658,7 @@ public final class ViplNic implements AutoCloseable
 
     /**
      * The part of {@link #close()} that must not wait for this object's monitor: a connection wait holds
-     * it for up to its timeout, and ends only when this closes the driver connection under it.
+     * it for up to its timeout, and ends only when the driver ends it.
      */
     private void beginClose()
     {
@@ -660,15 +668,49 @@ public final class ViplNic implements AutoCloseable
         {
             wakeSleepers();
         }
-        if (driverWaits.get() > 0)
+        if (driverWaits.get() > 0 && !endDriverWaits())
         {
-            // The driver de-registers the process when it sees the connection closed, as at its death, and
-            // may give its pages away then: what the library itself reads and writes is retired first
-            // (memory and CQ rings follow in release(), once the connection wait has left the monitor).
+            // A driver that does not look (stopped, or stuck) is left: the connection is closed under the
+            // wait. The driver de-registers the process when it sees that, as at its death, and may give
+            // its pages away then: what the library itself reads and writes is retired first (memory and CQ
+            // rings follow in release(), once the connection wait has left the monitor).
             RetiredMemory.retire(structures, false);
             mappings.retire(false);
             driver.close();
         }
+    }
+
+    /**
+     * Asks the driver to end this process's connection waits, through the Close requested word of the
+     * VIA Process Structures that the driver's side of each wait looks at every 50 ms, and waits for them
+     * to leave. The connection stays, so {@link #release()} retires every mapping before it de-registers
+     * the process over it: the pages the de-registration frees are no longer this process's to read.
+     *
+     * @return false if a wait was still in the driver after {@link #DRIVER_WAITS_END_NS}.
+     */
+    private boolean endDriverWaits()
+    {
+        synchronized (closeRequestLock)
+        {
+            if (structures.isClosed())
+            {
+                // Released already: no wait is left.
+                return true;
+            }
+            // Reader: the driver, in each connection wait of this process (ViaRequests.alive).
+            structures.buffer().putIntRelease(ViaProcessStructuresLayout.CLOSE_REQUESTED_OFFSET, 1);
+        }
+        final long deadline = System.nanoTime() + DRIVER_WAITS_END_NS;
+        int looks = 0;
+        while (driverWaits.get() > 0)
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                return false;
+            }
+            BackOff.idle(looks++);
+        }
+        return true;
     }
 
     /** The rest of {@link #close()}, once, under this object's monitor: after a connection wait left it. */
@@ -704,7 +746,10 @@ public final class ViplNic implements AutoCloseable
             vis.clear();
             cqsByIndex.clear();
         }
-        RetiredMemory.retire(structures, quiescent);
+        synchronized (closeRequestLock)
+        {
+            RetiredMemory.retire(structures, quiescent);
+        }
         mappings.retire(quiescent);
         driver.deregister();
         driver.close();
@@ -1208,7 +1253,7 @@ public final class ViplNic implements AutoCloseable
     {
         if (closed)
         {
-            // The close from another thread closed the driver connection under the wait.
+            // The close from another thread had the driver end the wait (or closed the connection under it).
             return new ViplException(ViplResult.INVALID_STATE, "NIC " + node + " of cluster '" + clusterName +
                 "' was closed during the connection wait", ex);
         }
@@ -1225,7 +1270,7 @@ public final class ViplNic implements AutoCloseable
 
     /**
      * Counts a driver exchange that may block until its timeout, then looks at {@link #closed}: either a
-     * close sees it counted and closes the driver connection under it, or it sees the close. Each call is
+     * close sees it counted and has the driver end it, or it sees the close. Each call is
      * paired with {@code driverWaits.decrementAndGet()}.
      *
      * @throws ViplException {@code INVALID_STATE} once the NIC was closed.

@@ -18,7 +18,8 @@ package org.qnix.abi;
  *  |  Async events Tail (NIC, release)  |  Waiters (process)       |
  *  |  Async events overflowed (NIC)     |  Reserved to 64 bytes    |
  *  +---------------------------------------------------------------+ 64
- *  |  Async events Head (process)       |  Reserved to 64 bytes    |
+ *  |  Async events Head (process)       |  Close requested (process)|
+ *  |  Reserved to 64 bytes                                         |
  *  +---------------------------------------------------------------+ 128
  *  Completion lines, two per VI number v (send at 2v, receive at 2v+1), 64 bytes each:
  *  |  Completed descriptors (NIC, release; the futex word)         |
@@ -30,6 +31,13 @@ package org.qnix.abi;
  *  |  op  | resource code | error code | Valid (NIC, release, last)|
  *  +---------------------------------------------------------------+ length()
  * </pre>
+ *
+ * <p>Close requested is non-zero once the process's {@code close()} wants the driver's connection waits
+ * of the process (VipConnectWait, VipConnectRequest, VipConnectPeerWait) to end: the driver looks at it
+ * while it waits, as it looks at the process's life, and ends them {@code INVALID_STATE}. The process
+ * then de-registers over the same connection, after it has retired its mappings of the pages the
+ * de-registration frees. It concerns the process's own waits only: any value a process writes there
+ * ends nothing else.
  *
  * <p>An event's CQ is -1 unless it is about a CQ (its overflow); its descriptor handle, offset and op
  * (the completion status op bits, {@code ViplDescriptor.STATUS_OP_MASK}) are 0 unless it is about a
@@ -45,6 +53,7 @@ public final class ViaProcessStructuresLayout
     public static final int ASYNC_WAITERS_OFFSET = ASYNC_TAIL_OFFSET + Integer.BYTES;
     public static final int ASYNC_OVERFLOWED_OFFSET = ASYNC_WAITERS_OFFSET + Integer.BYTES;
     public static final int ASYNC_HEAD_OFFSET = Sizes.CACHE_LINE;
+    public static final int CLOSE_REQUESTED_OFFSET = ASYNC_HEAD_OFFSET + Integer.BYTES;
 
     public static final int COMPLETIONS_OFFSET = 2 * Sizes.CACHE_LINE;
     public static final int COMPLETION_COUNTER_OFFSET = 0;
