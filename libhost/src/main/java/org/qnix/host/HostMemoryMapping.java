@@ -45,7 +45,7 @@ public final class HostMemoryMapping implements AutoCloseable
     private MappedFile file;
     private final long address;
     private final long length;
-    /** The mappings it holds, counted by {@link MappingBudget}. */
+    /** The mappings it holds while mapped, counted by {@link MappingBudget}; one once retired. */
     private final int runs;
     /** The one ByteBuffer every view is a slice of; null once closed, so that only views keep it. */
     private ByteBuffer views;
@@ -72,7 +72,8 @@ public final class HostMemoryMapping implements AutoCloseable
             {
                 Libc.munmap(address, length);
             }
-            MappingBudget.release(runs, wasRetired.get());
+            // A retired range is one anonymous mapping, however many runs it had (see close).
+            MappingBudget.release(wasRetired.get() ? 1 : runs, wasRetired.get());
         });
     }
 
@@ -284,8 +285,11 @@ public final class HostMemoryMapping implements AutoCloseable
         closed = true;
         if (contiguous ? RetiredMemory.retire(file) : RetiredMemory.overlay(address, length))
         {
+            // One mmap over the whole range replaced its runs with one mapping (the kernel's count, which
+            // vm.max_map_count limits): the others are gone now, not at the collection.
+            MappingBudget.release(runs - 1);
+            MappingBudget.retired(1);
             retired.set(true);
-            MappingBudget.retired(runs);
         }
         else
         {
