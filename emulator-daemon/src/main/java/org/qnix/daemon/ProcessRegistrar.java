@@ -63,6 +63,7 @@ final class ProcessRegistrar
     private final ClusterRegistry registry;
     private final NicHeartbeats heartbeats;
     private final ViaTables viaTables;
+    private final int controlArea;
     private final int controlStateField;
     /** Deleted processes whose silent NIC has not taken their deletion yet; guarded by this object's monitor. */
     private final List<Quarantined> quarantine = new ArrayList<>();
@@ -117,7 +118,8 @@ final class ProcessRegistrar
         this.host = image.hostMemory();
         this.registry = registry;
         this.heartbeats = heartbeats;
-        this.controlStateField = (int)(layout.controlProgramOffset() + ControlProgramLayout.STATE_OFFSET);
+        this.controlArea = (int)layout.controlProgramOffset();
+        this.controlStateField = controlArea + ControlProgramLayout.STATE_OFFSET;
         final NicWakeUp wakeUp = image.wakeUp();
         this.allocator = new PageAllocator(host, hostLayout, sdram, layout, wakeUp);
         this.commandQueue = new DriverCommandQueueWriter(sdram, host, layout, hostLayout, wakeUp);
@@ -528,9 +530,11 @@ final class ProcessRegistrar
     }
 
     /** @return true if the NIC control program does not run its loop (stopped, never started): it does no DMA. */
+    /** @return true if the NIC does no DMA any more: its loop ended, or the process that ran it is gone. */
     private boolean nicStopped()
     {
-        return ControlProgramLayout.STATE_RUNNING != sdram.getIntVolatile(controlStateField);
+        return ControlProgramLayout.STATE_RUNNING != sdram.getIntVolatile(controlStateField) ||
+            FirmwareProcess.isGone(sdram, controlArea);
     }
 
     /**

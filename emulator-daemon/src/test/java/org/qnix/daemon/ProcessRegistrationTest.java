@@ -423,6 +423,45 @@ class ProcessRegistrationTest
         assertReleased(image, r.index(), r.hpsAddress(), freeBefore);
     }
 
+    /**
+     * A firmware JVM killed with SIGKILL leaves its NIC RUNNING and silent, as a breakpoint does. Once
+     * the process that ran the control program is gone, the NIC does no DMA any more: what the driver held
+     * back for it is released at the next check, and the NIC-dead message names the gone process.
+     */
+    @Test
+    void aProcessHeldForASilentNicIsReleasedOnceTheNicsFirmwareProcessIsGone() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, true);
+        final NodeImage image = cluster.images.get(0);
+        final int freeBefore = freePages(image);
+        final SocketlessConnection process = cluster.connect(0);
+        final SocketlessConnection.Registered r = process.register(1, 0, 1, 1, TIMEOUT_MS).registered();
+        silence(image);
+        final Process firmware = new ProcessBuilder("sleep", "600").start();
+        try
+        {
+            // What the control program writes at its start, as if this process ran it.
+            final int control = controlProgram(image);
+            image.sdram().putLongVolatile(control + ControlProgramLayout.PID_OFFSET, firmware.pid());
+            image.sdram().putLongVolatile(control + ControlProgramLayout.START_TIME_OFFSET, System.currentTimeMillis());
+
+            process.send(DriverProtocol.DEREGISTER).deregistered();
+            final ProcessRegistrar registrar = cluster.registrars.get(0);
+            assertEquals(0, registrar.releaseQuarantined(), "its firmware process lives: the NIC may resume");
+            assertHeld(image, r.index(), r.hpsAddress(), r.nicPid(), freeBefore);
+
+            firmware.destroyForcibly().waitFor();
+            final String dead = registrar.viaTables().deadNic();
+            assertTrue(dead.contains("firmware process " + firmware.pid() + " is gone"), dead);
+            assertEquals(1, registrar.releaseQuarantined());
+            assertReleased(image, r.index(), r.hpsAddress(), freeBefore);
+        }
+        finally
+        {
+            firmware.destroyForcibly();
+        }
+    }
+
     /** Stops the NIC's control program and makes it look as one that only stopped beating: RUNNING, silent. */
     private void silence(final NodeImage image)
     {

@@ -28,6 +28,7 @@ import org.qnix.abi.PublishedTables;
 import org.qnix.abi.ViTableEntry;
 import org.qnix.abi.ViaTablesLayout;
 import org.qnix.daemon.ClusterState;
+import org.qnix.daemon.FirmwareProcess;
 
 /**
  * A snapshot of a running cluster read straight from its files: each NIC's control program area,
@@ -42,16 +43,23 @@ import org.qnix.daemon.ClusterState;
 public final class ClusterStatus
 {
     /** One NIC. */
-    public record Node(NicCoordinates node, long firmwarePid, int firmwareState, int mode, int debugPort,
-        long heartbeatAgeMs, int freePages, long totalPages, List<PublishedTables.NameEntry> names,
+    public record Node(NicCoordinates node, long firmwarePid, int firmwareState, boolean firmwareGone, int mode,
+        int debugPort, long heartbeatAgeMs, int freePages, long totalPages, List<PublishedTables.NameEntry> names,
         List<PublishedTables.GroupEntry> groups)
     {
-        /** @return "running", "stalled" (running but silent past the heartbeat timeout), "stopped" or "absent". */
+        /**
+         * @return "running", "stalled" (running but silent past the heartbeat timeout: a breakpoint, SIGSTOP,
+         * a long pause), "gone" (silent, and its firmware process exited: killed), "stopped" or "absent".
+         */
         public String firmwareStateName()
         {
             if (ControlProgramLayout.STATE_RUNNING == firmwareState)
             {
-                return heartbeatAgeMs > ControlProgramLayout.HEARTBEAT_TIMEOUT_MS ? "stalled" : "running";
+                if (heartbeatAgeMs <= ControlProgramLayout.HEARTBEAT_TIMEOUT_MS)
+                {
+                    return "running";
+                }
+                return firmwareGone ? "gone" : "stalled";
             }
             return ControlProgramLayout.STATE_STOPPED == firmwareState ? "stopped" : "absent";
         }
@@ -163,6 +171,7 @@ public final class ClusterStatus
                 nodes.add(new Node(node,
                     sdram.getLongVolatile(control + ControlProgramLayout.PID_OFFSET),
                     sdram.getIntVolatile(control + ControlProgramLayout.STATE_OFFSET),
+                    FirmwareProcess.isGone(sdram, control),
                     sdram.getInt(control + ControlProgramLayout.MODE_OFFSET),
                     sdram.getInt(control + ControlProgramLayout.DEBUG_PORT_OFFSET),
                     Math.max(0, System.currentTimeMillis() -
