@@ -177,6 +177,13 @@ final class ViaRequests implements AutoCloseable
             DriverProtocol.VIA_CONNECT_PEER_DONE == type || DriverProtocol.VIA_CONNECT_PEER_WAIT == type;
     }
 
+    /** @return whether the request blocks until a peer comes (or its timeout, or its process's close). */
+    private static boolean isWait(final int type)
+    {
+        return DriverProtocol.VIA_CONNECT_WAIT == type || DriverProtocol.VIA_CONNECT_REQUEST == type ||
+            DriverProtocol.VIA_CONNECT_PEER_WAIT == type;
+    }
+
     /** The connection manager's requests (issue 14): the waits block this connection's thread. */
     private void connection(final int type, final DataInputStream in) throws IOException, InterruptedException
     {
@@ -228,7 +235,8 @@ final class ViaRequests implements AutoCloseable
         {
             switch (type)
             {
-                case DriverProtocol.VIA_CONNECT_WAIT -> connectionAsked(via, via.connectWait(discriminator, wait, this::alive));
+                case DriverProtocol.VIA_CONNECT_WAIT -> connectionAsked(via, closing(via,
+                    via.connectWait(discriminator, wait, this::alive)));
                 case DriverProtocol.VIA_CONNECT_ACCEPT ->
                 {
                     via.accept(handle, vi);
@@ -259,7 +267,7 @@ final class ViaRequests implements AutoCloseable
         }
         catch (final ViaRefusal ex)
         {
-            if (via.closeRequested())
+            if (isWait(type) && via.closeRequested())
             {
                 // The library reports its own close, whatever ended the wait just then.
                 replies.viaFailed(ViplResult.INVALID_STATE, "the process closed its NIC during the connection " +
@@ -268,6 +276,24 @@ final class ViaRequests implements AutoCloseable
             }
             replies.viaFailed(ex.result(), ex.getMessage());
         }
+    }
+
+    /**
+     * @return {@code request}, unless the process asked for its waits to end (it closes its NIC): the wait
+     * takes a request that came before it looks at that, and the closing server would never answer it, so
+     * it goes back to the head of the waiting requests for the next server.
+     * @throws ViaRefusal INVALID_STATE, the request put back, if the process closes its NIC.
+     */
+    private static ViaConnections.Request closing(final ViaResources via, final ViaConnections.Request request)
+        throws ViaRefusal
+    {
+        if (via.closeRequested())
+        {
+            via.unask(request);
+            throw new ViaRefusal(ViplResult.INVALID_STATE, "the connection wait took request " + request.handle() +
+                ", which goes back to wait for the next server");
+        }
+        return request;
     }
 
     /**

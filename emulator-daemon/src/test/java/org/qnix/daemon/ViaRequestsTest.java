@@ -482,6 +482,31 @@ class ViaRequestsTest
         assertEquals(NicCoordinates.ofIndex(1, 2).packed(), process.viaConnected().node());
     }
 
+    /**
+     * A server whose process closes its NIC (Close requested) just as a request comes: its wait takes
+     * requests before it looks at the word, but the request goes back to wait for the next server rather
+     * than to the closing one, which would never answer it (its de-registration would REJECT it).
+     */
+    @Test
+    void aRequestThatReachesAClosingServersWaitWaitsForTheNextServer() throws Exception
+    {
+        final SocketlessConnection closing = cluster.connect(1);
+        final SocketlessConnection.ViaRegistered closingRegistered = closing.viaRegister(TIMEOUT_MS).viaRegistered();
+        final Thread closingWait = waitForRequest(closing);
+        Thread.sleep(200);
+        cluster.images.get(1).hostMemory().putIntRelease(
+            (int)closingRegistered.structuresAddress() + ViaProcessStructuresLayout.CLOSE_REQUESTED_OFFSET, 1);
+        final Thread client = requestConnection(createVi(process));
+        closingWait.join(60_000);
+        assertTrue(!closingWait.isAlive(), "the closing server's wait ended");
+        assertEquals(ViplResult.INVALID_STATE.code(), closing.viaFailed("closed its NIC during the connection wait"));
+
+        acceptTheRequestOnANewServer();
+        client.join(60_000);
+        assertTrue(!client.isAlive(), "the client's request ended");
+        assertEquals(NicCoordinates.ofIndex(1, 2).packed(), process.viaConnected().node());
+    }
+
     /** @return a started thread in which {@code server} waits ten minutes for a request with an empty discriminator. */
     private static Thread waitForRequest(final SocketlessConnection server)
     {
