@@ -471,8 +471,8 @@ final class ProcessRegistrar
             DriverCommand.name(command) + " for " + name + " (" + why + ")";
         if (nicStopped())
         {
-            System.err.println("driver " + node + ": " + what + "; its NIC has stopped, so its Process Table entry " +
-                index + " and its pages are released");
+            System.err.println("driver " + node + ": " + what + "; its NIC has stopped (or its firmware process is " +
+                "gone), so its Process Table entry " + index + " and its pages are released");
             return null;
         }
         System.err.println("driver " + node + ": " + what + "; its NIC still runs and may resume with it resident, so" +
@@ -499,7 +499,6 @@ final class ProcessRegistrar
         {
             return 0;
         }
-        // Writer: the control program, STOPPED once its loop has ended: from then on it does no DMA.
         final boolean stopped = nicStopped();
         int released = 0;
         for (int i = quarantine.size() - 1; i >= 0; i--)
@@ -522,18 +521,27 @@ final class ProcessRegistrar
                 release(held.name(), held.index(), DriverCommand.DELETE_PROCESS == held.command());
                 System.err.println("driver " + node + ": released Process Table entry " + held.index() + " of " +
                     held.name() + " and its pages: its NIC " +
-                    (stopped ? "has stopped" : "completed " + DriverCommand.name(held.command())));
+                    (stopped ? "has stopped (or its firmware process is gone)" :
+                        "completed " + DriverCommand.name(held.command())));
                 released++;
             }
         }
         return released;
     }
 
-    /** @return true if the NIC control program does not run its loop (stopped, never started): it does no DMA. */
-    /** @return true if the NIC does no DMA any more: its loop ended, or the process that ran it is gone. */
+    /**
+     * @return true if the NIC does no DMA any more: its control program does not run its loop (stopped,
+     * never started), or it went silent and the process that ran it is gone (killed).
+     */
     private boolean nicStopped()
     {
-        return ControlProgramLayout.STATE_RUNNING != sdram.getIntVolatile(controlStateField) ||
+        // Writer: the control program, STOPPED once its loop has ended; its heartbeat while it runs.
+        if (ControlProgramLayout.STATE_RUNNING != sdram.getIntVolatile(controlStateField))
+        {
+            return true;
+        }
+        final long beat = sdram.getLongVolatile(controlArea + ControlProgramLayout.HEARTBEAT_TIME_OFFSET);
+        return System.currentTimeMillis() - beat > ControlProgramLayout.HEARTBEAT_TIMEOUT_MS &&
             FirmwareProcess.isGone(sdram, controlArea);
     }
 
@@ -585,8 +593,8 @@ final class ProcessRegistrar
         final long hps = hpsRegion.address(0);
         final long structuresAddress = structures.address(0);
         final ViaRegistered registered = new ViaRegistered(label, index, osPid, memory,
-            new ViaResources(viaTables, registry.viaConnections(), memory, params, node, index, host, structuresAddress),
-            hps, structuresAddress, structuresPages);
+            new ViaResources(viaTables, registry.viaConnections(), memory, params, node, index, host,
+                structuresAddress), hps, structuresAddress, structuresPages);
 
         final long vni = layout.vniOffset(index);
         final VniLayout vniLayout = layout.vni();

@@ -30,6 +30,7 @@ import org.qnix.abi.HostMemoryLayout;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessName;
+import org.qnix.abi.ProcessStartTicks;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.ProtectionTableLayout;
 import org.qnix.abi.PublishedTables;
@@ -443,7 +444,8 @@ class ProcessRegistrationTest
             // What the control program writes at its start, as if this process ran it.
             final int control = controlProgram(image);
             image.sdram().putLongVolatile(control + ControlProgramLayout.PID_OFFSET, firmware.pid());
-            image.sdram().putLongVolatile(control + ControlProgramLayout.START_TIME_OFFSET, System.currentTimeMillis());
+            image.sdram().putLongVolatile(control + ControlProgramLayout.PROCESS_START_TICKS_OFFSET,
+                ProcessStartTicks.of(firmware.pid()));
 
             process.send(DriverProtocol.DEREGISTER).deregistered();
             final ProcessRegistrar registrar = cluster.registrars.get(0);

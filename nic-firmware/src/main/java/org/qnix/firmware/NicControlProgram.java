@@ -9,6 +9,7 @@ import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.FileDescriptorBlock;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
+import org.qnix.abi.ProcessStartTicks;
 
 /**
  * The NIC control program of thesis section 3.5, as an Agrona {@link Agent}: the conductor of the
@@ -147,8 +148,11 @@ public final class NicControlProgram implements Agent
     {
         final long now = epochClock.time();
         clock.update(now);
-        sdram.putLong(controlArea + ControlProgramLayout.PID_OFFSET, ProcessHandle.current().pid());
+        final long pid = ProcessHandle.current().pid();
+        sdram.putLong(controlArea + ControlProgramLayout.PID_OFFSET, pid);
         sdram.putLong(controlArea + ControlProgramLayout.START_TIME_OFFSET, now);
+        // Read by the driver to tell this process from a later one with the pid (FirmwareProcess).
+        sdram.putLong(controlArea + ControlProgramLayout.PROCESS_START_TICKS_OFFSET, ProcessStartTicks.of(pid));
         sdram.putInt(controlArea + ControlProgramLayout.VERSION_OFFSET, FileDescriptorBlock.LAYOUT_VERSION);
         sdram.putInt(controlArea + ControlProgramLayout.MODE_OFFSET, mode);
         sdram.putInt(controlArea + ControlProgramLayout.DEBUG_PORT_OFFSET, debugPort);

@@ -26,6 +26,8 @@ package org.qnix.abi;
  *  +---------------------------------------------------------------+
  *  |  Duty cycles completed (64 bits, volatile): the DMA epoch     |
  *  +---------------------------------------------------------------+
+ *  |  Firmware process start, clock ticks after boot (64 bits)     |
+ *  +---------------------------------------------------------------+
  *  |  Reserved to 128 bytes                                        |
  *  +---------------------------------------------------------------+
  * </pre>
@@ -37,6 +39,11 @@ package org.qnix.abi;
  * {@code E} knows that every cycle from {@code E + 2} on sees the cleared entry; once the count is
  * past {@code E}, the one cycle that may have checked the page before it was cleared has finished,
  * and the page may go to another process.
+ *
+ * <p>A firmware JVM killed with SIGKILL leaves its state RUNNING; only its heartbeat goes silent, as
+ * at a debugger breakpoint. The pid and the process start ({@link ProcessStartTicks}, 0 if unknown) tell
+ * the two apart: no process of that pid with that start means the control program's process is gone and
+ * does no DMA any more.
  */
 public final class ControlProgramLayout
 {
@@ -49,6 +56,7 @@ public final class ControlProgramLayout
     public static final int MODE_OFFSET = VERSION_OFFSET + Integer.BYTES;
     public static final int DEBUG_PORT_OFFSET = MODE_OFFSET + Integer.BYTES;
     public static final int DUTY_CYCLES_OFFSET = DEBUG_PORT_OFFSET + Integer.BYTES;
+    public static final int PROCESS_START_TICKS_OFFSET = DUTY_CYCLES_OFFSET + Long.BYTES;
     public static final int LENGTH = 128;
 
     public static final int STATE_ABSENT = 0;

@@ -85,8 +85,9 @@ class LayoutsTest
     {
         // Control Program segment: the heartbeat and the DMA epoch are 64-bit words read by the driver.
         aligned8(ControlProgramLayout.HEARTBEAT_COUNTER_OFFSET, ControlProgramLayout.HEARTBEAT_TIME_OFFSET,
-            ControlProgramLayout.DUTY_CYCLES_OFFSET, ControlProgramLayout.PID_OFFSET, ControlProgramLayout.START_TIME_OFFSET);
-        assertTrue(ControlProgramLayout.DUTY_CYCLES_OFFSET + Long.BYTES <= ControlProgramLayout.LENGTH);
+            ControlProgramLayout.DUTY_CYCLES_OFFSET, ControlProgramLayout.PID_OFFSET,
+            ControlProgramLayout.START_TIME_OFFSET, ControlProgramLayout.PROCESS_START_TICKS_OFFSET);
+        assertTrue(ControlProgramLayout.PROCESS_START_TICKS_OFFSET + Long.BYTES <= ControlProgramLayout.LENGTH);
 
         // Process Table entry: its addresses are 64-bit words the NIC reads.
         aligned8(ProcessTableLayout.SEND_DOORBELLS_OFFSET, ProcessTableLayout.RECEIVE_DOORBELLS_OFFSET,

@@ -1,0 +1,44 @@
+package org.qnix.abi;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * When a process started, as the kernel counts it: clock ticks after boot, field 22 of
+ * {@code /proc/PID/stat}. Unlike a start time in wall-clock milliseconds it does not move when the clock
+ * is set, so a pid and its start ticks name one process for good: the NIC control program publishes its
+ * own ({@link ControlProgramLayout#PROCESS_START_TICKS_OFFSET}), and the driver tells its process from a
+ * later one that reused the pid.
+ *
+ * <pre>{@code
+ * long mine = ProcessStartTicks.of(ProcessHandle.current().pid());
+ * boolean same = mine != 0 && mine == ProcessStartTicks.of(pid);
+ * }</pre>
+ */
+public final class ProcessStartTicks
+{
+    /** {@code starttime} is field 22; fields after the command's closing parenthesis start at 3. */
+    private static final int FIELD_AFTER_COMMAND = 22 - 3;
+
+    private ProcessStartTicks()
+    {
+    }
+
+    /** @return the process's start in clock ticks after boot, or 0 if there is no such process (or no /proc). */
+    public static long of(final long pid)
+    {
+        try
+        {
+            final String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.US_ASCII);
+            // The command (field 2) is in parentheses and may itself hold spaces and parentheses.
+            final String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return fields.length > FIELD_AFTER_COMMAND ? Long.parseLong(fields[FIELD_AFTER_COMMAND]) : 0;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return 0;
+        }
+    }
+}
