@@ -47,7 +47,7 @@ public final class CommandQueueWriter
     public static final int CLOSED = 3;
     /** How long the libraries wait for room in a full queue. */
     public static final long RESOURCE_WAIT_NS = TimeUnit.SECONDS.toNanos(30);
-    /** While parking, the NIC's heartbeat is looked at once per this many + 1 looks (about every 13 ms). */
+    /** While parking, the NIC's heartbeat is looked at once per this many + 1 looks (256 parks of 50 us or more). */
     private static final int HEARTBEAT_LOOK_MASK = 0xFF;
 
     private final VniLayout layout;
@@ -61,6 +61,7 @@ public final class CommandQueueWriter
     private int commandTail;
 
     /**
+     * @param params    the cluster's parameters: the queue's length N and the VNI's layout.
      * @param vni       the process's VNI slice of the NIC SDRAM, which holds the queue's entries.
      * @param hps       its Host Process Structures page: the Tail this writes, the Head the NIC writes.
      * @param wakeUp    the NIC's wake-up line, rung after each command.

@@ -280,6 +280,8 @@ class CommandQueueWriterTest
         int head = 0;
         while (!stop.get())
         {
+            // Beats as the control program does, so that a long run on a loaded machine is not taken for dead.
+            control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET, System.currentTimeMillis());
             final int command = entry.wrap(vni, layout.commandOffset(head)).command();
             if (ProcessCommand.NONE == command)
             {

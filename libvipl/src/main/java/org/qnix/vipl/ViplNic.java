@@ -694,7 +694,7 @@ public final class ViplNic implements AutoCloseable
         {
             if (structures.isClosed())
             {
-                // Released already: no wait is left.
+                // Unmapped by a release (where no overlay could be made), which came after every wait left.
                 return true;
             }
             // Reader: the driver, in each connection wait of this process (ViaRequests.alive).

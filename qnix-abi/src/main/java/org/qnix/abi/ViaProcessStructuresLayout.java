@@ -18,8 +18,8 @@ package org.qnix.abi;
  *  |  Async events Tail (NIC, release)  |  Waiters (process)       |
  *  |  Async events overflowed (NIC)     |  Reserved to 64 bytes    |
  *  +---------------------------------------------------------------+ 64
- *  |  Async events Head (process)       |  Close requested (process)|
- *  |  Reserved to 64 bytes                                         |
+ *  |  Async events Head (process)       |  Close requested (process)  |
+ *  |  Reserved to 64 bytes                                           |
  *  +---------------------------------------------------------------+ 128
  *  Completion lines, two per VI number v (send at 2v, receive at 2v+1), 64 bytes each:
  *  |  Completed descriptors (NIC, release; the futex word)         |
