@@ -187,9 +187,9 @@ final class ViaConnections
         final long deadline = System.currentTimeMillis() + timeoutMs;
         while (true)
         {
-            if (null != tables(key.node()).deadNic())
+            if (null != tables(key.node()).deadNic() || !alive.getAsBoolean())
             {
-                // A server on a dead NIC takes no request: they stay queued for a live one.
+                // A server on a dead NIC, gone or closing takes no request: they stay queued for a live one.
                 return null;
             }
             final ArrayDeque<Request> queue = waiting.get(key);
@@ -205,7 +205,7 @@ final class ViaConnections
                 return request;
             }
             final long left = deadline - System.currentTimeMillis();
-            if (left <= 0 || !alive.getAsBoolean())
+            if (left <= 0)
             {
                 return null;
             }

@@ -235,8 +235,8 @@ final class ViaRequests implements AutoCloseable
         {
             switch (type)
             {
-                case DriverProtocol.VIA_CONNECT_WAIT -> connectionAsked(via, closing(via,
-                    via.connectWait(discriminator, wait, this::alive)));
+                case DriverProtocol.VIA_CONNECT_WAIT ->
+                    connectionAsked(via, via.connectWait(discriminator, wait, () -> alive(via)));
                 case DriverProtocol.VIA_CONNECT_ACCEPT ->
                 {
                     via.accept(handle, vi);
@@ -248,16 +248,16 @@ final class ViaRequests implements AutoCloseable
                     replies.ok();
                 }
                 case DriverProtocol.VIA_CONNECT_REQUEST ->
-                    replies.viaConnected(via.connectRequest(vi, serverNode, discriminator, wait, this::alive));
+                    replies.viaConnected(via.connectRequest(vi, serverNode, discriminator, wait, () -> alive(via)));
                 case DriverProtocol.VIA_CONNECT_PEER_REQUEST ->
                 {
                     via.connectPeerRequest(vi, discriminator, serverNode, remoteDiscriminator, wait);
                     replies.ok();
                 }
                 case DriverProtocol.VIA_CONNECT_PEER_DONE ->
-                    replies.viaConnected(via.connectPeerOutcome(vi, false, this::alive));
+                    replies.viaConnected(via.connectPeerOutcome(vi, false, () -> alive(via)));
                 case DriverProtocol.VIA_CONNECT_PEER_WAIT ->
-                    replies.viaConnected(via.connectPeerOutcome(vi, true, this::alive));
+                    replies.viaConnected(via.connectPeerOutcome(vi, true, () -> alive(via)));
                 default ->
                 {
                     via.disconnect(vi);
@@ -279,24 +279,6 @@ final class ViaRequests implements AutoCloseable
     }
 
     /**
-     * @return {@code request}, unless the process asked for its waits to end (it closes its NIC): the wait
-     * takes a request that came before it looks at that, and the closing server would never answer it, so
-     * it goes back to the head of the waiting requests for the next server.
-     * @throws ViaRefusal INVALID_STATE, the request put back, if the process closes its NIC.
-     */
-    private static ViaConnections.Request closing(final ViaResources via, final ViaConnections.Request request)
-        throws ViaRefusal
-    {
-        if (via.closeRequested())
-        {
-            via.unask(request);
-            throw new ViaRefusal(ViplResult.INVALID_STATE, "the connection wait took request " + request.handle() +
-                ", which goes back to wait for the next server");
-        }
-        return request;
-    }
-
-    /**
      * Tells the server the request it was asked. If the reply cannot be written (the server closed its
      * NIC meanwhile), the request never reached it: it goes back to the head of the waiting requests for
      * the next server, not to a REJECT at this connection's end.
@@ -315,13 +297,14 @@ final class ViaRequests implements AutoCloseable
     }
 
     /**
-     * @return whether the process at the other end still lives, still holds this connection and has not
-     * asked its waits to end: the wait of a dead one, or of one that closes its NIC, ends at once.
+     * @return whether the process at the other end has not asked its waits to end, still holds this
+     * connection and still lives: the wait of one that closes its NIC, or of a dead one, ends at once.
+     * Asked under the connection manager's lock at each turn of a wait: the memory read first, the system
+     * calls after.
      */
-    private boolean alive()
+    private boolean alive(final ViaResources via)
     {
-        return !hungUp.getAsBoolean() && Processes.isAlive(callerPid) &&
-            (null == registered || !registered.via().closeRequested());
+        return !via.closeRequested() && !hungUp.getAsBoolean() && Processes.isAlive(callerPid);
     }
 
     private static byte[] readDiscriminator(final DataInputStream in) throws IOException

@@ -168,8 +168,7 @@ class ViaRequestsTest
         assertEquals(ViplResult.INVALID_PARAMETER.code(), process.viaFailed("attributes 4"));
 
         // Another VIA process's memory and ptag are not this one's.
-        final SocketlessConnection other = cluster.connect(0);
-        other.viaRegister(TIMEOUT_MS).viaRegistered();
+        final SocketlessConnection other = registered(cluster.connect(0));
         final int otherPtag = other.send(DriverProtocol.VIA_PTAG_CREATE).viaHandle();
         other.send(DriverProtocol.VIA_REGISTER_MEM, memory.id(), 0L, 10L, otherPtag, 0);
         assertEquals(ViplResult.INVALID_PARAMETER.code(), other.viaFailed("no DMA memory"));
@@ -301,13 +300,11 @@ class ViaRequestsTest
     {
         final int serverNode = NicCoordinates.ofIndex(1, 2).packed();
         final int client = createVi(process);
-        final SocketlessConnection peering = cluster.connect(0);
-        peering.viaRegister(TIMEOUT_MS).viaRegistered();
+        final SocketlessConnection peering = registered(cluster.connect(0));
         final int peer = createVi(peering);
         // Empty discriminators: each a length of 0.
         peering.send(DriverProtocol.VIA_CONNECT_PEER_REQUEST, peer, 0, serverNode, 0, 600_000L).ok();
-        final SocketlessConnection listening = cluster.connect(0);
-        listening.viaRegister(TIMEOUT_MS).viaRegistered();
+        final SocketlessConnection listening = registered(cluster.connect(0));
 
         final Thread[] waits = {
             new Thread(() -> process.send(DriverProtocol.VIA_CONNECT_REQUEST, client, serverNode, 0, 600_000L)),
@@ -337,8 +334,7 @@ class ViaRequestsTest
         peering.send(DriverProtocol.VIA_CONNECT_PEER_DONE, peer);
         assertEquals(ViplResult.INVALID_STATE.code(), peering.viaFailed("no peer connection request outstanding"));
         // A server on the live NIC is given no request: the client's went with its wait.
-        final SocketlessConnection server = cluster.connect(1);
-        server.viaRegister(TIMEOUT_MS).viaRegistered();
+        final SocketlessConnection server = registered(cluster.connect(1));
         server.send(DriverProtocol.VIA_CONNECT_WAIT, 0, 100L);
         assertEquals(ViplResult.TIMEOUT.code(), server.viaFailed("no connection request"));
     }
@@ -396,8 +392,7 @@ class ViaRequestsTest
     @Test
     void anAcceptRefusedForAViThatIsNotIdleLeavesTheRequestToAnswer() throws Exception
     {
-        final SocketlessConnection server = cluster.connect(1);
-        server.viaRegister(TIMEOUT_MS).viaRegistered();
+        final SocketlessConnection server = registered(cluster.connect(1));
         final int busy = createVi(server);
         final int idle = createVi(server);
         final Thread client = requestConnection(createVi(process));
@@ -420,8 +415,7 @@ class ViaRequestsTest
     @Test
     void aServerThatDiesAfterARefusedAcceptRejectsTheRequest() throws Exception
     {
-        final SocketlessConnection server = cluster.connect(1);
-        server.viaRegister(TIMEOUT_MS).viaRegistered();
+        final SocketlessConnection server = registered(cluster.connect(1));
         final int busy = createVi(server);
         final Thread client = requestConnection(createVi(process));
         final int handle = server.send(DriverProtocol.VIA_CONNECT_WAIT, 0, TIMEOUT_MS).viaConnectionAsked().handle();
@@ -443,10 +437,8 @@ class ViaRequestsTest
     @Test
     void aServerThatHangsUpInItsWaitIsAskedNothingAfter() throws Exception
     {
-        final SocketlessConnection gone = cluster.connect(1);
-        gone.viaRegister(TIMEOUT_MS).viaRegistered();
+        final SocketlessConnection gone = registered(cluster.connect(1));
         final Thread goneWait = waitForRequest(gone);
-        Thread.sleep(200);
         gone.hangUp(true);
         goneWait.join(60_000);
         assertTrue(!goneWait.isAlive(), "the wait ended at the hang-up, not at its timeout");
@@ -466,10 +458,8 @@ class ViaRequestsTest
     @Test
     void aRequestTheServerNeverReceivedWaitsForTheNextServer() throws Exception
     {
-        final SocketlessConnection gone = cluster.connect(1);
-        gone.viaRegister(TIMEOUT_MS).viaRegistered();
+        final SocketlessConnection gone = registered(cluster.connect(1));
         final Thread goneWait = waitForRequest(gone);
-        Thread.sleep(200);
         gone.hangUp(false);
         final Thread client = requestConnection(createVi(process));
         goneWait.join(60_000);
@@ -483,20 +473,24 @@ class ViaRequestsTest
     }
 
     /**
-     * A server whose process closes its NIC (Close requested) just as a request comes: its wait takes
-     * requests before it looks at the word, but the request goes back to wait for the next server rather
-     * than to the closing one, which would never answer it (its de-registration would REJECT it).
+     * A server whose process closes its NIC (Close requested) takes no request in a connection wait, not
+     * even one that waits already: it goes to the next server rather than to the closing one, which would
+     * never answer it (its de-registration would REJECT it).
      */
     @Test
     void aRequestThatReachesAClosingServersWaitWaitsForTheNextServer() throws Exception
     {
         final SocketlessConnection closing = cluster.connect(1);
         final SocketlessConnection.ViaRegistered closingRegistered = closing.viaRegister(TIMEOUT_MS).viaRegistered();
-        final Thread closingWait = waitForRequest(closing);
-        Thread.sleep(200);
+        final int clientVi = createVi(process);
+        final Thread client = requestConnection(clientVi);
+        while (ViTableEntry.STATE_PENDING != vi(clientVi).state())
+        {
+            Thread.sleep(1);
+        }
         cluster.images.get(1).hostMemory().putIntRelease(
             (int)closingRegistered.structuresAddress() + ViaProcessStructuresLayout.CLOSE_REQUESTED_OFFSET, 1);
-        final Thread client = requestConnection(createVi(process));
+        final Thread closingWait = waitForRequest(closing);
         closingWait.join(60_000);
         assertTrue(!closingWait.isAlive(), "the closing server's wait ended");
         assertEquals(ViplResult.INVALID_STATE.code(), closing.viaFailed("closed its NIC during the connection wait"));
@@ -507,8 +501,18 @@ class ViaRequestsTest
         assertEquals(NicCoordinates.ofIndex(1, 2).packed(), process.viaConnected().node());
     }
 
-    /** @return a started thread in which {@code server} waits ten minutes for a request with an empty discriminator. */
-    private static Thread waitForRequest(final SocketlessConnection server)
+    /** @return {@code process}, VIA-registered. */
+    private static SocketlessConnection registered(final SocketlessConnection process)
+    {
+        process.viaRegister(TIMEOUT_MS).viaRegistered();
+        return process;
+    }
+
+    /**
+     * @return a started thread in which {@code server} waits ten minutes for a request with an empty
+     * discriminator, given a moment to reach the driver's wait.
+     */
+    private static Thread waitForRequest(final SocketlessConnection server) throws InterruptedException
     {
         final Thread wait = new Thread(() ->
         {
@@ -522,13 +526,13 @@ class ViaRequestsTest
             }
         });
         wait.start();
+        Thread.sleep(200);
         return wait;
     }
 
     private void acceptTheRequestOnANewServer()
     {
-        final SocketlessConnection server = cluster.connect(1);
-        server.viaRegister(TIMEOUT_MS).viaRegistered();
+        final SocketlessConnection server = registered(cluster.connect(1));
         final int vi = createVi(server);
         final int handle = server.send(DriverProtocol.VIA_CONNECT_WAIT, 0, TIMEOUT_MS).viaConnectionAsked().handle();
         server.send(DriverProtocol.VIA_CONNECT_ACCEPT, handle, vi).ok();
