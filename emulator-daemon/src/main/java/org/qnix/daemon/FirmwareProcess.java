@@ -12,13 +12,28 @@ import org.qnix.abi.ProcessStartTicks;
  * held deletions), and {@code qnix cluster status} says "gone" rather than "stalled".
  *
  * <pre>{@code
- * if (silent && FirmwareProcess.isGone(sdram, controlArea)) { releaseHeldDeletions(); }
+ * if (FirmwareProcess.doesNoDma(sdram, controlArea, System.currentTimeMillis())) { releaseHeldDeletions(); }
  * }</pre>
  */
 public final class FirmwareProcess
 {
     private FirmwareProcess()
     {
+    }
+
+    /**
+     * @return true if the NIC does no DMA any more: its control program does not run its loop (stopped,
+     * never started), or it went silent and the process that ran it is gone (killed).
+     */
+    public static boolean doesNoDma(final AtomicBuffer sdram, final int controlArea, final long nowMs)
+    {
+        // Writer: the control program, STOPPED once its loop has ended; its heartbeat while it runs.
+        if (ControlProgramLayout.STATE_RUNNING != sdram.getIntVolatile(controlArea + ControlProgramLayout.STATE_OFFSET))
+        {
+            return true;
+        }
+        final long beat = sdram.getLongVolatile(controlArea + ControlProgramLayout.HEARTBEAT_TIME_OFFSET);
+        return nowMs - beat > ControlProgramLayout.HEARTBEAT_TIMEOUT_MS && isGone(sdram, controlArea);
     }
 
     /**

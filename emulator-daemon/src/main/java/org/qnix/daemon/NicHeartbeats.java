@@ -65,13 +65,13 @@ final class NicHeartbeats
             return "the NIC control program of node " + image.node() + " is not running (stopped)";
         }
         final long silence = nowMs - beat;
-        if (silence > ControlProgramLayout.HEARTBEAT_TIMEOUT_MS && FirmwareProcess.isGone(sdram, control))
-        {
-            return "the NIC control program of node " + image.node() + " is not running (its firmware process " +
-                sdram.getLongVolatile(control + ControlProgramLayout.PID_OFFSET) + " is gone)";
-        }
         if (silence > ControlProgramLayout.HEARTBEAT_TIMEOUT_MS)
         {
+            if (FirmwareProcess.isGone(sdram, control))
+            {
+                return "the NIC control program of node " + image.node() + " is not running (its firmware process " +
+                    sdram.getLongVolatile(control + ControlProgramLayout.PID_OFFSET) + " is gone)";
+            }
             return "the NIC control program of node " + image.node() + " is not running (no heartbeat for " +
                 silence + " ms; `qnix cluster status` shows its firmware)";
         }

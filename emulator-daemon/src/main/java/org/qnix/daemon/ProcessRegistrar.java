@@ -7,7 +7,6 @@ import java.util.stream.Collectors;
 
 import org.agrona.concurrent.AtomicBuffer;
 import org.qnix.abi.ClusterParameters;
-import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.DriverCommand;
 import org.qnix.abi.DriverProtocol;
@@ -64,7 +63,6 @@ final class ProcessRegistrar
     private final NicHeartbeats heartbeats;
     private final ViaTables viaTables;
     private final int controlArea;
-    private final int controlStateField;
     /** Deleted processes whose silent NIC has not taken their deletion yet; guarded by this object's monitor. */
     private final List<Quarantined> quarantine = new ArrayList<>();
 
@@ -119,7 +117,6 @@ final class ProcessRegistrar
         this.registry = registry;
         this.heartbeats = heartbeats;
         this.controlArea = (int)layout.controlProgramOffset();
-        this.controlStateField = controlArea + ControlProgramLayout.STATE_OFFSET;
         final NicWakeUp wakeUp = image.wakeUp();
         this.allocator = new PageAllocator(host, hostLayout, sdram, layout, wakeUp);
         this.commandQueue = new DriverCommandQueueWriter(sdram, host, layout, hostLayout, wakeUp);
@@ -529,20 +526,10 @@ final class ProcessRegistrar
         return released;
     }
 
-    /**
-     * @return true if the NIC does no DMA any more: its control program does not run its loop (stopped,
-     * never started), or it went silent and the process that ran it is gone (killed).
-     */
+    /** @return true if the NIC does no DMA any more (FirmwareProcess): stopped, or silent with its process gone. */
     private boolean nicStopped()
     {
-        // Writer: the control program, STOPPED once its loop has ended; its heartbeat while it runs.
-        if (ControlProgramLayout.STATE_RUNNING != sdram.getIntVolatile(controlStateField))
-        {
-            return true;
-        }
-        final long beat = sdram.getLongVolatile(controlArea + ControlProgramLayout.HEARTBEAT_TIME_OFFSET);
-        return System.currentTimeMillis() - beat > ControlProgramLayout.HEARTBEAT_TIMEOUT_MS &&
-            FirmwareProcess.isGone(sdram, controlArea);
+        return FirmwareProcess.doesNoDma(sdram, controlArea, System.currentTimeMillis());
     }
 
     /**
