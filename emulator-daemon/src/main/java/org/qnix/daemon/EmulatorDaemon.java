@@ -93,7 +93,7 @@ public final class EmulatorDaemon implements Callable<Integer>
             return 1;
         }
         final String marker = JvmFlags.clusterMarker(dir.path());
-        if (!marker.equals("-D" + JvmFlags.CLUSTER_PROPERTY + "=" + System.getProperty(JvmFlags.CLUSTER_PROPERTY)))
+        if (!dir.path().toAbsolutePath().toString().equals(System.getProperty(JvmFlags.CLUSTER_PROPERTY)))
         {
             // ClusterState.inspect takes a daemon without the marker on its command line for a reused pid:
             // every later look would call this cluster stale, and a second daemon or `cluster up` would
