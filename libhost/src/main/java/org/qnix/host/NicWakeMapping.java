@@ -66,16 +66,15 @@ public final class NicWakeMapping implements AutoCloseable
         CloseHelper.closeAll(file, sequence);
     }
 
-    /** Retires both mappings ({@link RetiredMemory}) instead of unmapping: for a close under running calls. */
-    public void retire()
+    /**
+     * Retires both mappings ({@link RetiredMemory}) instead of unmapping: for a close under running calls.
+     * Where no overlay can be made, unmaps only if {@code mayUnmap}.
+     *
+     * @return true if both were retired (overlaid).
+     */
+    public boolean retire(final boolean mayUnmap)
     {
-        retire(true);
-    }
-
-    /** {@link #retire()}; where no overlay can be made, unmaps only if {@code mayUnmap} (RetiredMemory). */
-    public void retire(final boolean mayUnmap)
-    {
-        RetiredMemory.retire(file, mayUnmap);
-        RetiredMemory.retire(sequence, mayUnmap);
+        final boolean file = RetiredMemory.retire(this.file, mayUnmap);
+        return RetiredMemory.retire(sequence, mayUnmap) && file;
     }
 }

@@ -141,10 +141,12 @@ public final class ProcessMappings implements AutoCloseable
         {
             return;
         }
-        retired = true;
-        RetiredMemory.retire(vni, quiescent);
-        RetiredMemory.retire(hps, quiescent);
-        RetiredMemory.retire(control, quiescent);
-        wake.retire(quiescent);
+        // Every one, whatever the others did.
+        final boolean vniRetired = RetiredMemory.retire(vni, quiescent);
+        final boolean hpsRetired = RetiredMemory.retire(hps, quiescent);
+        final boolean controlRetired = RetiredMemory.retire(control, quiescent);
+        final boolean wakeRetired = wake.retire(quiescent);
+        // Left in place (no overlay, calls inside): a later retire, once quiescent, unmaps them.
+        retired = quiescent || (vniRetired && hpsRetired && controlRetired && wakeRetired);
     }
 }
