@@ -23,15 +23,20 @@ public final class BackOff
     /** Looks after the spins that yield; every later look parks {@link #PARK_NS}. */
     public static final int YIELDS = 100;
     public static final long PARK_NS = TimeUnit.MICROSECONDS.toNanos(50);
+    /** Of the parks, one in this many + 1 is a time to look at slow things. */
+    private static final int SLOW_LOOK_MASK = 0xFF;
 
     private BackOff()
     {
     }
 
-    /** @return true once {@code looks} has reached the parks: time to look at slow things (a heartbeat). */
-    public static boolean isParking(final int looks)
+    /**
+     * @return true at one park in 256 (13 ms or more): a time to look at slow things, such as the NIC's
+     * heartbeat, which cost more than a look at what is waited for.
+     */
+    public static boolean isSlowLookDue(final int looks)
     {
-        return looks < 0 || looks >= SPINS + YIELDS;
+        return (looks < 0 || looks >= SPINS + YIELDS) && (looks & SLOW_LOOK_MASK) == 0;
     }
 
     /** Idles once, the way look number {@code looks} of a wait should. */

@@ -47,8 +47,6 @@ public final class CommandQueueWriter
     public static final int CLOSED = 3;
     /** How long the libraries wait for room in a full queue. */
     public static final long RESOURCE_WAIT_NS = TimeUnit.SECONDS.toNanos(30);
-    /** While parking, the NIC's heartbeat is looked at once per this many + 1 looks (256 parks of 50 us or more). */
-    private static final int HEARTBEAT_LOOK_MASK = 0xFF;
 
     private final VniLayout layout;
     private final UnsafeBuffer vni;
@@ -57,6 +55,7 @@ public final class CommandQueueWriter
     private final NicHeartbeat heartbeat;
     private final MappingGuard guard;
     private final int entries;
+    private final int maxMulticastReceivers;
     private final CommandQueueEntry entry = new CommandQueueEntry();
     private int commandTail;
 
@@ -78,6 +77,7 @@ public final class CommandQueueWriter
         this.heartbeat = heartbeat;
         this.guard = guard;
         this.entries = params.commandQueueEntries();
+        this.maxMulticastReceivers = CommandQueueLayout.maxMulticastReceivers(params);
         // A process maps its VNI once, but the Tail it finds there is where its previous writer stopped.
         this.commandTail = Math.floorMod(hps.getInt(HostProcessStructuresLayout.CQ_TAIL_OFFSET), entries);
     }
@@ -86,6 +86,13 @@ public final class CommandQueueWriter
     public int entries()
     {
         return entries;
+    }
+
+    /** @return why a post ended {@link #TIMED_OUT}, for the library's exception. */
+    public String describeFull(final long timeoutNs)
+    {
+        return "the Command Queue of N=" + entries + " entries stayed full for " +
+            TimeUnit.NANOSECONDS.toSeconds(timeoutNs) + " s";
     }
 
     /** Posts a command once the queue has room. @return {@link #POSTED} or why not (nothing written). */
@@ -150,13 +157,12 @@ public final class CommandQueueWriter
 
     private int multicastEntries(final ProcessName[] receivers)
     {
-        final int needed = 1 + CommandQueueLayout.namesEntries(receivers.length);
-        if (needed > entries - 1)
+        if (receivers.length > maxMulticastReceivers)
         {
-            throw new IllegalArgumentException("a multicast to " + receivers.length + " processes needs " + needed +
-                " Command Queue entries; the queue holds " + (entries - 1));
+            throw new IllegalArgumentException("a multicast to " + receivers.length + " processes does not fit in " +
+                "the Command Queue: the queue holds " + (entries - 1) + " entries, names for " + maxMulticastReceivers);
         }
-        return needed;
+        return 1 + CommandQueueLayout.namesEntries(receivers.length);
     }
 
     /** Waits, backing off, until {@code needed} entries are free. @return {@link #POSTED} once they are. */
@@ -180,7 +186,7 @@ public final class CommandQueueWriter
             {
                 return TIMED_OUT;
             }
-            if (BackOff.isParking(looks) && (looks & HEARTBEAT_LOOK_MASK) == 0 && !heartbeat.isRunning())
+            if (BackOff.isSlowLookDue(looks) && !heartbeat.isRunning())
             {
                 return NIC_DEAD;
             }

@@ -213,8 +213,7 @@ final class VirtualNetworkInterface
                 return;
 
             case CommandQueueWriter.TIMED_OUT:
-                throw new QnixTimeoutException("the Command Queue of N=" + commands.entries() + " entries stayed " +
-                    "full for " + TimeUnit.NANOSECONDS.toSeconds(CommandQueueWriter.RESOURCE_WAIT_NS) + " s");
+                throw new QnixTimeoutException(commands.describeFull(CommandQueueWriter.RESOURCE_WAIT_NS));
 
             case CommandQueueWriter.NIC_DEAD:
                 throw new QnixNicDeadException(heartbeat.describeStopped());
@@ -356,7 +355,7 @@ final class VirtualNetworkInterface
         {
             throw closed();
         }
-        if (BackOff.isParking(idle) && (idle & 0xFF) == 0)
+        if (BackOff.isSlowLookDue(idle))
         {
             checkNicAlive();
         }

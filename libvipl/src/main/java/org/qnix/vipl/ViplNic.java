@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 
 import org.agrona.CloseHelper;
@@ -29,7 +28,6 @@ import org.qnix.abi.ViaProcessStructuresLayout;
 import org.qnix.abi.ViaTablesLayout;
 import org.qnix.abi.ViplDescriptor;
 import org.qnix.abi.ViplResult;
-import org.qnix.host.BackOff;
 import org.qnix.host.BufferRegion;
 import org.qnix.host.CommandQueueWriter;
 import org.qnix.host.DoorbellWait;
@@ -113,10 +111,9 @@ public final class ViplNic implements AutoCloseable
     private boolean released;
     /**
      * Connection waits in the driver now: they hold this object's monitor up to their timeout, so a close
-     * from another thread asks the driver to end them (Dekker with {@link #closed}: each side writes its
-     * own, then reads the other's).
+     * from another thread asks the driver to end them, and waits for them to leave.
      */
-    private final AtomicInteger driverWaits = new AtomicInteger();
+    private final MappingGuard driverWaits = new MappingGuard();
     /** Held over the close's write of Close requested and over the release's retire of {@link #structures}. */
     private final Object closeRequestLock = new Object();
     /** This process keeps off the NICs' CPU while the NIC is open (NicProcessor). */
@@ -465,7 +462,7 @@ public final class ViplNic implements AutoCloseable
         }
         finally
         {
-            driverWaits.decrementAndGet();
+            driverWaits.exit();
         }
     }
 
@@ -498,7 +495,7 @@ public final class ViplNic implements AutoCloseable
         }
         finally
         {
-            driverWaits.decrementAndGet();
+            driverWaits.exit();
         }
     }
 
@@ -668,7 +665,8 @@ public final class ViplNic implements AutoCloseable
         {
             wakeSleepers();
         }
-        if (driverWaits.get() > 0 && !endDriverWaits())
+        driverWaits.beginClose();
+        if (driverWaits.callsInside() > 0 && !endDriverWaits())
         {
             // A driver that does not look (stopped, or stuck) is left: the connection is closed under the
             // wait. The driver de-registers the process when it sees that, as at its death, and may give
@@ -700,17 +698,7 @@ public final class ViplNic implements AutoCloseable
             // Reader: the driver, in each connection wait of this process (ViaRequests.alive).
             structures.buffer().putIntRelease(ViaProcessStructuresLayout.CLOSE_REQUESTED_OFFSET, 1);
         }
-        final long deadline = System.nanoTime() + DRIVER_WAITS_END_NS;
-        int looks = 0;
-        while (driverWaits.get() > 0)
-        {
-            if (System.nanoTime() - deadline > 0)
-            {
-                return false;
-            }
-            BackOff.idle(looks++);
-        }
-        return true;
+        return driverWaits.awaitQuiescence(DRIVER_WAITS_END_NS);
     }
 
     /** The rest of {@link #close()}, once, under this object's monitor: after a connection wait left it. */
@@ -807,12 +795,11 @@ public final class ViplNic implements AutoCloseable
                 return;
 
             case CommandQueueWriter.TIMED_OUT:
-                throw new ViplException(ViplResult.ERROR_RESOURCE, "the Command Queue of " + commands.entries() +
-                    " entries stayed full for " + TimeUnit.NANOSECONDS.toSeconds(CommandQueueWriter.RESOURCE_WAIT_NS) +
-                    " s");
+                throw new ViplException(ViplResult.ERROR_RESOURCE,
+                    commands.describeFull(CommandQueueWriter.RESOURCE_WAIT_NS));
 
             case CommandQueueWriter.NIC_DEAD:
-                throw new ViplNicDeadException(heartbeat.node(), heartbeat.describeStopped());
+                throw nicDead();
 
             default:
                 // The close waits for this post to leave the guard before it unmaps the queue.
@@ -1206,7 +1193,7 @@ public final class ViplNic implements AutoCloseable
         }
         finally
         {
-            driverWaits.decrementAndGet();
+            driverWaits.exit();
         }
     }
 
@@ -1269,18 +1256,15 @@ public final class ViplNic implements AutoCloseable
     }
 
     /**
-     * Counts a driver exchange that may block until its timeout, then looks at {@link #closed}: either a
-     * close sees it counted and has the driver end it, or it sees the close. Each call is
-     * paired with {@code driverWaits.decrementAndGet()}.
+     * Counts a driver exchange that may block until its timeout: either a close sees it counted and has the
+     * driver end it, or it sees the close. Each call is paired with {@code driverWaits.exit()}.
      *
      * @throws ViplException {@code INVALID_STATE} once the NIC was closed.
      */
     private void beginDriverWait()
     {
-        driverWaits.incrementAndGet();
-        if (closed)
+        if (!driverWaits.enter())
         {
-            driverWaits.decrementAndGet();
             throw closedException();
         }
     }
