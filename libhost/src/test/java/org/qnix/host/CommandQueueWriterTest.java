@@ -147,14 +147,21 @@ class CommandQueueWriterTest
         assertEquals(0, tail());
     }
 
-    @Test
-    void aPostWaitingForRoomGoesOnOnceTheNicTakesAnEntry() throws Exception
+    /** @return a post of another thread, waiting for room in the filled queue. */
+    private CompletableFuture<Integer> postWaitingForRoom() throws InterruptedException
     {
         fill();
         final CompletableFuture<Integer> poster = CompletableFuture.supplyAsync(
             () -> commands.post(ProcessCommand.VIA_POST_SEND, 4, 1, 0, LONG_NS));
         Thread.sleep(50);
         assertFalse(poster.isDone(), "the post waits for room");
+        return poster;
+    }
+
+    @Test
+    void aPostWaitingForRoomGoesOnOnceTheNicTakesAnEntry() throws Exception
+    {
+        final CompletableFuture<Integer> poster = postWaitingForRoom();
         hps.putIntRelease(HostProcessStructuresLayout.CQ_HEAD_OFFSET, 1);
         assertEquals(CommandQueueWriter.POSTED, poster.get(60, TimeUnit.SECONDS));
         assertEquals(ProcessCommand.VIA_POST_SEND, commandAt(entries - 1));
@@ -164,10 +171,7 @@ class CommandQueueWriterTest
     @Test
     void aPostWaitingForRoomEndsClosedWhenAnotherThreadClosesAndWritesNothing() throws Exception
     {
-        fill();
-        final CompletableFuture<Integer> poster = CompletableFuture.supplyAsync(
-            () -> commands.post(ProcessCommand.SEND, 4, 0, 0, LONG_NS));
-        Thread.sleep(50);
+        final CompletableFuture<Integer> poster = postWaitingForRoom();
         guard.beginClose();
         assertEquals(CommandQueueWriter.CLOSED, poster.get(60, TimeUnit.SECONDS));
         assertEquals(ProcessCommand.NONE, commandAt(entries - 1), "the ended post wrote no command");

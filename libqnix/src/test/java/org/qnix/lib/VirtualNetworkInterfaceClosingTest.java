@@ -53,13 +53,19 @@ class VirtualNetworkInterfaceClosingTest
             new ProcessName(7, 0), guard);
     }
 
-    @Test
-    void aPostWaitingForRoomEndsClosedWhenAnotherThreadCloses() throws Exception
+    /** Fills the Command Queue: one entry always stays empty, so that a full queue is told from an empty one. */
+    private void fill()
     {
         for (int i = 0; i < entries - 1; i++)
         {
             assertTrue(vnic.tryPost(ProcessCommand.SEND, 0, 0, 0));
         }
+    }
+
+    @Test
+    void aPostWaitingForRoomEndsClosedWhenAnotherThreadCloses() throws Exception
+    {
+        fill();
         final CompletableFuture<Void> poster =
             CompletableFuture.runAsync(() -> vnic.post(ProcessCommand.SEND, 1, 0, 0));
         Thread.sleep(10);
@@ -71,10 +77,7 @@ class VirtualNetworkInterfaceClosingTest
     @Test
     void aPostWaitingForRoomEndsWithTheDeadNicNamed()
     {
-        for (int i = 0; i < entries - 1; i++)
-        {
-            assertTrue(vnic.tryPost(ProcessCommand.SEND, 0, 0, 0));
-        }
+        fill();
         control.putIntVolatile(ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_STOPPED);
         final QnixNicDeadException dead =
             assertThrows(QnixNicDeadException.class, () -> vnic.post(ProcessCommand.SEND, 1, 0, 0));
