@@ -83,8 +83,8 @@ public final class Qnix implements AutoCloseable
     static final long LONGEST_TIMEOUT_MS = DriverProxy.LONGEST_TIMEOUT_MS;
     /**
      * How long {@link #close()} waits for the calls inside the mappings to leave. Each leaves within a
-     * sleep slice of seeing the close; one that does not (a thread stopped in a debugger) keeps the
-     * mappings in place, leaked, rather than have them unmapped under it.
+     * sleep slice of seeing the close; under one that does not (a thread stopped in a debugger) the
+     * mappings are retired, not unmapped ({@link org.qnix.host.RetiredMemory}): it reads zeros.
      */
     private static final long CLOSE_QUIESCENCE_NS = TimeUnit.SECONDS.toNanos(10);
 
