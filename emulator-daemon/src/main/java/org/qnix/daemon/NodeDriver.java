@@ -13,6 +13,8 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.agrona.CloseHelper;
 import org.qnix.abi.ClusterParameters;
@@ -27,7 +29,8 @@ import org.qnix.firmware.NodeImage;
  * which carries out the requests through the node's {@link ProcessRegistrar}. A process registers
  * through its connection and stays registered while the connection is open; when it closes for any
  * reason (exit, exception, {@code kill -9}) the driver de-registers it exactly as at process exit, and
- * frees everything the process held.
+ * frees everything the process held. {@link #close()} returns once no thread of the driver reads the
+ * node's image any more (bounded), so that the image may be unmapped after it.
  *
  * <pre>{@code
  * NodeDriver driver = new NodeDriver(image, registry, dir.driverSocket(node), heartbeats, access);
@@ -40,6 +43,11 @@ final class NodeDriver implements AutoCloseable
 {
     private static final long ACCEPT_RETRY_MAX_MS = 1000;
     private static final long IDLE_CHECK_MS = 1000;
+    /**
+     * How long {@link #close()} waits for its threads to leave the image: a de-registration under way
+     * waits for its NIC's Delete_Process, which a running NIC takes at once.
+     */
+    private static final long CLOSE_WAIT_MS = 15_000;
 
     private final NodeImage image;
     private final NicCoordinates node;
@@ -50,6 +58,9 @@ final class NodeDriver implements AutoCloseable
     private final DriverAccess access;
     private ServerSocketChannel server;
     private volatile boolean closed;
+    /** The driver's threads: the acceptor, the idle reaper and one per connection served (these read the image). */
+    private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
+    private Thread reaper;
 
     /**
      * @param heartbeats of every NIC of the cluster: a registration needs them all.
@@ -77,9 +88,11 @@ final class NodeDriver implements AutoCloseable
         FileModes.restrict(socketPath);
         final Thread acceptor = new Thread(this::acceptLoop, "driver-" + node);
         acceptor.setDaemon(true);
+        threads.add(acceptor);
         acceptor.start();
-        final Thread reaper = new Thread(this::closeIdleConnections, "driver-" + node + "-idle");
+        reaper = new Thread(this::closeIdleConnections, "driver-" + node + "-idle");
         reaper.setDaemon(true);
+        threads.add(reaper);
         reaper.start();
     }
 
@@ -131,6 +144,7 @@ final class NodeDriver implements AutoCloseable
             {
                 final Thread handler = new Thread(() -> serve(connection, peer), "driver-" + node + "-connection");
                 handler.setDaemon(true);
+                threads.add(handler);
                 handler.start();
             }
             catch (final OutOfMemoryError ex)
@@ -200,6 +214,10 @@ final class NodeDriver implements AutoCloseable
         while (!closed)
         {
             pause(IDLE_CHECK_MS);
+            if (closed)
+            {
+                return;
+            }
             final int idle = connections.closeIdle(System.currentTimeMillis());
             if (idle > 0)
             {
@@ -288,6 +306,7 @@ final class NodeDriver implements AutoCloseable
                     Thread.currentThread().interrupt();
                 }
             }
+            threads.remove(Thread.currentThread());
         }
     }
 
@@ -311,6 +330,39 @@ final class NodeDriver implements AutoCloseable
         }
         catch (final IOException ignore)
         {
+        }
+        awaitThreads();
+    }
+
+    /**
+     * Waits, up to {@link #CLOSE_WAIT_MS}, until the driver's threads have ended, so that none reads the
+     * image: the acceptor ends with its socket, the reaper is interrupted out of its pause, and a
+     * connection thread ends its request (a wait sees its connection closed) and a de-registration under way.
+     */
+    private void awaitThreads()
+    {
+        final long deadline = System.currentTimeMillis() + CLOSE_WAIT_MS;
+        if (null != reaper)
+        {
+            reaper.interrupt();
+        }
+        try
+        {
+            for (final Thread thread : threads)
+            {
+                final long left = deadline - System.currentTimeMillis();
+                if (left <= 0)
+                {
+                    System.err.println("driver " + node + ": " + threads.size() + " thread(s) still at work " +
+                        CLOSE_WAIT_MS + " ms after close");
+                    return;
+                }
+                thread.join(left);
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -112,6 +112,35 @@ class NodeDriverTest
         readRegistered(next);
     }
 
+    /**
+     * A process that hangs up just before the driver closes: its connection's thread de-registers it,
+     * reading the node's image, and close() returns only once that thread is done, so that the image may
+     * be unmapped after it. Before, the test's cluster was unmapped under the de-registration now and then:
+     * a SIGSEGV of this JVM.
+     */
+    @Test
+    void closeReturnsOnceNoThreadOfTheDriverReadsTheImage() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, true);
+        final NodeImage image = cluster.images.get(0);
+        final Path socket = cluster.dir.driverSocket(image.node());
+        driver = new NodeDriver(image, cluster.registry, socket, new NicHeartbeats(cluster.images),
+            DriverAccess.of(cluster.dir, false));
+        driver.start();
+        for (int ai = 1; ai <= 3; ai++)
+        {
+            final SocketChannel process = connect(socket);
+            register(process, ai, 1);
+            readRegistered(process);
+        }
+
+        CloseHelper.quietCloseAll(channels);
+        driver.close();
+        final List<String> left = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
+            .map(Thread::getName).filter(name -> name.startsWith("driver-" + image.node())).toList();
+        assertTrue(left.isEmpty(), "threads of the closed driver: " + left);
+    }
+
     private SocketChannel connect(final Path socket) throws IOException
     {
         final SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
