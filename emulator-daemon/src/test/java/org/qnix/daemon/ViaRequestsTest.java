@@ -314,10 +314,7 @@ class ViaRequestsTest
         {
             wait.start();
         }
-        while (ViTableEntry.STATE_PENDING != vi(client).state())
-        {
-            Thread.sleep(1);
-        }
+        awaitConnectPending(client);
         Thread.sleep(200);
         cluster.stopNic(0);
         for (final Thread wait : waits)
@@ -355,15 +352,10 @@ class ViaRequestsTest
         final Thread request = requestConnection(client);
         // On node 0-0: the request asks node 1-0, so this wait is asked nothing.
         final Thread otherWait = waitForRequest(other);
-        while (ViTableEntry.STATE_PENDING != vi(client).state())
-        {
-            Thread.sleep(1);
-        }
+        awaitConnectPending(client);
         final int pagesHeld = freePages(image);
 
-        // What ViplNic.close() writes; read by the driver in each connection wait of this process.
-        image.hostMemory().putIntRelease(
-            (int)registered.structuresAddress() + ViaProcessStructuresLayout.CLOSE_REQUESTED_OFFSET, 1);
+        requestClose(image, registered, 1);
         request.join(60_000);
         assertTrue(!request.isAlive(), "the request ended at the close's request, not at its timeout");
         assertEquals(ViplResult.INVALID_STATE.code(), process.viaFailed("closed its NIC during the connection wait"));
@@ -378,8 +370,7 @@ class ViaRequestsTest
         assertEquals(0, sdram.getIntVolatile(entry + ProcessTableLayout.PID_OFFSET));
         assertTrue(freePages(image) > pagesHeld, "the de-registration gave the pages back");
 
-        image.hostMemory().putIntRelease(
-            (int)otherRegistered.structuresAddress() + ViaProcessStructuresLayout.CLOSE_REQUESTED_OFFSET, -7);
+        requestClose(image, otherRegistered, -7);
         otherWait.join(60_000);
         assertTrue(!otherWait.isAlive(), "any non-zero value ends the writer's own waits");
         assertEquals(ViplResult.INVALID_STATE.code(), other.viaFailed("closed its NIC during the connection wait"));
@@ -484,12 +475,8 @@ class ViaRequestsTest
         final SocketlessConnection.ViaRegistered closingRegistered = closing.viaRegister(TIMEOUT_MS).viaRegistered();
         final int clientVi = createVi(process);
         final Thread client = requestConnection(clientVi);
-        while (ViTableEntry.STATE_PENDING != vi(clientVi).state())
-        {
-            Thread.sleep(1);
-        }
-        cluster.images.get(1).hostMemory().putIntRelease(
-            (int)closingRegistered.structuresAddress() + ViaProcessStructuresLayout.CLOSE_REQUESTED_OFFSET, 1);
+        awaitConnectPending(clientVi);
+        requestClose(cluster.images.get(1), closingRegistered, 1);
         final Thread closingWait = waitForRequest(closing);
         closingWait.join(60_000);
         assertTrue(!closingWait.isAlive(), "the closing server's wait ended");
@@ -499,6 +486,24 @@ class ViaRequestsTest
         client.join(60_000);
         assertTrue(!client.isAlive(), "the client's request ended");
         assertEquals(NicCoordinates.ofIndex(1, 2).packed(), process.viaConnected().node());
+    }
+
+    /** Waits until {@code vi} is Connect Pending in the NIC's VI table: its request is with the driver. */
+    private void awaitConnectPending(final int vi) throws InterruptedException
+    {
+        while (ViTableEntry.STATE_PENDING != vi(vi).state())
+        {
+            Thread.sleep(1);
+        }
+    }
+
+    /** Writes {@code value} into Close requested, as the process's ViplNic.close() writes 1. */
+    private static void requestClose(final NodeImage nic, final SocketlessConnection.ViaRegistered process,
+        final int value)
+    {
+        // Read by the driver in each connection wait of the process.
+        nic.hostMemory().putIntRelease(
+            (int)process.structuresAddress() + ViaProcessStructuresLayout.CLOSE_REQUESTED_OFFSET, value);
     }
 
     /** @return {@code process}, VIA-registered. */
