@@ -36,6 +36,7 @@ final class CommandQueueReader
     private final AtomicBuffer host;
     private final NicCounters counters;
     private final ProcessSlot[] slots;
+    private final ActiveProcesses activeProcesses;
     private final int contextCount;
     private final int commandEntries;
     private final Doorbells doorbells;
@@ -58,6 +59,7 @@ final class CommandQueueReader
         this.host = ctx.hostMemory();
         this.counters = ctx.counters();
         this.slots = ctx.processSlots();
+        this.activeProcesses = ctx.activeProcesses();
         this.contextCount = params.contextsPerProcess();
         this.commandEntries = params.commandQueueEntries();
         this.doorbells = ctx.doorbells();
@@ -80,15 +82,11 @@ final class CommandQueueReader
     /** @return 1 if a command was taken, else 0. */
     int doWork()
     {
-        final int processes = slots.length;
-        for (int n = 0, index = commandCursor; n < processes; n++,
-            index = ProcessSlot.nextInRoundRobin(index, processes))
+        final int count = activeProcesses.count();
+        for (int n = 0, p = activeProcesses.positionFrom(commandCursor); n < count; n++, p = activeProcesses.next(p))
         {
+            final int index = activeProcesses.entryAt(p);
             final ProcessSlot slot = slots[index];
-            if (null == slot || !slot.active)
-            {
-                continue;
-            }
             entry.wrap(sdram, (int)(layout.vniOffset(index) + vni.commandOffset(slot.commandHead)));
             // Writer: the owner process, which publishes the Command field last.
             final int command = entry.command();
@@ -111,7 +109,7 @@ final class CommandQueueReader
             consumeCommandEntry(slot);
             final boolean multicast = ProcessCommand.MULTICAST == command || ProcessCommand.MULTICAST_SHORT == command;
             final int sizeOrReceivers = multicast ? readMulticastNames(slot, index, size) : size;
-            commandCursor = ProcessSlot.nextInRoundRobin(index, processes);
+            commandCursor = ProcessSlot.nextInRoundRobin(index, slots.length);
             counters.commands.increment();
             FirmwareEvents.commandTaken(nodeName, slot.nicPid, command, context);
             try

@@ -59,6 +59,7 @@ public final class FirmwareContext
     private NameTable names;
     private GroupTable groups;
     private ProcessSlot[] slots;
+    private ActiveProcesses activeProcesses;
     private ContextReader contexts;
     private StagingMemory staging;
 
@@ -146,6 +147,7 @@ public final class FirmwareContext
         names = new NameTable(image.sdram(), layout);
         groups = new GroupTable(image.sdram(), layout);
         slots = new ProcessSlot[params.maxProcessesPerNic()];
+        activeProcesses = new ActiveProcesses(params.maxProcessesPerNic());
         contexts = new ContextReader(image.sdram(), layout);
         staging = new StagingMemory(layout.managedMemoryOffset(), layout.managedMemoryLength(), params.pageSize(),
             counters.stagingBytesInUse);
@@ -260,6 +262,12 @@ public final class FirmwareContext
     ProcessSlot[] processSlots()
     {
         return slots;
+    }
+
+    /** The entries of {@link #processSlots()} with an active process, which the round robins walk. */
+    ActiveProcesses activeProcesses()
+    {
+        return activeProcesses;
     }
 
     ContextReader contextReader()

@@ -42,6 +42,7 @@ final class ProcessRegistrations
     private final NameTable names;
     private final GroupTable groups;
     private final ProcessSlot[] slots;
+    private final ActiveProcesses activeProcesses;
     private final SystemMessageSender messages;
     private final SendScheduler scheduler;
     private final CastSender casts;
@@ -75,6 +76,7 @@ final class ProcessRegistrations
         this.names = ctx.nameTable();
         this.groups = ctx.groupTable();
         this.slots = ctx.processSlots();
+        this.activeProcesses = ctx.activeProcesses();
         this.messages = ctx.systemMessages();
         this.scheduler = scheduler;
         this.casts = casts;
@@ -258,6 +260,7 @@ final class ProcessRegistrations
         slot.barrierSequences.clear();
         slot.via = false;
         slot.active = true;
+        activeProcesses.add(index);
     }
 
     /**
@@ -273,6 +276,7 @@ final class ProcessRegistrations
             return;
         }
         slot.active = false;
+        activeProcesses.remove(index);
         scheduler.processDeleted(slot);
         casts.processDeleted(slot);
         receives.processDeleted(slot);

@@ -65,6 +65,7 @@ final class SendScheduler
     private final NameTable names;
     private final ContextReader contexts;
     private final ProcessSlot[] slots;
+    private final ActiveProcesses activeProcesses;
     private final SystemMessageSender messages;
     private final Doorbells doorbells;
     private final SendOperation[] sendsBySlot;
@@ -96,6 +97,7 @@ final class SendScheduler
         this.names = ctx.nameTable();
         this.contexts = ctx.contextReader();
         this.slots = ctx.processSlots();
+        this.activeProcesses = ctx.activeProcesses();
         this.messages = ctx.systemMessages();
         this.doorbells = ctx.doorbells();
         this.eagerShorts = ShortFlow.EAGER == params.shortFlow();
@@ -249,13 +251,11 @@ final class SendScheduler
         final long now = clock.time();
         int work = 0;
         final int processes = slots.length;
-        for (int n = 0, index = txCursor; n < processes; n++, index = ProcessSlot.nextInRoundRobin(index, processes))
+        final int count = activeProcesses.count();
+        for (int n = 0, p = activeProcesses.positionFrom(txCursor); n < count; n++, p = activeProcesses.next(p))
         {
+            final int index = activeProcesses.entryAt(p);
             final ProcessSlot slot = slots[index];
-            if (null == slot || !slot.active)
-            {
-                continue;
-            }
             turn = index;
             if (slot.via)
             {

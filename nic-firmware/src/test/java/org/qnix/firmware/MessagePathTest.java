@@ -152,6 +152,72 @@ class MessagePathTest extends SteppedClusterTest
         assertEquals(0, counter(3, NicCounters.PACKETS_DROPPED));
     }
 
+    /**
+     * The first level of TX's double-level round robin (thesis 3.5, step 7): with one packet a cycle,
+     * the sends of three processes of one NIC leave a packet each in turn, in Process Table order; once
+     * the middle one is deleted, the other two alternate. The walk covers only the entries with a
+     * process ({@link ActiveProcesses}).
+     */
+    @Test
+    void theSendsOfSeveralProcessesTakeTurnsPacketByPacketInProcessTableOrder()
+    {
+        final int pages = 4;
+        final SteppedProcess[] p = start(
+            SteppedCluster.smallParameters(2, 2).descriptorsPerRegion(pages + 1).build(), 0, 0, 0, 3, 3, 3);
+        cluster.onePacketPerCycle();
+        for (int s = 0; s < 3; s++)
+        {
+            p[3 + s].receiveContext(0, GROUP, s, 1, 0, pages * PAGE);
+            p[3 + s].post(ProcessCommand.RECEIVE, 0);
+        }
+        cluster.settle();
+        for (int s = 0; s < 3; s++)
+        {
+            p[s].fill(0, pages * PAGE, 50 + s);
+            p[s].sendContext(0, p[3 + s].name, 1, 0, pages * PAGE);
+            p[s].post(ProcessCommand.SEND, 0);
+        }
+        final StringBuilder order = new StringBuilder();
+        final int[] delivered = new int[3];
+        for (int steps = 0; order.length() < 9; steps++)
+        {
+            assertTrue(steps < 100, "nine packets never left; so far " + order);
+            final long before = counter(0, NicCounters.DATA_PACKETS_SENT);
+            cluster.step();
+            assertTrue(counter(0, NicCounters.DATA_PACKETS_SENT) - before <= 1, "one packet a cycle");
+            for (int s = 0; s < 3; s++)
+            {
+                if (delivered[s] < pages && pageDelivered(p[3 + s], delivered[s], 50 + s))
+                {
+                    delivered[s]++;
+                    order.append(s);
+                }
+            }
+        }
+        assertEquals("012012012", order.toString(), "senders of the first nine packets");
+
+        p[1].delete();
+        cluster.settle();
+        assertEquals(Doorbell.DONE, p[0].sendDoorbell(0));
+        assertEquals(Doorbell.DONE, p[2].sendDoorbell(0));
+        assertDelivered(p[3], 0, pages * PAGE, 50, "the first receiver");
+        assertDelivered(p[5], 0, pages * PAGE, 52, "the third receiver");
+        assertEquals(2 * pages + 3, counter(0, NicCounters.DATA_PACKETS_SENT),
+            "the deleted process's last page never left");
+    }
+
+    private static boolean pageDelivered(final SteppedProcess receiver, final int page, final int seed)
+    {
+        for (int i = page * PAGE; i < (page + 1) * PAGE; i++)
+        {
+            if (SteppedProcess.pattern(seed, i) != receiver.areaByte(i))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
     @Test
     void dataArrivingBeforeItsReceiveIsStagedThenDelivered()
     {
