@@ -1,5 +1,6 @@
 package org.qnix.host;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -26,7 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * }
  *
  * // closing, from any thread:
- * if (guard.beginClose() && guard.awaitQuiescence(TimeUnit.SECONDS.toNanos(10)))
+ * if (guard.beginClose() && guard.awaitCloseQuiescence("qnix", "process (7,0)"))
  * {
  *     vni.close();                       // no call can be inside it any more
  * }
@@ -37,6 +38,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class MappingGuard
 {
+    /**
+     * How long a library's close waits for the calls inside to leave before it retires the mappings
+     * under them (libqnix and the VIPL alike): far longer than any wait inside a call takes to see the
+     * flag, so only a call stuck elsewhere (a debugger, a handler that never returns) outlasts it.
+     */
+    public static final long CLOSE_QUIESCENCE_NS = TimeUnit.SECONDS.toNanos(10);
+
     /** Calls between enter and exit. */
     private final AtomicInteger inside = new AtomicInteger();
     /** Written once by beginClose; read by every enter and by waits inside a call. */
@@ -101,6 +109,27 @@ public final class MappingGuard
             BackOff.idle(looks++);
         }
         return true;
+    }
+
+    /**
+     * The wait of a library's close: {@link #awaitQuiescence} for {@link #CLOSE_QUIESCENCE_NS}. If calls
+     * are still inside after it, says so on standard error, since the close goes on and retires the
+     * mappings under them (they read zeros from then on, {@link RetiredMemory}).
+     *
+     * @param library the message's prefix, e.g. {@code "qnix"} or {@code "vipl"}.
+     * @param owner   whose mappings, e.g. a process name or a NIC.
+     * @return true if no call is inside.
+     */
+    public boolean awaitCloseQuiescence(final String library, final String owner)
+    {
+        if (awaitQuiescence(CLOSE_QUIESCENCE_NS))
+        {
+            return true;
+        }
+        System.err.println(library + ": " + callsInside() + " call(s) of " + owner + " still inside " +
+            TimeUnit.NANOSECONDS.toSeconds(CLOSE_QUIESCENCE_NS) + " s after close(): its mappings were retired " +
+            "under them");
+        return false;
     }
 
     /** @return the calls inside now; for tests and diagnostics. */

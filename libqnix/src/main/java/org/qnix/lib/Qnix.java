@@ -81,12 +81,6 @@ public final class Qnix implements AutoCloseable
     public static final Duration DEFAULT_INIT_TIMEOUT = Duration.ofSeconds(60);
     /** Longer init timeouts are taken as this (a century): long enough to mean "for ever", short enough to add to a clock. */
     static final long LONGEST_TIMEOUT_MS = DriverProxy.LONGEST_TIMEOUT_MS;
-    /**
-     * How long {@link #close()} waits for the calls inside the mappings to leave. Each leaves within a
-     * sleep slice of seeing the close; under one that does not (a thread stopped in a debugger) the
-     * mappings are retired, not unmapped ({@link org.qnix.host.RetiredMemory}): it reads zeros.
-     */
-    private static final long CLOSE_QUIESCENCE_NS = TimeUnit.SECONDS.toNanos(10);
 
     private final ProcessName name;
     private final NicCoordinates node;
@@ -205,13 +199,7 @@ public final class Qnix implements AutoCloseable
         // From here every call fails to enter; the ones inside see the flag at their next look, and a
         // sleeper is woken to see it now. The memory is retired once none is inside, or after the wait.
         vnic.wakeAllWaiters();
-        final boolean quiescent = guard.awaitQuiescence(CLOSE_QUIESCENCE_NS);
-        if (!quiescent)
-        {
-            System.err.println("qnix: " + guard.callsInside() + " call(s) of " + name + " still inside its " +
-                "Virtual Network Interface " + TimeUnit.NANOSECONDS.toSeconds(CLOSE_QUIESCENCE_NS) +
-                " s after close(): its mappings were retired under them");
-        }
+        final boolean quiescent = guard.awaitCloseQuiescence("qnix", name.toString());
         synchronized (this)
         {
             try

@@ -709,7 +709,7 @@ public final class ViplNic implements AutoCloseable
             return;
         }
         released = true;
-        final boolean quiescent = guard.awaitQuiescence(TimeUnit.SECONDS.toNanos(1));
+        final boolean quiescent = guard.awaitCloseQuiescence("vipl", "NIC " + node);
         synchronized (notificationsLock)
         {
             if (null != notifications)
