@@ -315,7 +315,9 @@ class ViaRequestsTest
             wait.start();
         }
         awaitConnectPending(client);
-        Thread.sleep(200);
+        awaitWaitingIn(waits[0], "connectRequest");
+        awaitWaitingIn(waits[1], "connectPeerOutcome");
+        awaitWaitingIn(waits[2], "connectWait");
         cluster.stopNic(0);
         for (final Thread wait : waits)
         {
@@ -477,7 +479,7 @@ class ViaRequestsTest
         final Thread client = requestConnection(clientVi);
         awaitConnectPending(clientVi);
         requestClose(cluster.images.get(1), closingRegistered, 1);
-        final Thread closingWait = waitForRequest(closing);
+        final Thread closingWait = startWaitForRequest(closing);
         closingWait.join(60_000);
         assertTrue(!closingWait.isAlive(), "the closing server's wait ended");
         assertEquals(ViplResult.INVALID_STATE.code(), closing.viaFailed("closed its NIC during the connection wait"));
@@ -515,9 +517,17 @@ class ViaRequestsTest
 
     /**
      * @return a started thread in which {@code server} waits ten minutes for a request with an empty
-     * discriminator, given a moment to reach the driver's wait.
+     * discriminator, once it is inside the driver's wait.
      */
     private static Thread waitForRequest(final SocketlessConnection server) throws InterruptedException
+    {
+        final Thread wait = startWaitForRequest(server);
+        awaitWaitingIn(wait, "connectWait");
+        return wait;
+    }
+
+    /** @return a started thread in which {@code server} asks for a connection request, waiting ten minutes at most. */
+    private static Thread startWaitForRequest(final SocketlessConnection server)
     {
         final Thread wait = new Thread(() ->
         {
@@ -531,8 +541,38 @@ class ViaRequestsTest
             }
         });
         wait.start();
-        Thread.sleep(200);
         return wait;
+    }
+
+    /**
+     * Waits until {@code thread} is inside the driver's wait {@code method} of {@link ViaConnections},
+     * between two looks (its monitor's timed wait): what a test does next happens during the wait.
+     */
+    private static void awaitWaitingIn(final Thread thread, final String method) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!isWaitingIn(thread, method))
+        {
+            assertTrue(thread.isAlive(), "the wait in " + method + " ended before the test acted");
+            assertTrue(System.nanoTime() - deadline < 0, "never waiting in " + method + ": " + thread.getState());
+            Thread.sleep(1);
+        }
+    }
+
+    private static boolean isWaitingIn(final Thread thread, final String method)
+    {
+        if (Thread.State.TIMED_WAITING != thread.getState())
+        {
+            return false;
+        }
+        for (final StackTraceElement frame : thread.getStackTrace())
+        {
+            if (ViaConnections.class.getName().equals(frame.getClassName()) && method.equals(frame.getMethodName()))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void acceptTheRequestOnANewServer()

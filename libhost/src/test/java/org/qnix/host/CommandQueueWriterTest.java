@@ -147,13 +147,34 @@ class CommandQueueWriterTest
         assertEquals(0, tail());
     }
 
-    /** @return a post of another thread, waiting for room in the filled queue. */
+    /**
+     * @return a post of another thread, waiting for room in the filled queue: it has spun and yielded
+     * through the start of its back-off and parks between looks ({@link BackOff}), so it is inside the wait.
+     */
     private CompletableFuture<Integer> postWaitingForRoom() throws InterruptedException
     {
         fill();
-        final CompletableFuture<Integer> poster = CompletableFuture.supplyAsync(
-            () -> commands.post(ProcessCommand.VIA_POST_SEND, 4, 1, 0, LONG_NS));
-        Thread.sleep(50);
+        final CompletableFuture<Integer> poster = new CompletableFuture<>();
+        final Thread thread = new Thread(() ->
+        {
+            try
+            {
+                poster.complete(commands.post(ProcessCommand.VIA_POST_SEND, 4, 1, 0, LONG_NS));
+            }
+            catch (final RuntimeException ex)
+            {
+                poster.completeExceptionally(ex);
+            }
+        }, "poster");
+        thread.setDaemon(true);
+        thread.start();
+        final long deadline = System.nanoTime() + LONG_NS;
+        while (Thread.State.TIMED_WAITING != thread.getState())
+        {
+            assertFalse(poster.isDone(), "the post waits for room");
+            assertTrue(System.nanoTime() - deadline < 0, "the post never parked; state " + thread.getState());
+            Thread.sleep(1);
+        }
         assertFalse(poster.isDone(), "the post waits for room");
         return poster;
     }
