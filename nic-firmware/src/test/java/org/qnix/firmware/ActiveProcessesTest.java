@@ -16,7 +16,8 @@ class ActiveProcessesTest
     private static List<Integer> walkOfAllEntries(final boolean[] active, final int cursor)
     {
         final List<Integer> order = new ArrayList<>();
-        for (int n = 0, index = cursor; n < active.length; n++, index = ProcessSlot.nextInRoundRobin(index, active.length))
+        for (int n = 0, index = cursor; n < active.length;
+            n++, index = ProcessSlot.nextInRoundRobin(index, active.length))
         {
             if (active[index])
             {
