@@ -23,6 +23,7 @@ import java.util.Set;
 
 import org.agrona.CloseHelper;
 import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.ProcessStartTicks;
 import org.qnix.abi.FileModes;
 import org.qnix.abi.LockFiles;
 
@@ -63,8 +64,11 @@ public final class ClusterLock implements AutoCloseable
         }
     }
 
-    /** The process holding a cluster's lock. */
-    public record Holder(long pid, long startMs, Purpose purpose)
+    /**
+     * The process holding a cluster's lock: its pid and its start, in wall-clock ms and in clock ticks
+     * after boot (0 if unknown; {@link ClusterState#isSameProcess}).
+     */
+    public record Holder(long pid, long startMs, long startTicks, Purpose purpose)
     {
         /** @return e.g. "cluster 't' is being brought up by pid 1234". */
         public String describe(final ClusterDirectory dir)
@@ -196,7 +200,8 @@ public final class ClusterLock implements AutoCloseable
                 channel.close();
                 return null;
             }
-            final Holder self = new Holder(ProcessHandle.current().pid(), startMs(ProcessHandle.current()), purpose);
+            final long pid = ProcessHandle.current().pid();
+            final Holder self = new Holder(pid, startMs(ProcessHandle.current()), ProcessStartTicks.of(pid), purpose);
             channel.truncate(0);
             channel.write(ByteBuffer.wrap(format(self).getBytes(StandardCharsets.UTF_8)), 0);
             HELD_HERE.put(file, self);
@@ -327,7 +332,8 @@ public final class ClusterLock implements AutoCloseable
 
     private static String format(final Holder holder)
     {
-        return "pid=" + holder.pid() + "\nstartMs=" + holder.startMs() + "\npurpose=" + holder.purpose() + "\n";
+        return "pid=" + holder.pid() + "\nstartMs=" + holder.startMs() + "\nstartTicks=" + holder.startTicks() +
+            "\npurpose=" + holder.purpose() + "\n";
     }
 
     private static Optional<Holder> parse(final String content)
@@ -337,7 +343,8 @@ public final class ClusterLock implements AutoCloseable
         {
             props.load(new StringReader(content));
             return Optional.of(new Holder(Long.parseLong(props.getProperty("pid")),
-                Long.parseLong(props.getProperty("startMs")), Purpose.valueOf(props.getProperty("purpose"))));
+                Long.parseLong(props.getProperty("startMs")), Long.parseLong(props.getProperty("startTicks", "0")),
+                Purpose.valueOf(props.getProperty("purpose"))));
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -350,8 +357,7 @@ public final class ClusterLock implements AutoCloseable
     private static boolean isAlive(final Holder holder)
     {
         return ProcessHandle.of(holder.pid()).filter(ProcessHandle::isAlive)
-            .map(p -> 0 == holder.startMs() ||
-                Math.abs(startMs(p) - holder.startMs()) <= ClusterState.START_TIME_TOLERANCE_MS)
+            .map(p -> ClusterState.isSameProcess(p, holder.startTicks(), holder.startMs()))
             .orElse(false);
     }
 

@@ -12,6 +12,7 @@ import java.util.Optional;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.JvmFlags;
+import org.qnix.abi.ProcessStartTicks;
 
 /**
  * Whether a cluster is up, stale (its daemon died without cleaning up), absent, or not a cluster at
@@ -33,6 +34,11 @@ public final class ClusterState
         FOREIGN
     }
 
+    /**
+     * How far a wall-clock start may differ from the one recorded and still be the same process, where
+     * the start in clock ticks is unknown (files written before it was recorded): the JDK derives the
+     * start from the boot time, which moves when the clock is set.
+     */
     static final long START_TIME_TOLERANCE_MS = 10_000;
 
     private final ClusterDirectory dir;
@@ -77,9 +83,7 @@ public final class ClusterState
         {
             return new ClusterState(dir, Kind.STALE, props.get(), "its daemon (pid " + pid + ") is not running");
         }
-        final Optional<Instant> started = daemon.get().info().startInstant();
-        if (started.isPresent() &&
-            Math.abs(started.get().toEpochMilli() - props.get().daemonStartMs()) > START_TIME_TOLERANCE_MS)
+        if (!isSameProcess(daemon.get(), props.get().daemonStartTicks(), props.get().daemonStartMs()))
         {
             return new ClusterState(dir, Kind.STALE, props.get(),
                 "its daemon (pid " + pid + ") is gone; that pid now belongs to another process");
@@ -94,6 +98,27 @@ public final class ClusterState
                 "its daemon (pid " + pid + ") is gone; that pid is a process not started for this cluster");
         }
         return new ClusterState(dir, Kind.LIVE, props.get(), "daemon pid " + pid + " is running");
+    }
+
+    /**
+     * Whether {@code process} is the one recorded with this start, not a later one given its pid. By the
+     * start in clock ticks after boot where both are known ({@link ProcessStartTicks}: exact, and it does
+     * not move when the clock is set, as after a virtual machine's resume); else by the wall-clock start,
+     * within {@link #START_TIME_TOLERANCE_MS}; a process recorded with neither is taken to be the same.
+     */
+    static boolean isSameProcess(final ProcessHandle process, final long startTicks, final long startMs)
+    {
+        final long ticks = 0 == startTicks ? 0 : ProcessStartTicks.of(process.pid());
+        if (0 != ticks)
+        {
+            return ticks == startTicks;
+        }
+        if (0 == startMs)
+        {
+            return true;
+        }
+        final Optional<Instant> started = process.info().startInstant();
+        return started.isEmpty() || Math.abs(started.get().toEpochMilli() - startMs) <= START_TIME_TOLERANCE_MS;
     }
 
     public Kind kind()

@@ -15,6 +15,7 @@ import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.JvmFlags;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.ProcessStartTicks;
 import org.qnix.abi.NicProcessor;
 import org.qnix.firmware.IdleStrategies;
 import org.qnix.firmware.NodeImage;
@@ -107,7 +108,8 @@ public final class EmulatorDaemon implements Callable<Integer>
         // `cluster up` created the directory and its marker; a daemon started by hand creates them itself.
         ClusterFiles.createOrCheck(dir, sharedWithGroup);
         // The firmware JVM binds itself to the CPU, and registering programs move off it, as this file says.
-        ClusterProperties state = ClusterProperties.of(params, pid, startMs, firmwareMode, ClusterProperties.STATE_STARTING)
+        ClusterProperties state = ClusterProperties.of(params, pid, startMs, ProcessStartTicks.of(pid), firmwareMode,
+            ClusterProperties.STATE_STARTING)
             .with(ClusterProperties.NIC_CPU, Integer.toString(cpu));
         state.write(dir.propertiesFile());
         Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(false), "daemon-shutdown"));

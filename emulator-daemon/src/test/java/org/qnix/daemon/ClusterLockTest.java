@@ -6,12 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.ProcessStartTicks;
 
 /**
  * One holder at a time, named to the others; the lock file outlives the lock only while the cluster's
@@ -45,6 +48,33 @@ class ClusterLockTest
         try (ClusterLock again = ClusterLock.acquire(dir, ClusterLock.Purpose.DOWN))
         {
             assertEquals(ClusterLock.Purpose.DOWN, ClusterLock.holder(dir).orElseThrow().purpose());
+        }
+    }
+
+    /**
+     * A lock file naming a live process: its holder by its start in clock ticks, however far the clock
+     * moved its wall-clock start; a process given that pid later (other ticks) is no holder.
+     */
+    @Test
+    void theHolderIsToldByItsStartTicksNotItsWallClockStart() throws Exception
+    {
+        final ClusterDirectory dir = new ClusterDirectory(base, "t");
+        final Process holder = new ProcessBuilder("sleep", "600").start();
+        try
+        {
+            final long startMs = holder.info().startInstant().map(Instant::toEpochMilli).orElseThrow();
+            final long ticks = ProcessStartTicks.of(holder.pid());
+            Files.writeString(dir.lockFile(), "pid=" + holder.pid() + "\nstartMs=" + (startMs - 3_600_000L) +
+                "\nstartTicks=" + ticks + "\npurpose=UP\n", StandardCharsets.UTF_8);
+            assertEquals(holder.pid(), ClusterLock.holder(dir).orElseThrow().pid(), "the clock moved an hour");
+
+            Files.writeString(dir.lockFile(), "pid=" + holder.pid() + "\nstartMs=" + startMs +
+                "\nstartTicks=" + (ticks - 1) + "\npurpose=UP\n", StandardCharsets.UTF_8);
+            assertTrue(ClusterLock.holder(dir).isEmpty(), "another process with that pid");
+        }
+        finally
+        {
+            holder.destroyForcibly().waitFor();
         }
     }
 

@@ -24,6 +24,7 @@ import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.JvmFlags;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.ProcessStartTicks;
 import org.qnix.firmware.NodeImage;
 
 /** The emulator daemon as a process of its own, started by hand. */
@@ -102,6 +103,53 @@ class EmulatorDaemonTest
         assertTrue(state.reason().contains("not started for this cluster"), state.reason());
     }
 
+    /**
+     * The clock set back or forward after the daemon started (a virtual machine's resume, an NTP step)
+     * moves the wall-clock start the JDK reports for it, but not its start in clock ticks: the cluster
+     * is still live, so no `cluster up` of the name takes its files for a stale cluster's.
+     */
+    @Test
+    void aLiveDaemonIsLiveAfterTheClockMoved() throws Exception
+    {
+        final ClusterDirectory dir = new ClusterDirectory(base, "clock");
+        final Process standIn = standInDaemon(dir);
+        try
+        {
+            ClusterFiles.create(dir);
+            final long startMs = standIn.info().startInstant().map(Instant::toEpochMilli).orElseThrow();
+            writeProperties(dir, DriverTestCluster.parameters(1), standIn.toHandle(), startMs - 3_600_000L,
+                ProcessStartTicks.of(standIn.pid()));
+            final ClusterState state = ClusterState.inspect(dir);
+            assertTrue(state.isLive(), state.reason());
+        }
+        finally
+        {
+            standIn.destroyForcibly().waitFor();
+        }
+    }
+
+    /** The daemon's pid, now another process's (another start in clock ticks): stale, whatever its wall-clock start. */
+    @Test
+    void aDaemonPidThatStartedAtOtherTicksIsStale() throws Exception
+    {
+        final ClusterDirectory dir = new ClusterDirectory(base, "reused");
+        final Process standIn = standInDaemon(dir);
+        try
+        {
+            ClusterFiles.create(dir);
+            final long startMs = standIn.info().startInstant().map(Instant::toEpochMilli).orElseThrow();
+            writeProperties(dir, DriverTestCluster.parameters(1), standIn.toHandle(), startMs,
+                ProcessStartTicks.of(standIn.pid()) - 1);
+            final ClusterState state = ClusterState.inspect(dir);
+            assertTrue(state.isStale(), state.reason());
+            assertTrue(state.reason().contains("that pid now belongs to another process"), state.reason());
+        }
+        finally
+        {
+            standIn.destroyForcibly().waitFor();
+        }
+    }
+
     /** @return a process that lives until destroyed, with the cluster's marker on its command line. */
     private static Process standInDaemon(final ClusterDirectory dir) throws Exception
     {
@@ -112,8 +160,15 @@ class EmulatorDaemonTest
     private static void writeProperties(final ClusterDirectory dir, final ClusterParameters params,
         final ProcessHandle daemon)
     {
-        ClusterProperties.of(params, daemon.pid(), daemon.info().startInstant().map(Instant::toEpochMilli).orElse(0L),
-            ClusterProperties.FIRMWARE_THREADS, ClusterProperties.STATE_UP).write(dir.propertiesFile());
+        writeProperties(dir, params, daemon, daemon.info().startInstant().map(Instant::toEpochMilli).orElse(0L),
+            ProcessStartTicks.of(daemon.pid()));
+    }
+
+    private static void writeProperties(final ClusterDirectory dir, final ClusterParameters params,
+        final ProcessHandle daemon, final long startMs, final long startTicks)
+    {
+        ClusterProperties.of(params, daemon.pid(), startMs, startTicks, ClusterProperties.FIRMWARE_THREADS,
+            ClusterProperties.STATE_UP).write(dir.propertiesFile());
     }
 
     private void refusedOnLiveCluster(final ClusterDirectory dir, final ProcessHandle standIn) throws Exception

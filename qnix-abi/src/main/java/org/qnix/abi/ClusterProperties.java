@@ -61,9 +61,14 @@ public final class ClusterProperties
         this.props = props;
     }
 
+    /**
+     * @param daemonStartMs    the daemon's start, wall-clock ms (shown, and compared only where the ticks are unknown).
+     * @param daemonStartTicks the daemon's start in clock ticks after boot ({@link ProcessStartTicks}; 0 if
+     *                         unknown): with its pid, what tells the daemon from a later process with that pid.
+     */
     public static ClusterProperties of(
-        final ClusterParameters params, final long daemonPid, final long daemonStartMs, final String firmwareMode,
-        final String state)
+        final ClusterParameters params, final long daemonPid, final long daemonStartMs, final long daemonStartTicks,
+        final String firmwareMode, final String state)
     {
         final Properties p = new Properties();
         for (final Map.Entry<String, String> e : params.toMap().entrySet())
@@ -72,6 +77,7 @@ public final class ClusterProperties
         }
         p.setProperty("daemon.pid", Long.toString(daemonPid));
         p.setProperty("daemon.startMs", Long.toString(daemonStartMs));
+        p.setProperty("daemon.startTicks", Long.toString(daemonStartTicks));
         p.setProperty("firmware", firmwareMode);
         p.setProperty("layoutVersion", Integer.toString(FileDescriptorBlock.LAYOUT_VERSION));
         p.setProperty("state", state);
@@ -155,6 +161,12 @@ public final class ClusterProperties
     public long daemonStartMs()
     {
         return Long.parseLong(props.getProperty("daemon.startMs", "0"));
+    }
+
+    /** @return the daemon's start in clock ticks after boot, 0 if unknown ({@link ProcessStartTicks}). */
+    public long daemonStartTicks()
+    {
+        return Long.parseLong(props.getProperty("daemon.startTicks", "0"));
     }
 
     public String firmwareMode()
