@@ -7,6 +7,8 @@ import static org.qnix.daemon.ProcessRegistrationTest.assertRefused;
 import static org.qnix.daemon.ProcessRegistrationTest.freePages;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.AtomicBuffer;
@@ -68,10 +70,35 @@ class ViaRequestsTest
         registered = process.viaRegister(TIMEOUT_MS).viaRegistered();
     }
 
+    /** Every thread a test starts, ended before the cluster's images are unmapped. */
+    private final List<Thread> started = new ArrayList<>();
+
     @AfterEach
-    void tearDown()
+    void tearDown() throws InterruptedException
     {
+        // A test that failed half-way leaves its waits in the driver, reading the images: interrupted
+        // (the driver's waits end at once) and joined first, or the unmapping would crash this JVM.
+        for (final Thread thread : started)
+        {
+            thread.interrupt();
+        }
+        for (final Thread thread : started)
+        {
+            thread.join(60_000);
+            if (thread.isAlive())
+            {
+                throw new IllegalStateException(thread + " still runs in the driver: the images stay mapped");
+            }
+        }
         cluster.close();
+    }
+
+    /** @return {@code thread}, started, and ended before the cluster closes. */
+    private Thread start(final Thread thread)
+    {
+        started.add(thread);
+        thread.start();
+        return thread;
     }
 
     @Test
@@ -307,13 +334,9 @@ class ViaRequestsTest
         final SocketlessConnection listening = registered(cluster.connect(0));
 
         final Thread[] waits = {
-            new Thread(() -> process.send(DriverProtocol.VIA_CONNECT_REQUEST, client, serverNode, 0, 600_000L)),
-            new Thread(() -> peering.send(DriverProtocol.VIA_CONNECT_PEER_WAIT, peer)),
-            new Thread(() -> listening.send(DriverProtocol.VIA_CONNECT_WAIT, 0, 600_000L))};
-        for (final Thread wait : waits)
-        {
-            wait.start();
-        }
+            start(new Thread(() -> process.send(DriverProtocol.VIA_CONNECT_REQUEST, client, serverNode, 0, 600_000L))),
+            start(new Thread(() -> peering.send(DriverProtocol.VIA_CONNECT_PEER_WAIT, peer))),
+            start(new Thread(() -> listening.send(DriverProtocol.VIA_CONNECT_WAIT, 0, 600_000L)))};
         awaitConnectPending(client);
         awaitWaitingIn(waits[0], "connectRequest");
         awaitWaitingIn(waits[1], "connectPeerOutcome");
@@ -519,7 +542,7 @@ class ViaRequestsTest
      * @return a started thread in which {@code server} waits ten minutes for a request with an empty
      * discriminator, once it is inside the driver's wait.
      */
-    private static Thread waitForRequest(final SocketlessConnection server) throws InterruptedException
+    private Thread waitForRequest(final SocketlessConnection server) throws InterruptedException
     {
         final Thread wait = startWaitForRequest(server);
         awaitWaitingIn(wait, "connectWait");
@@ -527,7 +550,7 @@ class ViaRequestsTest
     }
 
     /** @return a started thread in which {@code server} asks for a connection request, waiting ten minutes at most. */
-    private static Thread startWaitForRequest(final SocketlessConnection server)
+    private Thread startWaitForRequest(final SocketlessConnection server)
     {
         final Thread wait = new Thread(() ->
         {
@@ -540,8 +563,7 @@ class ViaRequestsTest
                 // The reply to a process that closed its connection.
             }
         });
-        wait.start();
-        return wait;
+        return start(wait);
     }
 
     /**
@@ -588,10 +610,8 @@ class ViaRequestsTest
     private Thread requestConnection(final int clientVi)
     {
         // An empty discriminator: a length of 0.
-        final Thread client = new Thread(() -> process.send(DriverProtocol.VIA_CONNECT_REQUEST, clientVi,
-            NicCoordinates.ofIndex(1, 2).packed(), 0, 600_000L));
-        client.start();
-        return client;
+        return start(new Thread(() -> process.send(DriverProtocol.VIA_CONNECT_REQUEST, clientVi,
+            NicCoordinates.ofIndex(1, 2).packed(), 0, 600_000L)));
     }
 
     private static ViTableEntry vi(final NodeImage nic, final int vi)
