@@ -23,9 +23,9 @@ import java.util.Set;
 
 import org.agrona.CloseHelper;
 import org.qnix.abi.ClusterDirectory;
-import org.qnix.abi.ProcessStartTicks;
 import org.qnix.abi.FileModes;
 import org.qnix.abi.LockFiles;
+import org.qnix.abi.ProcessStartTicks;
 
 /**
  * The right to create or remove a cluster's files: an exclusive {@link FileLock} on

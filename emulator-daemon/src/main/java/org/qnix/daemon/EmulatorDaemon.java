@@ -15,8 +15,8 @@ import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.JvmFlags;
 import org.qnix.abi.NicCoordinates;
-import org.qnix.abi.ProcessStartTicks;
 import org.qnix.abi.NicProcessor;
+import org.qnix.abi.ProcessStartTicks;
 import org.qnix.firmware.IdleStrategies;
 import org.qnix.firmware.NodeImage;
 

@@ -62,7 +62,7 @@ public final class ClusterProperties
     }
 
     /**
-     * @param daemonStartMs    the daemon's start, wall-clock ms (shown, and compared only where the ticks are unknown).
+     * @param daemonStartMs    the daemon's start, wall-clock ms (compared only where the ticks are unknown).
      * @param daemonStartTicks the daemon's start in clock ticks after boot ({@link ProcessStartTicks}; 0 if
      *                         unknown): with its pid, what tells the daemon from a later process with that pid.
      */
