@@ -66,7 +66,7 @@ public final class ClusterLock implements AutoCloseable
 
     /**
      * The process holding a cluster's lock: its pid and its start, in wall-clock ms and in clock ticks
-     * after boot (0 if unknown; {@link ClusterState#isSameProcess}).
+     * after boot (0 if unknown; {@link Processes#isSameProcess}).
      */
     public record Holder(long pid, long startMs, long startTicks, Purpose purpose)
     {
@@ -330,7 +330,8 @@ public final class ClusterLock implements AutoCloseable
         return new String(buffer.array(), 0, buffer.position(), StandardCharsets.UTF_8);
     }
 
-    private static String format(final Holder holder)
+    /** @return the lock file's content naming {@code holder}; package-private for tests that write one. */
+    static String format(final Holder holder)
     {
         return "pid=" + holder.pid() + "\nstartMs=" + holder.startMs() + "\nstartTicks=" + holder.startTicks() +
             "\npurpose=" + holder.purpose() + "\n";
@@ -357,7 +358,7 @@ public final class ClusterLock implements AutoCloseable
     private static boolean isAlive(final Holder holder)
     {
         return ProcessHandle.of(holder.pid()).filter(ProcessHandle::isAlive)
-            .map(p -> ClusterState.isSameProcess(p, holder.startTicks(), holder.startMs()))
+            .map(p -> Processes.isSameProcess(p, holder.startTicks(), holder.startMs()))
             .orElse(false);
     }
 

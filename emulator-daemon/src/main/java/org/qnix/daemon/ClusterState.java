@@ -4,7 +4,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -12,7 +11,6 @@ import java.util.Optional;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.JvmFlags;
-import org.qnix.abi.ProcessStartTicks;
 
 /**
  * Whether a cluster is up, stale (its daemon died without cleaning up), absent, or not a cluster at
@@ -33,13 +31,6 @@ public final class ClusterState
         /** Something qnix did not create has the cluster's name: never used, never removed. */
         FOREIGN
     }
-
-    /**
-     * How far a wall-clock start may differ from the one recorded and still be the same process, where
-     * the start in clock ticks is unknown (files written before it was recorded): the JDK derives the
-     * start from the boot time, which moves when the clock is set.
-     */
-    static final long START_TIME_TOLERANCE_MS = 10_000;
 
     private final ClusterDirectory dir;
     private final Kind kind;
@@ -83,7 +74,7 @@ public final class ClusterState
         {
             return new ClusterState(dir, Kind.STALE, props.get(), "its daemon (pid " + pid + ") is not running");
         }
-        if (!isSameProcess(daemon.get(), props.get().daemonStartTicks(), props.get().daemonStartMs()))
+        if (!Processes.isSameProcess(daemon.get(), props.get().daemonStartTicks(), props.get().daemonStartMs()))
         {
             return new ClusterState(dir, Kind.STALE, props.get(),
                 "its daemon (pid " + pid + ") is gone; that pid now belongs to another process");
@@ -98,27 +89,6 @@ public final class ClusterState
                 "its daemon (pid " + pid + ") is gone; that pid is a process not started for this cluster");
         }
         return new ClusterState(dir, Kind.LIVE, props.get(), "daemon pid " + pid + " is running");
-    }
-
-    /**
-     * Whether {@code process} is the one recorded with this start, not a later one given its pid. By the
-     * start in clock ticks after boot where both are known ({@link ProcessStartTicks}: exact, and it does
-     * not move when the clock is set, as after a virtual machine's resume); else by the wall-clock start,
-     * within {@link #START_TIME_TOLERANCE_MS}; a process recorded with neither is taken to be the same.
-     */
-    static boolean isSameProcess(final ProcessHandle process, final long startTicks, final long startMs)
-    {
-        final long ticks = 0 == startTicks ? 0 : ProcessStartTicks.of(process.pid());
-        if (0 != ticks)
-        {
-            return ticks == startTicks;
-        }
-        if (0 == startMs)
-        {
-            return true;
-        }
-        final Optional<Instant> started = process.info().startInstant();
-        return started.isEmpty() || Math.abs(started.get().toEpochMilli() - startMs) <= START_TIME_TOLERANCE_MS;
     }
 
     public Kind kind()
