@@ -52,7 +52,7 @@ final class PageAllocator
     private final Int2ObjectHashMap<Int2ObjectHashMap<Region>> byOwner = new Int2ObjectHashMap<>();
     private final int freePagesField;
     private final int dutyCyclesField;
-    private final int nicStateField;
+    private final int controlArea;
     /** Pages taken back whose DMA epoch has not passed yet, oldest first. */
     private final ArrayDeque<TakenBack> takenBack = new ArrayDeque<>();
     private int free;
@@ -125,7 +125,7 @@ final class PageAllocator
         this.free = pages;
         this.freePagesField = (int)(hostLayout.nicStatusOffset() + HostMemoryLayout.NIC_STATUS_FREE_PAGES_OFFSET);
         this.dutyCyclesField = (int)(sdramLayout.controlProgramOffset() + ControlProgramLayout.DUTY_CYCLES_OFFSET);
-        this.nicStateField = (int)(sdramLayout.controlProgramOffset() + ControlProgramLayout.STATE_OFFSET);
+        this.controlArea = (int)sdramLayout.controlProgramOffset();
         // Every page starts free, so no page may look owned: a driver started over old files must not
         // leave a previous process's entries for the NIC to honour.
         sdram.setMemory((int)sdramLayout.protectionTableOffset(), (int)ProtectionTableLayout.length(sdramLayout.parameters()),
@@ -307,8 +307,9 @@ final class PageAllocator
         {
             return;
         }
-        // Writer of both: the control program. A NIC that does not run its loop does no DMA.
-        final boolean running = ControlProgramLayout.STATE_RUNNING == sdram.getIntVolatile(nicStateField);
+        // Writer of both: the control program. A NIC that does not run its loop, or whose firmware process is
+        // gone (killed while RUNNING), does no DMA.
+        final boolean running = !FirmwareProcess.doesNoDma(sdram, controlArea, System.currentTimeMillis());
         final long cycles = sdram.getLongVolatile(dutyCyclesField);
         TakenBack batch;
         while (null != (batch = takenBack.peekFirst()) && (!running || cycles > batch.epoch()))

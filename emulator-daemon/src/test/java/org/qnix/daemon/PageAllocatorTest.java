@@ -27,6 +27,7 @@ import org.qnix.abi.HostMemoryLayout;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessName;
+import org.qnix.abi.ProcessStartTicks;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.ProtectionTableLayout;
 import org.qnix.abi.VniLayout;
@@ -164,6 +165,38 @@ class PageAllocatorTest
         assertTrue(allocator.free(OTHER, next.id()));
         sdram.putIntVolatile(control + ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_STOPPED);
         assertNotNull(allocator.allocateScattered(OWNER, total));
+    }
+
+    /**
+     * A firmware killed while RUNNING (SIGKILL) ends no duty cycle any more and does no DMA: once its
+     * heartbeat is silent and its process gone ({@link FirmwareProcess}), the pages taken back come back.
+     */
+    @Test
+    void pagesTakenBackComeBackOnceTheNicsFirmwareProcessIsGone() throws Exception
+    {
+        final int control = (int)layout.controlProgramOffset();
+        final Process firmware = new ProcessBuilder("sleep", "600").start();
+        try
+        {
+            sdram.putLongVolatile(control + ControlProgramLayout.PID_OFFSET, firmware.pid());
+            sdram.putLongVolatile(control + ControlProgramLayout.PROCESS_START_TICKS_OFFSET,
+                ProcessStartTicks.of(firmware.pid()));
+            sdram.putLongVolatile(control + ControlProgramLayout.HEARTBEAT_TIME_OFFSET,
+                System.currentTimeMillis() - 10 * ControlProgramLayout.HEARTBEAT_TIMEOUT_MS);
+            sdram.putIntVolatile(control + ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_RUNNING);
+            final int total = allocator.freePages();
+            final PageAllocator.Region all = allocator.allocateScattered(OWNER, total);
+            assertTrue(allocator.free(OWNER, all.id()));
+            assertNull(allocator.allocateScattered(OTHER, 1), "silent, but its process lives: it may resume");
+
+            firmware.destroyForcibly().waitFor();
+            assertNotNull(allocator.allocateScattered(OTHER, total));
+            assertEquals(0, allocator.pagesWaitingForNic());
+        }
+        finally
+        {
+            firmware.destroyForcibly();
+        }
     }
 
     @Test
