@@ -31,7 +31,9 @@ public final class ProcessStartTicks
     {
         try
         {
-            final String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.US_ASCII);
+            // ISO-8859-1 decodes every byte: a command name in UTF-8 (field 2) must not make the read fail.
+            final String stat =
+                Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.ISO_8859_1);
             // The command (field 2) is in parentheses and may itself hold spaces and parentheses.
             final String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             return fields.length > FIELD_AFTER_COMMAND ? Long.parseLong(fields[FIELD_AFTER_COMMAND]) : 0;
