@@ -168,14 +168,17 @@ public final class ClusterStatus
                 FileDescriptorBlock.verify(sdram, FileDescriptorBlock.TYPE_NIC_SDRAM, dir.nicSdram(node).toString());
                 FileDescriptorBlock.verify(host, FileDescriptorBlock.TYPE_HOST_MEMORY, dir.hostMemory(node).toString());
                 final int control = (int)layout.controlProgramOffset();
+                final long heartbeatAgeMs = Math.max(0, System.currentTimeMillis() -
+                    sdram.getLongVolatile(control + ControlProgramLayout.HEARTBEAT_TIME_OFFSET));
                 nodes.add(new Node(node,
                     sdram.getLongVolatile(control + ControlProgramLayout.PID_OFFSET),
                     sdram.getIntVolatile(control + ControlProgramLayout.STATE_OFFSET),
-                    FirmwareProcess.isGone(sdram, control),
+                    // Only a silent NIC's process is looked up in /proc: firmwareStateName asks no more.
+                    heartbeatAgeMs > ControlProgramLayout.HEARTBEAT_TIMEOUT_MS &&
+                        FirmwareProcess.isGone(sdram, control),
                     sdram.getInt(control + ControlProgramLayout.MODE_OFFSET),
                     sdram.getInt(control + ControlProgramLayout.DEBUG_PORT_OFFSET),
-                    Math.max(0, System.currentTimeMillis() -
-                        sdram.getLongVolatile(control + ControlProgramLayout.HEARTBEAT_TIME_OFFSET)),
+                    heartbeatAgeMs,
                     host.getIntVolatile((int)(hostLayout.nicStatusOffset() + HostMemoryLayout.NIC_STATUS_FREE_PAGES_OFFSET)),
                     hostLayout.pagePoolPages(),
                     PublishedTables.names(sdram, layout),
