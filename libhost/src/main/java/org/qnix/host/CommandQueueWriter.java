@@ -82,12 +82,6 @@ public final class CommandQueueWriter
         this.commandTail = Math.floorMod(hps.getInt(HostProcessStructuresLayout.CQ_TAIL_OFFSET), entries);
     }
 
-    /** @return the queue's length in entries (N). */
-    public int entries()
-    {
-        return entries;
-    }
-
     /** @return why a post ended {@link #TIMED_OUT}, for the library's exception. */
     public String describeFull(final long timeoutNs)
     {
