@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -64,12 +63,12 @@ class ClusterLockTest
         {
             final long startMs = holder.info().startInstant().map(Instant::toEpochMilli).orElseThrow();
             final long ticks = ProcessStartTicks.of(holder.pid());
-            Files.writeString(dir.lockFile(), "pid=" + holder.pid() + "\nstartMs=" + (startMs - 3_600_000L) +
-                "\nstartTicks=" + ticks + "\npurpose=UP\n", StandardCharsets.UTF_8);
+            Files.writeString(dir.lockFile(), ClusterLock.format(
+                new ClusterLock.Holder(holder.pid(), startMs - 3_600_000L, ticks, ClusterLock.Purpose.UP)));
             assertEquals(holder.pid(), ClusterLock.holder(dir).orElseThrow().pid(), "the clock moved an hour");
 
-            Files.writeString(dir.lockFile(), "pid=" + holder.pid() + "\nstartMs=" + startMs +
-                "\nstartTicks=" + (ticks - 1) + "\npurpose=UP\n", StandardCharsets.UTF_8);
+            Files.writeString(dir.lockFile(), ClusterLock.format(
+                new ClusterLock.Holder(holder.pid(), startMs, ticks - 1, ClusterLock.Purpose.UP)));
             assertTrue(ClusterLock.holder(dir).isEmpty(), "another process with that pid");
         }
         finally

@@ -111,38 +111,35 @@ class EmulatorDaemonTest
     @Test
     void aLiveDaemonIsLiveAfterTheClockMoved() throws Exception
     {
-        final ClusterDirectory dir = new ClusterDirectory(base, "clock");
-        final Process standIn = standInDaemon(dir);
-        try
-        {
-            ClusterFiles.create(dir);
-            final long startMs = standIn.info().startInstant().map(Instant::toEpochMilli).orElseThrow();
-            writeProperties(dir, DriverTestCluster.parameters(1), standIn.toHandle(), startMs - 3_600_000L,
-                ProcessStartTicks.of(standIn.pid()));
-            final ClusterState state = ClusterState.inspect(dir);
-            assertTrue(state.isLive(), state.reason());
-        }
-        finally
-        {
-            standIn.destroyForcibly().waitFor();
-        }
+        final ClusterState state = stateOfLiveStandIn("clock", -3_600_000L, 0);
+        assertTrue(state.isLive(), state.reason());
     }
 
     /** The daemon's pid, now another process's (another start in clock ticks): stale, whatever its wall-clock start. */
     @Test
     void aDaemonPidThatStartedAtOtherTicksIsStale() throws Exception
     {
-        final ClusterDirectory dir = new ClusterDirectory(base, "reused");
+        final ClusterState state = stateOfLiveStandIn("reused", 0, -1);
+        assertTrue(state.isStale(), state.reason());
+        assertTrue(state.reason().contains("that pid now belongs to another process"), state.reason());
+    }
+
+    /**
+     * @return what {@link ClusterState#inspect} makes of a cluster whose properties name a live stand-in
+     * daemon with its start moved by {@code startMsShift} ms and {@code startTicksShift} clock ticks.
+     */
+    private ClusterState stateOfLiveStandIn(final String name, final long startMsShift, final long startTicksShift)
+        throws Exception
+    {
+        final ClusterDirectory dir = new ClusterDirectory(base, name);
         final Process standIn = standInDaemon(dir);
         try
         {
             ClusterFiles.create(dir);
             final long startMs = standIn.info().startInstant().map(Instant::toEpochMilli).orElseThrow();
-            writeProperties(dir, DriverTestCluster.parameters(1), standIn.toHandle(), startMs,
-                ProcessStartTicks.of(standIn.pid()) - 1);
-            final ClusterState state = ClusterState.inspect(dir);
-            assertTrue(state.isStale(), state.reason());
-            assertTrue(state.reason().contains("that pid now belongs to another process"), state.reason());
+            writeProperties(dir, DriverTestCluster.parameters(1), standIn.toHandle(), startMs + startMsShift,
+                ProcessStartTicks.of(standIn.pid()) + startTicksShift);
+            return ClusterState.inspect(dir);
         }
         finally
         {

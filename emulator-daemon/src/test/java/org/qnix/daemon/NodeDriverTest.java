@@ -51,6 +51,18 @@ class NodeDriverTest
         CloseHelper.quietClose(cluster);
     }
 
+    /** @return the socket of a driver started on a one-node cluster, both closed after the test. */
+    private Path startDriver() throws IOException, InterruptedException
+    {
+        cluster = new DriverTestCluster(base, 1, true);
+        final NodeImage image = cluster.images.get(0);
+        final Path socket = cluster.dir.driverSocket(image.node());
+        driver = new NodeDriver(image, cluster.registry, socket, new NicHeartbeats(cluster.images),
+            DriverAccess.of(cluster.dir, false));
+        driver.start();
+        return socket;
+    }
+
     /**
      * Every connection the driver serves but two sends a REGISTER it refuses, one registers and
      * de-registers, one registers and stays: the driver is full, but the refused and the de-registered
@@ -59,12 +71,7 @@ class NodeDriverTest
     @Test
     void refusedAndDeregisteredConnectionsAreClosedWhenIdleAndRegisteredOnesAreNot() throws Exception
     {
-        cluster = new DriverTestCluster(base, 1, true);
-        final NodeImage image = cluster.images.get(0);
-        final Path socket = cluster.dir.driverSocket(image.node());
-        driver = new NodeDriver(image, cluster.registry, socket, new NicHeartbeats(cluster.images),
-            DriverAccess.of(cluster.dir, false));
-        driver.start();
+        final Path socket = startDriver();
         final int limit = cluster.params.maxProcessesPerNic() + DriverConnections.SPARE_CONNECTIONS;
 
         final SocketChannel holder = connect(socket);
@@ -121,12 +128,7 @@ class NodeDriverTest
     @Test
     void closeReturnsOnceNoThreadOfTheDriverReadsTheImage() throws Exception
     {
-        cluster = new DriverTestCluster(base, 1, true);
-        final NodeImage image = cluster.images.get(0);
-        final Path socket = cluster.dir.driverSocket(image.node());
-        driver = new NodeDriver(image, cluster.registry, socket, new NicHeartbeats(cluster.images),
-            DriverAccess.of(cluster.dir, false));
-        driver.start();
+        final Path socket = startDriver();
         for (int ai = 1; ai <= 3; ai++)
         {
             final SocketChannel process = connect(socket);
@@ -136,6 +138,7 @@ class NodeDriverTest
 
         CloseHelper.quietCloseAll(channels);
         driver.close();
+        final NodeImage image = cluster.images.get(0);
         final List<String> left = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
             .map(Thread::getName).filter(name -> name.startsWith("driver-" + image.node())).toList();
         assertTrue(left.isEmpty(), "threads of the closed driver: " + left);

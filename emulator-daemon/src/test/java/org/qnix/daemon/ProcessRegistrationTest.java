@@ -381,23 +381,18 @@ class ProcessRegistrationTest
     @Test
     void aProcessWhoseSilentNicHasNotTakenItsDeletionKeepsItsEntryAndPagesUntilTheNicTakesIt() throws Exception
     {
-        cluster = new DriverTestCluster(base, 1, true);
-        final NodeImage image = cluster.images.get(0);
-        final int freeBefore = freePages(image);
-        final SocketlessConnection process = cluster.connect(0);
-        final SocketlessConnection.Registered r = process.register(1, 0, 1, 1, TIMEOUT_MS).registered();
-        silence(image);
+        final OnSilentNic p = processOnSilentNic(false);
 
-        process.send(DriverProtocol.DEREGISTER).deregistered();
+        p.process().send(DriverProtocol.DEREGISTER).deregistered();
         final ProcessRegistrar registrar = cluster.registrars.get(0);
         assertEquals(0, registrar.releaseQuarantined(), "nothing completed Delete_Process");
-        assertHeld(image, r.index(), r.hpsAddress(), r.nicPid(), freeBefore);
+        p.assertHeld();
         assertEquals(1, cluster.registry.members(1).size(), "its NIC still knows the name");
 
         // The NIC resumes and takes the command, as its Driver Command Reader does.
-        assertEquals(1, completeDriverCommands(image, DriverCommand.DELETE_PROCESS));
+        assertEquals(1, completeDriverCommands(p.image(), DriverCommand.DELETE_PROCESS));
         assertEquals(1, registrar.releaseQuarantined());
-        assertReleased(image, r.index(), r.hpsAddress(), freeBefore);
+        p.assertReleased();
         assertTrue(cluster.registry.members(1).isEmpty(), "the name is free again");
         assertEquals(0, registrar.releaseQuarantined(), "released once");
     }
@@ -406,22 +401,17 @@ class ProcessRegistrationTest
     @Test
     void aViaProcessWhoseSilentNicHasNotTakenItsDeletionIsReleasedOnceTheNicStops() throws Exception
     {
-        cluster = new DriverTestCluster(base, 1, true);
-        final NodeImage image = cluster.images.get(0);
-        final int freeBefore = freePages(image);
-        final SocketlessConnection process = cluster.connect(0);
-        final SocketlessConnection.ViaRegistered r = process.viaRegister(TIMEOUT_MS).viaRegistered();
-        silence(image);
+        final OnSilentNic p = processOnSilentNic(true);
 
-        process.close();
+        p.process().close();
         final ProcessRegistrar registrar = cluster.registrars.get(0);
         assertEquals(0, registrar.releaseQuarantined(), "nothing completed Delete_Via_Process");
-        assertHeld(image, r.index(), r.hpsAddress(), r.nicPid(), freeBefore);
+        p.assertHeld();
 
-        image.sdram().putIntVolatile(controlProgram(image) + ControlProgramLayout.STATE_OFFSET,
+        p.image().sdram().putIntVolatile(controlProgram(p.image()) + ControlProgramLayout.STATE_OFFSET,
             ControlProgramLayout.STATE_STOPPED);
         assertEquals(1, registrar.releaseQuarantined());
-        assertReleased(image, r.index(), r.hpsAddress(), freeBefore);
+        p.assertReleased();
     }
 
     /**
@@ -432,12 +422,8 @@ class ProcessRegistrationTest
     @Test
     void aProcessHeldForASilentNicIsReleasedOnceTheNicsFirmwareProcessIsGone() throws Exception
     {
-        cluster = new DriverTestCluster(base, 1, true);
-        final NodeImage image = cluster.images.get(0);
-        final int freeBefore = freePages(image);
-        final SocketlessConnection process = cluster.connect(0);
-        final SocketlessConnection.Registered r = process.register(1, 0, 1, 1, TIMEOUT_MS).registered();
-        silence(image);
+        final OnSilentNic p = processOnSilentNic(false);
+        final NodeImage image = p.image();
         final Process firmware = new ProcessBuilder("sleep", "600").start();
         try
         {
@@ -447,21 +433,59 @@ class ProcessRegistrationTest
             image.sdram().putLongVolatile(control + ControlProgramLayout.PROCESS_START_TICKS_OFFSET,
                 ProcessStartTicks.of(firmware.pid()));
 
-            process.send(DriverProtocol.DEREGISTER).deregistered();
+            p.process().send(DriverProtocol.DEREGISTER).deregistered();
             final ProcessRegistrar registrar = cluster.registrars.get(0);
             assertEquals(0, registrar.releaseQuarantined(), "its firmware process lives: the NIC may resume");
-            assertHeld(image, r.index(), r.hpsAddress(), r.nicPid(), freeBefore);
+            p.assertHeld();
 
             firmware.destroyForcibly().waitFor();
             final String dead = registrar.viaTables().deadNic();
             assertTrue(dead.contains("firmware process " + firmware.pid() + " is gone"), dead);
             assertEquals(1, registrar.releaseQuarantined());
-            assertReleased(image, r.index(), r.hpsAddress(), freeBefore);
+            p.assertReleased();
         }
         finally
         {
             firmware.destroyForcibly();
         }
+    }
+
+    /** A process registered on the one NIC of the test's cluster, which then went silent ({@link #silence}). */
+    private record OnSilentNic(NodeImage image, int freeBefore, SocketlessConnection process, int index, int nicPid,
+        long hpsAddress)
+    {
+        /** The driver still holds its entry, flag and pages for the NIC. */
+        void assertHeld()
+        {
+            ProcessRegistrationTest.assertHeld(image, index, hpsAddress, nicPid, freeBefore);
+        }
+
+        void assertReleased()
+        {
+            ProcessRegistrationTest.assertReleased(image, index, hpsAddress, freeBefore);
+        }
+    }
+
+    /** @return a QNIX process, or a VIA one, registered on a new one-node cluster whose NIC then went silent. */
+    private OnSilentNic processOnSilentNic(final boolean via) throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, true);
+        final NodeImage image = cluster.images.get(0);
+        final int freeBefore = freePages(image);
+        final SocketlessConnection process = cluster.connect(0);
+        final OnSilentNic registered;
+        if (via)
+        {
+            final SocketlessConnection.ViaRegistered r = process.viaRegister(TIMEOUT_MS).viaRegistered();
+            registered = new OnSilentNic(image, freeBefore, process, r.index(), r.nicPid(), r.hpsAddress());
+        }
+        else
+        {
+            final SocketlessConnection.Registered r = process.register(1, 0, 1, 1, TIMEOUT_MS).registered();
+            registered = new OnSilentNic(image, freeBefore, process, r.index(), r.nicPid(), r.hpsAddress());
+        }
+        silence(image);
+        return registered;
     }
 
     /** Stops the NIC's control program and makes it look as one that only stopped beating: RUNNING, silent. */

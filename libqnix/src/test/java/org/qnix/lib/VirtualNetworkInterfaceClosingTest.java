@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -62,16 +60,17 @@ class VirtualNetworkInterfaceClosingTest
         }
     }
 
+    /**
+     * A post that finds the queue full and the VNI closing ends {@link QnixClosedException}: the library's
+     * name for the writer's CLOSED. That a post already waiting for room sees the close is libhost's
+     * {@code CommandQueueWriterTest}, which shows the post parked in its wait first.
+     */
     @Test
-    void aPostWaitingForRoomEndsClosedWhenAnotherThreadCloses() throws Exception
+    void aPostOnAFullQueueEndsClosedOnceTheVniIsClosing()
     {
         fill();
-        final CompletableFuture<Void> poster =
-            CompletableFuture.runAsync(() -> vnic.post(ProcessCommand.SEND, 1, 0, 0));
-        Thread.sleep(10);
         guard.beginClose();
-        final ExecutionException ended = assertThrows(ExecutionException.class, () -> poster.get(30, TimeUnit.SECONDS));
-        assertEquals(QnixClosedException.class, ended.getCause().getClass(), String.valueOf(ended.getCause()));
+        assertThrows(QnixClosedException.class, () -> vnic.post(ProcessCommand.SEND, 1, 0, 0));
     }
 
     @Test

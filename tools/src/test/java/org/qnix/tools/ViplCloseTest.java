@@ -17,6 +17,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
@@ -77,9 +78,8 @@ class ViplCloseTest extends ViplClusterTest
                 for (final DoorbellWait wait : List.of(DoorbellWait.SLEEP, DoorbellWait.BUSY, DoorbellWait.BACKOFF,
                     DoorbellWait.YIELD))
                 {
-                    waits.add(CompletableFuture.supplyAsync(() -> cq.await(LONG_WAIT_MS, wait), daemonThread()));
+                    waits.add(doorbellWait("a " + wait + " wait on the CQ", () -> cq.await(LONG_WAIT_MS, wait)));
                 }
-                awaitWaiting(waits);
                 cq.close();
                 for (final Future<CompletionQueue.Completion> wait : waits)
                 {
@@ -105,8 +105,7 @@ class ViplCloseTest extends ViplClusterTest
             final CompletionQueue cq = nic.createCq(16);
             final Vi vi = nic.createVi(new ViAttributes(Reliability.UNRELIABLE, 1024, ptag, false, false), null, cq);
             final CompletableFuture<CompletionQueue.Completion> wait =
-                CompletableFuture.supplyAsync(() -> cq.await(LONG_WAIT_MS), daemonThread());
-            awaitWaiting(List.of(wait));
+                doorbellWait("a wait on the CQ", () -> cq.await(LONG_WAIT_MS));
             assertEquals(ViplResult.ERROR_RESOURCE, assertThrows(ViplException.class, cq::close).result(),
                 "a VI's receive queue reports to it");
 
@@ -133,8 +132,7 @@ class ViplCloseTest extends ViplClusterTest
             final Descriptor waitedFor = a.receive(0, 0, 1024);
             old.postRecv(waitedFor, a.descriptorRegion);
             final CompletableFuture<Descriptor> wait =
-                CompletableFuture.supplyAsync(() -> old.recvWait(LONG_WAIT_MS), daemonThread());
-            awaitWaiting(List.of(wait));
+                doorbellWait("a wait on the VI", () -> old.recvWait(LONG_WAIT_MS));
             old.close();
             assertEndedWith(ViplResult.INVALID_PARAMETER, wait, "a wait on the destroyed VI");
 
@@ -289,33 +287,38 @@ class ViplCloseTest extends ViplClusterTest
     private static CompletableFuture<Object> driverWait(final String who, final Supplier<Object> call)
         throws InterruptedException
     {
+        return startedInside(who + " in its driver wait", call,
+            f -> f.getClassName().equals("org.qnix.host.DriverProxy") && f.getMethodName().startsWith("via"));
+    }
+
+    /** @return {@code call} on a thread of its own, once that thread waits on a doorbell or counter word. */
+    private static <T> CompletableFuture<T> doorbellWait(final String who, final Supplier<T> call)
+        throws InterruptedException
+    {
+        return startedInside(who + " in its doorbell wait", call,
+            f -> f.getClassName().equals("org.qnix.host.DoorbellWaiter") && f.getMethodName().equals("await"));
+    }
+
+    /**
+     * @return {@code call} on a thread of its own, once a frame of that thread's stack matches {@code frame}:
+     * it is inside the wait the test then ends (a futex sleep, a spin or a blocking read alike).
+     */
+    private static <T> CompletableFuture<T> startedInside(final String what, final Supplier<T> call,
+        final Predicate<StackTraceElement> frame) throws InterruptedException
+    {
         final AtomicReference<Thread> thread = new AtomicReference<>();
-        final CompletableFuture<Object> wait = CompletableFuture.supplyAsync(() ->
+        final CompletableFuture<T> wait = CompletableFuture.supplyAsync(() ->
         {
             thread.set(Thread.currentThread());
             return call.get();
         }, daemonThread());
-        TestClusters.await(who + " in its driver wait", () -> inDriverExchange(thread.get()));
-        return wait;
-    }
-
-    /** @return true once {@code thread} is blocked reading its driver connection (the daemon's wait). */
-    private static boolean inDriverExchange(final Thread thread)
-    {
-        return null != thread && Arrays.stream(thread.getStackTrace())
-            .anyMatch(f -> f.getClassName().equals("org.qnix.host.DriverProxy") && f.getMethodName().startsWith("via"));
-    }
-
-    /** Waits until every one of {@code waits} is under way (not ended): each is given a moment to start. */
-    private static void awaitWaiting(final List<? extends Future<?>> waits) throws InterruptedException
-    {
-        // No way to see a thread inside a futex or a spin from here: a pause lets them get there, and a
-        // wait that ended early is an error of its own.
-        Thread.sleep(200);
-        for (final Future<?> wait : waits)
+        TestClusters.await(what, () ->
         {
             assertTrue(!wait.isDone(), () -> "a wait ended before anything ended it: " + outcome(wait));
-        }
+            final Thread t = thread.get();
+            return null != t && Arrays.stream(t.getStackTrace()).anyMatch(frame);
+        });
+        return wait;
     }
 
     private static String outcome(final Future<?> wait)
