@@ -63,6 +63,18 @@ final class DriverCommandQueueWriter
     synchronized Ticket post(final int command, final ProcessName name, final int pid, final int index,
         final int group, final int size, final long timeoutMs) throws InterruptedException
     {
+        return post(command, name, pid, index, group, size, 0, timeoutMs);
+    }
+
+    /**
+     * Posts a VIA connection command, which carries the Generation of its VI
+     * ({@link org.qnix.abi.DriverCommandQueueLayout#GENERATION_OFFSET}).
+     *
+     * @return the ticket, or null if the queue stayed full.
+     */
+    synchronized Ticket post(final int command, final ProcessName name, final int pid, final int index,
+        final int group, final int size, final int generation, final long timeoutMs) throws InterruptedException
+    {
         final long deadline = System.currentTimeMillis() + timeoutMs;
         while (!reclaim(tail))
         {
@@ -78,7 +90,7 @@ final class DriverCommandQueueWriter
         final long sequence = nextSequence++;
         sequences[position] = sequence;
         host.putIntRelease((int)hostLayout.driverDoorbellOffset(position), Doorbell.USED);
-        entry(position).publish(command, name, pid, index, group, size);
+        entry(position).publish(command, name, pid, index, group, size, generation);
         tail = (tail + 1) % entries;
         host.putIntRelease((int)(hostLayout.nicStatusOffset() + HostMemoryLayout.NIC_STATUS_DCQ_TAIL_OFFSET), tail);
         // An idle NIC sleeps: the command just published wakes it.

@@ -150,7 +150,8 @@ final class ViaTables
         final int peerNicPid) throws InterruptedException
     {
         final ViTableEntry entry = vi(vi);
-        final int done = command(DriverCommand.VIA_CONNECT, vi, entry.owner(), connectionId, peerNic, peerVi, peerNicPid);
+        final int done = command(DriverCommand.VIA_CONNECT, vi, entry.owner(), entry.generation(), connectionId, peerNic,
+            peerVi, peerNicPid);
         if (NIC_GONE == done)
         {
             vi(vi).connect(connectionId, peerNic, peerVi, peerNicPid);
@@ -167,7 +168,7 @@ final class ViaTables
         {
             return;
         }
-        if (NIC_GONE == command(DriverCommand.VIA_DISCONNECT, vi, entry.owner(), 0, 0, 0, 0))
+        if (NIC_GONE == command(DriverCommand.VIA_DISCONNECT, vi, entry.owner(), entry.generation(), 0, 0, 0, 0))
         {
             vi(vi).disconnect();
         }
@@ -177,7 +178,8 @@ final class ViaTables
     synchronized void connectionLost(final int vi, final int connectionId) throws InterruptedException
     {
         final ViTableEntry entry = vi(vi);
-        if (NIC_GONE == command(DriverCommand.VIA_CONNECTION_LOST, vi, entry.owner(), connectionId, 0, 0, 0) &&
+        if (NIC_GONE == command(DriverCommand.VIA_CONNECTION_LOST, vi, entry.owner(), entry.generation(), connectionId, 0, 0,
+            0) &&
             vi(vi).connectionId() == connectionId)
         {
             vi(vi).breakConnection();
@@ -205,14 +207,19 @@ final class ViaTables
     /**
      * Posts a VIA command on entry {@code index} of the process in Process Table entry {@code owner}
      * (the other fields as {@link DriverCommand#VIA_CONNECT} and {@link DriverCommand#VIA_RESIZE_CQ}
-     * reuse them) and waits for the NIC's Driver Doorbell. @return the doorbell, or {@link #NIC_GONE} if
-     * the NIC did not take it.
+     * reuse them) and waits for the NIC's Driver Doorbell. A command given up on here stays in the queue,
+     * and a NIC that was only silent takes it later: a connection command carries its VI's
+     * {@code generation}, which makes the NIC refuse it if the VI has been destroyed and made again by
+     * then, so that it cannot connect, flush or break the newer VI (0 for Via_Resize_Cq, which carries
+     * its CQ's generation in Group).
+     *
+     * @return the doorbell, or {@link #NIC_GONE} if the NIC did not take it.
      */
-    private int command(final int command, final int index, final int owner, final int pid, final int nameAi,
-        final int namePi, final int group) throws InterruptedException
+    private int command(final int command, final int index, final int owner, final int generation, final int pid,
+        final int nameAi, final int namePi, final int group) throws InterruptedException
     {
         final DriverCommandQueueWriter.Ticket ticket = commandQueue.post(command, new ProcessName(nameAi, namePi),
-            pid, index, group, owner, COMMAND_TIMEOUT_MS);
+            pid, index, group, owner, generation, COMMAND_TIMEOUT_MS);
         if (null == ticket)
         {
             System.err.println("driver " + node + ": could not post " + DriverCommand.name(command) + " for entry " +
@@ -329,7 +336,7 @@ final class ViaTables
         throws InterruptedException
     {
         final CqTableEntry entry = cq(cq);
-        final int done = command(DriverCommand.VIA_RESIZE_CQ, cq, owner, entries, (int)newRing,
+        final int done = command(DriverCommand.VIA_RESIZE_CQ, cq, owner, 0, entries, (int)newRing,
             (int)entry.ringAddress(), entry.generation());
         if (NIC_GONE == done)
         {

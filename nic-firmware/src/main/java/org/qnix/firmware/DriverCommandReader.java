@@ -77,6 +77,7 @@ final class DriverCommandReader
         final int index = entry.index();
         final int group = entry.group();
         final int size = entry.size();
+        final int generation = entry.generation();
         entry.consume();
         driverHead = (driverHead + 1) % params.driverCommandQueueEntries();
         if (++commandsSinceHeadUpdate == CommandQueueReader.HEAD_UPDATE_INTERVAL)
@@ -107,11 +108,11 @@ final class DriverCommandReader
                     break;
 
                 case DriverCommand.VIA_CONNECT:
-                    doorbell = viaConnections.connect(index, size, pid, name.ai(), name.pi(), group);
+                    doorbell = viaConnections.connect(index, size, generation, pid, name.ai(), name.pi(), group);
                     break;
 
                 case DriverCommand.VIA_DISCONNECT:
-                    doorbell = viaConnections.disconnect(index, size);
+                    doorbell = viaConnections.disconnect(index, size, generation);
                     break;
 
                 case DriverCommand.VIA_CONNECTION_LOST:
@@ -121,7 +122,7 @@ final class DriverCommandReader
                     // flush completes what is left DESC_FLUSHED (a full verify saw ViplHello's server
                     // send fail 0x21 after the client had printed its reply).
                     input.drain();
-                    doorbell = viaConnections.connectionLost(index, size, pid);
+                    doorbell = viaConnections.connectionLost(index, size, generation, pid);
                     break;
 
                 case DriverCommand.VIA_RESIZE_CQ:

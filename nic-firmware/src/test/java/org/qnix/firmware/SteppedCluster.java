@@ -169,12 +169,19 @@ final class SteppedCluster implements AutoCloseable
     int post(final int node, final int command, final ProcessName name, final int pid, final int index,
         final int group, final int size)
     {
+        return post(node, command, name, pid, index, group, size, 0);
+    }
+
+    /** A driver command with a Generation, as the driver posts the VIA connection commands. */
+    int post(final int node, final int command, final ProcessName name, final int pid, final int index,
+        final int group, final int size, final int generation)
+    {
         final NodeImage image = images.get(node);
         final int position = driverTail[node];
         driverTail[node] = (position + 1) % params.driverCommandQueueEntries();
         image.hostMemory().putIntRelease((int)image.hostLayout().driverDoorbellOffset(position), Doorbell.USED);
         new DriverCommandEntry().wrap(image.sdram(), (int)image.sdramLayout().driverCommandOffset(position))
-            .publish(command, name, pid, index, group, size);
+            .publish(command, name, pid, index, group, size, generation);
         return position;
     }
 

@@ -7,8 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.agrona.concurrent.AtomicBuffer;
 import org.junit.jupiter.api.Test;
 import org.qnix.abi.CqRingLayout;
-import org.qnix.abi.DriverCommand;
-import org.qnix.abi.ProcessName;
+import org.qnix.abi.Doorbell;
+import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.ViTableEntry;
 import org.qnix.abi.ViplDescriptor;
 
@@ -19,7 +20,7 @@ import org.qnix.abi.ViplDescriptor;
  * DESC_FLUSHED; on an Unreliable VI, which stays connected, a bad post of either queue completes
  * after the older descriptors in progress; every error and flush reports the op of its descriptor; and
  * a VI made again in its table entry, for another process or the same one, sees nothing of the
- * previous VI's work.
+ * previous VI's work, nor of the connection commands the driver posted for it.
  */
 class ViaCompletionOrderTest extends ViaSteppedTest
 {
@@ -95,7 +96,7 @@ class ViaCompletionOrderTest extends ViaSteppedTest
             ViplDescriptor.STATUS_PROTECTION_ERROR, outside.status());
 
         // In the Error state an RDMA write is flushed as one.
-        cluster.post(0, DriverCommand.VIA_CONNECTION_LOST, new ProcessName(0, 0), 77, SEND_VI, 0, 0);
+        a.connectionLost(SEND_VI, 77);
         cluster.settle();
         final ViplDescriptor write = rdmaWrite(b.address(DATA), target, 0, 100, 0);
         a.postSend(SEND_VI, handleA, DESCRIPTORS);
@@ -103,6 +104,39 @@ class ViaCompletionOrderTest extends ViaSteppedTest
         assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RDMA_WRITE |
             ViplDescriptor.STATUS_DESC_FLUSHED_ERROR, write.status());
         assertUntouched(b, DATA, AREA - DATA);
+    }
+
+    /**
+     * a's NIC is silent (a debugger's breakpoint) longer than the driver waits for a command: the driver
+     * gives up on its Via_Connect and Via_Disconnect and writes the VI entry itself each time, and the
+     * process destroys the VI and makes it again in the same entry. When the NIC runs again it takes both
+     * commands, which are for the previous VI (its Generation): refused, so the new VI is neither
+     * connected to the old peer nor has its receive flushed.
+     */
+    @Test
+    void connectionCommandsTheDriverGaveUpOnDoNotReachAViMadeAgainInTheirEntry()
+    {
+        a.createVi(SEND_VI, 0, PTAG_A, ViTableEntry.RELIABLE_DELIVERY, ViTableEntry.NO_CQ);
+        b.createVi(RECEIVE_VI, 3, PTAG_B, ViTableEntry.RELIABLE_DELIVERY, CQ);
+        final int staleConnect = a.connect(SEND_VI, b, RECEIVE_VI, 77);
+        a.vi(SEND_VI).connect(77, NicCoordinates.packedOfIndex(b.node, cluster.params.torusWidth()), RECEIVE_VI,
+            ProcessTableLayout.nicPid(b.index));
+        final int staleDisconnect = a.disconnect(SEND_VI);
+        a.vi(SEND_VI).disconnect();
+        a.vi(SEND_VI).publishState(ViTableEntry.STATE_FREE);
+        a.createVi(SEND_VI, 0, PTAG_A, ViTableEntry.RELIABLE_DELIVERY, ViTableEntry.NO_CQ);
+        final ViplDescriptor fresh = a.descriptor(DESCRIPTORS).control(ViplDescriptor.OP_SEND).segmentCount(1)
+            .dataSegment(0, a.address(DATA), handleA, 100);
+        a.postRecv(SEND_VI, handleA, DESCRIPTORS);
+
+        cluster.settle();
+
+        assertEquals(Doorbell.BAD_COMMAND, cluster.driverDoorbell(0, staleConnect));
+        assertEquals(Doorbell.BAD_COMMAND, cluster.driverDoorbell(0, staleDisconnect));
+        assertEquals(ViTableEntry.STATE_IDLE, a.vi(SEND_VI).state(), "not connected to the old peer");
+        assertEquals(0, a.vi(SEND_VI).connectionId());
+        assertEquals(0, fresh.status(), "the new VI's receive waits, not flushed");
+        assertEquals(0, a.asyncEvents());
     }
 
     @Test
@@ -120,7 +154,7 @@ class ViaCompletionOrderTest extends ViaSteppedTest
         // VipDestroyVi of an Idle VI and VipCreateVi are the driver's alone: the NIC is not told.
         a.vi(SEND_VI).publishState(ViTableEntry.STATE_FREE);
         c.createVi(SEND_VI, 0, 33, ViTableEntry.RELIABLE_DELIVERY, ViTableEntry.NO_CQ);
-        cluster.post(0, DriverCommand.VIA_DISCONNECT, new ProcessName(0, 0), 0, SEND_VI, 0, c.index);
+        c.disconnect(SEND_VI);
         cluster.settle();
 
         assertEquals(0, c.asyncEvents(), "nothing of a's receive reaches c");
@@ -277,7 +311,7 @@ class ViaCompletionOrderTest extends ViaSteppedTest
         cluster.settle();
         assertEquals(1, b.vi(RECEIVE_VI).dropped());
         // Nor does a flush complete it into the new VI.
-        cluster.post(1, DriverCommand.VIA_DISCONNECT, new ProcessName(0, 0), 0, RECEIVE_VI, 0, b.index);
+        b.disconnect(RECEIVE_VI);
         cluster.settle();
 
         assertEquals(0, old.status());

@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.agrona.concurrent.AtomicBuffer;
 import org.junit.jupiter.api.Test;
 import org.qnix.abi.CqRingLayout;
-import org.qnix.abi.DriverCommand;
-import org.qnix.abi.ProcessName;
 import org.qnix.abi.ViTableEntry;
 import org.qnix.abi.ViaProcessStructuresLayout;
 import org.qnix.abi.ViplDescriptor;
@@ -189,7 +187,7 @@ class ViaDataPathTest extends ViaSteppedTest
             cluster.step();
         }
         assertEquals(1, cluster.nics.get(0).viaTimesScheduled(a.index, SEND_VI));
-        cluster.post(0, DriverCommand.VIA_DISCONNECT, new ProcessName(0, 0), 0, SEND_VI, 0, a.index);
+        a.disconnect(SEND_VI);
         cluster.step();
         a.vi(SEND_VI).publishState(ViTableEntry.STATE_FREE);
         a.createVi(SEND_VI, 0, PTAG_A, ViTableEntry.UNRELIABLE, ViTableEntry.NO_CQ);
@@ -385,7 +383,7 @@ class ViaDataPathTest extends ViaSteppedTest
         assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_SEND |
             ViplDescriptor.STATUS_DESC_FLUSHED_ERROR, later.status());
         assertEquals(0, counter(0, NicCounters.DATA_PACKETS_SENT));
-        cluster.post(0, DriverCommand.VIA_DISCONNECT, new ProcessName(0, 0), 0, SEND_VI, 0, 0);
+        a.disconnect(SEND_VI);
         cluster.settle();
         assertEquals(ViTableEntry.STATE_IDLE, a.vi(SEND_VI).state());
     }
@@ -411,7 +409,7 @@ class ViaDataPathTest extends ViaSteppedTest
         assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE, recv.status());
         assertFalse(send.isDone(), "the acknowledgement waits in a's input FIFO");
 
-        cluster.post(0, DriverCommand.VIA_CONNECTION_LOST, new ProcessName(0, 0), 77, SEND_VI, 0, 0);
+        a.connectionLost(SEND_VI, 77);
         cluster.settle();
         assertEquals(ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_SEND, send.status());
         assertEquals(40, send.length());
@@ -430,7 +428,7 @@ class ViaDataPathTest extends ViaSteppedTest
         b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS);
         b.postRecv(RECEIVE_VI, handleB, DESCRIPTORS + 128);
         cluster.settle();
-        cluster.post(1, DriverCommand.VIA_CONNECTION_LOST, new ProcessName(0, 0), 77, RECEIVE_VI, 0, 0);
+        b.connectionLost(RECEIVE_VI, 77);
         cluster.settle();
         assertEquals(ViTableEntry.STATE_ERROR, b.vi(RECEIVE_VI).state());
         final int flushed = ViplDescriptor.STATUS_DONE | ViplDescriptor.STATUS_OP_RECEIVE |

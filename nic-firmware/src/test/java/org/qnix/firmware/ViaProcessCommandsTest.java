@@ -132,27 +132,29 @@ class ViaProcessCommandsTest extends SteppedClusterTest
         cluster.settle();
         assertEquals(Doorbell.BAD_COMMAND, cluster.driverDoorbell(0, twice), "already connected");
 
-        final int staleLoss = cluster.post(0, DriverCommand.VIA_CONNECTION_LOST, NO_NAME, 8, 5, 0, 0);
+        final int staleLoss = cluster.post(0, DriverCommand.VIA_CONNECTION_LOST, NO_NAME, 8, 5, 0, 0, vi.generation());
         cluster.settle();
         assertEquals(Doorbell.DONE, cluster.driverDoorbell(0, staleLoss));
         assertEquals(ViTableEntry.STATE_CONNECTED, vi.state(), "a loss of an older connection is ignored");
-        final int loss = cluster.post(0, DriverCommand.VIA_CONNECTION_LOST, NO_NAME, 9, 5, 0, 0);
+        final int loss = cluster.post(0, DriverCommand.VIA_CONNECTION_LOST, NO_NAME, 9, 5, 0, 0, vi.generation());
         cluster.settle();
         assertEquals(Doorbell.DONE, cluster.driverDoorbell(0, loss));
         assertEquals(ViTableEntry.STATE_ERROR, vi.state());
 
-        final int disconnected = cluster.post(0, DriverCommand.VIA_DISCONNECT, NO_NAME, 0, 5, 0, 0);
+        final int disconnected = cluster.post(0, DriverCommand.VIA_DISCONNECT, NO_NAME, 0, 5, 0, 0, vi.generation());
         cluster.settle();
         assertEquals(Doorbell.DONE, cluster.driverDoorbell(0, disconnected));
         assertEquals(ViTableEntry.STATE_IDLE, vi.state());
         assertEquals(0, vi.connectionId());
     }
 
-    /** Via_Connect of VI {@code vi} of entry {@code owner} to VI 3 of node 1 (NIC PID 4). */
+    /** Via_Connect of VI {@code vi} of entry {@code owner} to VI 3 of node 1 (NIC PID 4), for the VI the entry holds. */
     private int connect(final int vi, final int owner, final int connectionId)
     {
+        final ViTableEntry entry =
+            new ViTableEntry().wrap(cluster.images.get(0).sdram(), (int)cluster.images.get(0).sdramLayout().via().viOffset(vi));
         return cluster.post(0, DriverCommand.VIA_CONNECT, new ProcessName(NicCoordinates.ofIndex(1, 2).packed(), 3),
-            connectionId, vi, 4, owner);
+            connectionId, vi, 4, owner, entry.generation());
     }
 
     /** What the driver writes before it posts New_Via_Process: the entry's addresses, Kind, then its PID. */

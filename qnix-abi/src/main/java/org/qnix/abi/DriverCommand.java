@@ -19,7 +19,10 @@ public final class DriverCommand
      * VIA: the connection manager matched VI Index (a Connect Pending or Idle VI of the VIA process in
      * Process Table entry Size) with a peer: the NIC writes the connection into the VI entry and makes
      * it Connected. The fields are reused: PID = the connection id, Name AI = the peer NIC (packed
-     * coordinates), Name PI = the peer VI, Group = the peer's NIC PID.
+     * coordinates), Name PI = the peer VI, Group = the peer's NIC PID. Like Via_Disconnect and
+     * Via_Connection_Lost it carries the VI's Generation, and the NIC refuses it (Bad Command) if the
+     * entry holds another VI by then: a command the driver gave up on, when the NIC was silent, must
+     * not reach a VI made again in the same entry ({@link DriverCommandQueueLayout#GENERATION_OFFSET}).
      */
     public static final int VIA_CONNECT = 5;
     /** VIA: VI Index of entry Size is disconnected: the NIC ends its work on it and makes it Idle. */

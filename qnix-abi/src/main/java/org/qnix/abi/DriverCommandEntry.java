@@ -25,9 +25,21 @@ public final class DriverCommandEntry
         return this;
     }
 
-    /** Writes every field, then the Command; the reader is the NIC control program. */
+    /** Writes every field, Generation 0, then the Command; the reader is the NIC control program. */
     public void publish(final int command, final ProcessName name, final int pid, final int index, final int group,
         final int size)
+    {
+        publish(command, name, pid, index, group, size, 0);
+    }
+
+    /**
+     * Writes every field, then the Command; the reader is the NIC control program.
+     *
+     * @param generation the VI's Generation for a VIA connection command
+     *                   ({@link DriverCommandQueueLayout#GENERATION_OFFSET}), else 0.
+     */
+    public void publish(final int command, final ProcessName name, final int pid, final int index, final int group,
+        final int size, final int generation)
     {
         buffer.putInt(offset + DriverCommandQueueLayout.NAME_AI_OFFSET, name.ai());
         buffer.putInt(offset + DriverCommandQueueLayout.NAME_PI_OFFSET, name.pi());
@@ -35,6 +47,7 @@ public final class DriverCommandEntry
         buffer.putInt(offset + DriverCommandQueueLayout.INDEX_OFFSET, index);
         buffer.putInt(offset + DriverCommandQueueLayout.GROUP_OFFSET, group);
         buffer.putInt(offset + DriverCommandQueueLayout.SIZE_OFFSET, size);
+        buffer.putInt(offset + DriverCommandQueueLayout.GENERATION_OFFSET, generation);
         // Reader: the NIC control program, which acts only once it sees a non-zero Command.
         buffer.putIntRelease(offset + DriverCommandQueueLayout.COMMAND_OFFSET, command);
     }
@@ -77,5 +90,10 @@ public final class DriverCommandEntry
     public int size()
     {
         return buffer.getInt(offset + DriverCommandQueueLayout.SIZE_OFFSET);
+    }
+
+    public int generation()
+    {
+        return buffer.getInt(offset + DriverCommandQueueLayout.GENERATION_OFFSET);
     }
 }
