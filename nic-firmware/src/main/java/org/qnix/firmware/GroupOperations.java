@@ -122,7 +122,7 @@ final class GroupOperations
         }
         // Step 2.
         messages.newGroup().group(group).groupSize(size).memberAi(slot.aiName).memberPi(slot.piName)
-            .memberNicPid(slot.nicPid);
+            .memberNicPid(slot.nicPid).memberIncarnation(slot.incarnation);
         messages.broadcast(SystemMessage.NEW_GROUP_LENGTH);
         // Step 3.
         if (GroupTable.AddResult.COMPLETED == added)
@@ -131,12 +131,15 @@ final class GroupOperations
         }
     }
 
-    /** New_Group_Ack from NIC {@code node} for the member with NIC PID {@code nicPid} of this NIC. */
-    void onGroupAck(final int node, final int group, final int nicPid)
+    /**
+     * New_Group_Ack from NIC {@code node} for the member with NIC PID {@code nicPid} of this NIC, if it
+     * is still the process {@code incarnation} of the entry.
+     */
+    void onGroupAck(final int node, final int group, final int nicPid, final int incarnation)
     {
         final int index = nicPid - 1;
         final ProcessSlot slot = index >= 0 && index < slots.length ? slots[index] : null;
-        if (null == slot || !slot.active)
+        if (null == slot || !slot.active || slot.incarnation != incarnation)
         {
             return;
         }

@@ -125,14 +125,15 @@ final class ProcessRegistrations
         residents[index] = name;
         activate(index, name.ai(), name.pi(), incarnation);
         setProcessState(index, ProcessTableLayout.STATE_REGISTERING);
-        final Registration registration = new Registration(index, name, pid, group, size, params.nodeCount());
+        final Registration registration = new Registration(index, incarnation, name, pid, group, size, params.nodeCount());
         registration.processAck(selfIndex);
         registrations.put(index, registration);
 
         messages.newProcess().name(name).nicPid(nicPid).osPid(pid).group(group).groupSize(size)
             .incarnation(incarnation);
         messages.broadcast(SystemMessage.NEW_PROCESS_LENGTH);
-        messages.newGroup().group(group).groupSize(size).memberAi(name.ai()).memberPi(name.pi()).memberNicPid(nicPid);
+        messages.newGroup().group(group).groupSize(size).memberAi(name.ai()).memberPi(name.pi()).memberNicPid(nicPid)
+            .memberIncarnation(incarnation);
         messages.broadcast(SystemMessage.NEW_GROUP_LENGTH);
 
         if (GroupTable.AddResult.COMPLETED == added)
@@ -368,7 +369,7 @@ final class ProcessRegistrations
             counters.systemMessagesRejected.increment();
             return;
         }
-        messages.newProcessAck().name(name).nicPid(nicPid);
+        messages.newProcessAck().name(name).nicPid(nicPid).ackIncarnation(message.incarnation());
         messages.sendTo(sourceIndex, SystemMessage.NEW_PROCESS_ACK_LENGTH);
     }
 
@@ -376,7 +377,7 @@ final class ProcessRegistrations
     {
         final ProcessName name = message.name();
         final Registration registration = pendingRegistration(message.nicPid());
-        if (null != registration && registration.name.equals(name))
+        if (null != registration && registration.name.equals(name) && registration.incarnation == message.ackIncarnation())
         {
             registration.processAck(sourceIndex);
             completeIfDone(registration);
@@ -389,15 +390,14 @@ final class ProcessRegistrations
         final int size = message.groupSize();
         final ProcessName member = new ProcessName(message.memberAi(), message.memberPi());
         final int nicPid = message.memberNicPid();
+        final int incarnation = message.memberIncarnation();
         if (size < 1 || size > params.nameTableEntries())
         {
             counters.systemMessagesRejected.increment();
             return;
         }
         evictedGroups.clear();
-        // Its New_Process came before, from the same NIC: the Name Table says which process it is.
-        final NameTable.Entry named = names.lookup(member);
-        final int incarnation = null != named && named.is(source, nicPid) ? named.incarnation : 0;
+        // Its own NIC says which process of the entry the member is, as its New_Process did.
         final GroupTable.AddResult added =
             groups.addMember(group, size, new GroupTable.Member(member, source, nicPid, incarnation), evictedGroups);
         groupOperations.membersLeft(evictedGroups);
@@ -409,7 +409,7 @@ final class ProcessRegistrations
         {
             // A member joining again (a retried Join_Group) waits for every NIC's acknowledgement
             // afresh: this NIC gave its own when the group completed, so it gives it again.
-            messages.newGroupAck().group(group).ackNicPid(nicPid);
+            messages.newGroupAck().group(group).ackNicPid(nicPid).ackIncarnation(incarnation);
             messages.sendTo(sourceIndex, SystemMessage.NEW_GROUP_ACK_LENGTH);
         }
         else if (GroupTable.AddResult.FULL == added || GroupTable.AddResult.REFUSED == added)
@@ -420,7 +420,7 @@ final class ProcessRegistrations
 
     void onNewGroupAck(final int sourceIndex, final NewGroupFlyweight message)
     {
-        onGroupAck(sourceIndex, message.group(), message.ackNicPid());
+        onGroupAck(sourceIndex, message.group(), message.ackNicPid(), message.ackIncarnation());
     }
 
     void onDeleteProcess(final NicCoordinates source, final int sourceIndex, final NewProcessFlyweight message)
@@ -444,26 +444,31 @@ final class ProcessRegistrations
         {
             if (member.node().equals(self))
             {
-                onGroupAck(selfIndex, group.name, member.nicPid());
+                onGroupAck(selfIndex, group.name, member.nicPid(), member.incarnation());
             }
             else
             {
-                messages.newGroupAck().group(group.name).ackNicPid(member.nicPid());
+                messages.newGroupAck().group(group.name).ackNicPid(member.nicPid()).ackIncarnation(member.incarnation());
                 messages.sendTo(member.node().index(params.torusWidth()), SystemMessage.NEW_GROUP_ACK_LENGTH);
             }
         }
     }
 
-    /** A New_Group_Ack counts for the member's registration and for its Join_Group operations. */
-    private void onGroupAck(final int sourceIndex, final int group, final int nicPid)
+    /**
+     * A New_Group_Ack counts for the member's registration and for its Join_Group operations, if it is
+     * for the process the entry holds now: one for the process before it, late (it travels from the other
+     * NIC, so nothing orders it before that process's Delete_Process here), must not complete the
+     * registration or join of the next one while that NIC does not know its group yet.
+     */
+    private void onGroupAck(final int sourceIndex, final int group, final int nicPid, final int incarnation)
     {
         final Registration registration = pendingRegistration(nicPid);
-        if (null != registration && registration.group == group)
+        if (null != registration && registration.group == group && registration.incarnation == incarnation)
         {
             registration.groupAck(sourceIndex);
             completeIfDone(registration);
         }
-        groupOperations.onGroupAck(sourceIndex, group, nicPid);
+        groupOperations.onGroupAck(sourceIndex, group, nicPid, incarnation);
     }
 
     private Registration pendingRegistration(final int nicPid)

@@ -304,7 +304,8 @@ class CollectivesTest extends SteppedClusterTest
 
         final UnsafeBuffer payload = new UnsafeBuffer(new byte[SystemMessage.NEW_GROUP_LENGTH]);
         new NewGroupFlyweight().wrap(payload, 0).group(group).groupSize(2).memberAi(p[0].name.ai())
-            .memberPi(p[0].name.pi()).memberNicPid(p[0].index + 1);
+            .memberPi(p[0].name.pi()).memberNicPid(p[0].index + 1)
+            .memberIncarnation(cluster.nics.get(0).slot(p[0].index).incarnation);
         cluster.injectSystemMessage(0, 3, SystemMessage.NEW_GROUP, payload, SystemMessage.NEW_GROUP_LENGTH);
         cluster.nics.get(3).doWork();
         assertEquals(sent + 1, cluster.counter(3, NicCounters.SYSTEM_MESSAGES_SENT), "New_Group_Ack again");

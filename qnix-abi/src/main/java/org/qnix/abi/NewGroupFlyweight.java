@@ -5,11 +5,12 @@ import org.agrona.MutableDirectBuffer;
 /**
  * The payload of a New_Group system message (thesis 3.5.1; {@link SystemMessage}), over a buffer at
  * an offset. New_Group_Ack is its Group field followed by the NIC PID of the member acknowledged
- * ({@link #ackNicPid()}), {@link SystemMessage#NEW_GROUP_ACK_LENGTH} bytes.
+ * ({@link #ackNicPid()}) and that member's incarnation ({@link #ackIncarnation()}),
+ * {@link SystemMessage#NEW_GROUP_ACK_LENGTH} bytes.
  *
  * <pre>{@code
  * NewGroupFlyweight message = new NewGroupFlyweight().wrap(packet, PacketHeader.LENGTH);
- * message.group(7).groupSize(2).memberAi(7).memberPi(0).memberNicPid(1);
+ * message.group(7).groupSize(2).memberAi(7).memberPi(0).memberNicPid(1).memberIncarnation(1);
  * }</pre>
  */
 public final class NewGroupFlyweight
@@ -83,6 +84,21 @@ public final class NewGroupFlyweight
         return this;
     }
 
+    /**
+     * New_Group only: which process of the member's Process Table entry it is (New_Process's
+     * incarnation), so that a NIC's record of the member, and its acknowledgement, name that process only.
+     */
+    public int memberIncarnation()
+    {
+        return buffer.getInt(offset + SystemMessage.GROUP_MEMBER_INCARNATION_OFFSET);
+    }
+
+    public NewGroupFlyweight memberIncarnation(final int incarnation)
+    {
+        buffer.putInt(offset + SystemMessage.GROUP_MEMBER_INCARNATION_OFFSET, incarnation);
+        return this;
+    }
+
     /** New_Group_Ack only: the NIC PID of the member being acknowledged, on the destination NIC. */
     public int ackNicPid()
     {
@@ -92,6 +108,18 @@ public final class NewGroupFlyweight
     public NewGroupFlyweight ackNicPid(final int nicPid)
     {
         buffer.putInt(offset + SystemMessage.GROUP_ACK_NIC_PID_OFFSET, nicPid);
+        return this;
+    }
+
+    /** New_Group_Ack only: the incarnation of the member being acknowledged, as its New_Group carried it. */
+    public int ackIncarnation()
+    {
+        return buffer.getInt(offset + SystemMessage.GROUP_ACK_INCARNATION_OFFSET);
+    }
+
+    public NewGroupFlyweight ackIncarnation(final int incarnation)
+    {
+        buffer.putInt(offset + SystemMessage.GROUP_ACK_INCARNATION_OFFSET, incarnation);
         return this;
     }
 }

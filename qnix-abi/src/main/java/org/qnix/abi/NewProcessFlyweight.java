@@ -5,7 +5,8 @@ import org.agrona.MutableDirectBuffer;
 /**
  * The payload of a New_Process system message (thesis 3.5.1; {@link SystemMessage}), over a buffer
  * at an offset. New_Process_Ack and Delete_Process are its first three fields (the process name and
- * its NIC PID), so this flyweight reads and writes them too: their lengths are
+ * its NIC PID), New_Process_Ack with the incarnation it acknowledges after them
+ * ({@link #ackIncarnation()}), so this flyweight reads and writes them too: their lengths are
  * {@link SystemMessage#NEW_PROCESS_ACK_LENGTH} and {@link SystemMessage#DELETE_PROCESS_LENGTH}.
  *
  * <pre>{@code
@@ -119,6 +120,18 @@ public final class NewProcessFlyweight
     public NewProcessFlyweight incarnation(final int incarnation)
     {
         buffer.putInt(offset + SystemMessage.NEW_PROCESS_INCARNATION_OFFSET, incarnation);
+        return this;
+    }
+
+    /** New_Process_Ack only: the incarnation of the New_Process acknowledged. */
+    public int ackIncarnation()
+    {
+        return buffer.getInt(offset + SystemMessage.NEW_PROCESS_ACK_INCARNATION_OFFSET);
+    }
+
+    public NewProcessFlyweight ackIncarnation(final int incarnation)
+    {
+        buffer.putInt(offset + SystemMessage.NEW_PROCESS_ACK_INCARNATION_OFFSET, incarnation);
         return this;
     }
 }

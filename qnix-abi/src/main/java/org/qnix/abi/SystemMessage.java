@@ -7,9 +7,9 @@ package org.qnix.abi;
  *
  * <pre>
  *  New_Process        | Name AI | Name PI | NIC PID | OS pid | Group | Group size | Incarnation |
- *  New_Process_Ack    | Name AI | Name PI | NIC PID (on the destination NIC)      |
- *  New_Group          | Group | Group size | Member AI | Member PI | Member NIC PID |
- *  New_Group_Ack      | Group | NIC PID of the member being acknowledged          |
+ *  New_Process_Ack    | Name AI | Name PI | NIC PID (on the destination NIC) | Incarnation |
+ *  New_Group          | Group | Group size | Member AI | Member PI | Member NIC PID | Member incarnation |
+ *  New_Group_Ack      | Group | NIC PID of the member being acknowledged | Its incarnation |
  *  Barrier            | Group | Group size | Sequence | Member AI | Member PI | Member NIC PID |
  *  Delete_Process     | Name AI | Name PI | NIC PID |
  *  Permission_Request | Receiver PID | Sender PID | Context Tag | Message length | First packet length |
@@ -118,7 +118,13 @@ public final class SystemMessage
     public static final int NEW_PROCESS_GROUP_SIZE_OFFSET = NEW_PROCESS_GROUP_OFFSET + Integer.BYTES;
     public static final int NEW_PROCESS_INCARNATION_OFFSET = NEW_PROCESS_GROUP_SIZE_OFFSET + Integer.BYTES;
     public static final int NEW_PROCESS_LENGTH = NEW_PROCESS_INCARNATION_OFFSET + Integer.BYTES;
-    public static final int NEW_PROCESS_ACK_LENGTH = NAME_NIC_PID_OFFSET + Integer.BYTES;
+    /**
+     * New_Process_Ack's echo of the New_Process's incarnation: the registering NIC counts an
+     * acknowledgement only for the process its entry holds now, not for the one before it (a process of
+     * the same name, say, whose acknowledgement was late).
+     */
+    public static final int NEW_PROCESS_ACK_INCARNATION_OFFSET = NAME_NIC_PID_OFFSET + Integer.BYTES;
+    public static final int NEW_PROCESS_ACK_LENGTH = NEW_PROCESS_ACK_INCARNATION_OFFSET + Integer.BYTES;
     public static final int DELETE_PROCESS_LENGTH = NAME_NIC_PID_OFFSET + Integer.BYTES;
 
     public static final int GROUP_OFFSET = 0;
@@ -126,9 +132,12 @@ public final class SystemMessage
     public static final int GROUP_MEMBER_AI_OFFSET = GROUP_SIZE_OFFSET + Integer.BYTES;
     public static final int GROUP_MEMBER_PI_OFFSET = GROUP_MEMBER_AI_OFFSET + Integer.BYTES;
     public static final int GROUP_MEMBER_NIC_PID_OFFSET = GROUP_MEMBER_PI_OFFSET + Integer.BYTES;
-    public static final int NEW_GROUP_LENGTH = GROUP_MEMBER_NIC_PID_OFFSET + Integer.BYTES;
+    /** The member's incarnation on its NIC, as its New_Process carried it; New_Group_Ack echoes it. */
+    public static final int GROUP_MEMBER_INCARNATION_OFFSET = GROUP_MEMBER_NIC_PID_OFFSET + Integer.BYTES;
+    public static final int NEW_GROUP_LENGTH = GROUP_MEMBER_INCARNATION_OFFSET + Integer.BYTES;
     public static final int GROUP_ACK_NIC_PID_OFFSET = GROUP_OFFSET + Integer.BYTES;
-    public static final int NEW_GROUP_ACK_LENGTH = GROUP_ACK_NIC_PID_OFFSET + Integer.BYTES;
+    public static final int GROUP_ACK_INCARNATION_OFFSET = GROUP_ACK_NIC_PID_OFFSET + Integer.BYTES;
+    public static final int NEW_GROUP_ACK_LENGTH = GROUP_ACK_INCARNATION_OFFSET + Integer.BYTES;
     public static final int BARRIER_SEQUENCE_OFFSET = GROUP_SIZE_OFFSET + Integer.BYTES;
     public static final int BARRIER_MEMBER_AI_OFFSET = BARRIER_SEQUENCE_OFFSET + Integer.BYTES;
     public static final int BARRIER_MEMBER_PI_OFFSET = BARRIER_MEMBER_AI_OFFSET + Integer.BYTES;

@@ -86,7 +86,8 @@ final class TracedPacketText
             }
             case SystemMessage.NEW_PROCESS, SystemMessage.NEW_PROCESS_ACK, SystemMessage.DELETE_PROCESS ->
             {
-                if (available < SystemMessage.NEW_PROCESS_ACK_LENGTH)
+                // The three share their first fields; Delete_Process is the shortest.
+                if (available < SystemMessage.DELETE_PROCESS_LENGTH)
                 {
                     return line.append("(cut)").toString();
                 }
@@ -112,7 +113,8 @@ final class TracedPacketText
                     return line.append("(cut)").toString();
                 }
                 group.wrap(payload, 0);
-                return line.append("group ").append(group.group()).toString();
+                return line.append("group ").append(group.group()).append(", member NIC PID ").append(group.ackNicPid())
+                    .toString();
             }
             case SystemMessage.BARRIER ->
             {
