@@ -150,8 +150,8 @@ final class ViaTables
         final int peerNicPid) throws InterruptedException
     {
         final ViTableEntry entry = vi(vi);
-        final int done = command(DriverCommand.VIA_CONNECT, vi, entry.owner(), entry.generation(), connectionId, peerNic,
-            peerVi, peerNicPid);
+        final int done = command(DriverCommand.VIA_CONNECT, vi, entry.owner(), entry.generation(), connectionId,
+            peerNic, peerVi, peerNicPid);
         if (NIC_GONE == done)
         {
             vi(vi).connect(connectionId, peerNic, peerVi, peerNicPid);
@@ -178,8 +178,8 @@ final class ViaTables
     synchronized void connectionLost(final int vi, final int connectionId) throws InterruptedException
     {
         final ViTableEntry entry = vi(vi);
-        if (NIC_GONE == command(DriverCommand.VIA_CONNECTION_LOST, vi, entry.owner(), entry.generation(), connectionId, 0, 0,
-            0) &&
+        if (NIC_GONE == command(DriverCommand.VIA_CONNECTION_LOST, vi, entry.owner(), entry.generation(), connectionId,
+            0, 0, 0) &&
             vi(vi).connectionId() == connectionId)
         {
             vi(vi).breakConnection();

@@ -125,7 +125,8 @@ final class ProcessRegistrations
         residents[index] = name;
         activate(index, name.ai(), name.pi(), incarnation);
         setProcessState(index, ProcessTableLayout.STATE_REGISTERING);
-        final Registration registration = new Registration(index, incarnation, name, pid, group, size, params.nodeCount());
+        final Registration registration =
+            new Registration(index, incarnation, name, pid, group, size, params.nodeCount());
         registration.processAck(selfIndex);
         registrations.put(index, registration);
 
@@ -377,7 +378,8 @@ final class ProcessRegistrations
     {
         final ProcessName name = message.name();
         final Registration registration = pendingRegistration(message.nicPid());
-        if (null != registration && registration.name.equals(name) && registration.incarnation == message.ackIncarnation())
+        if (null != registration && registration.name.equals(name) &&
+            registration.incarnation == message.ackIncarnation())
         {
             registration.processAck(sourceIndex);
             completeIfDone(registration);
@@ -448,7 +450,8 @@ final class ProcessRegistrations
             }
             else
             {
-                messages.newGroupAck().group(group.name).ackNicPid(member.nicPid()).ackIncarnation(member.incarnation());
+                messages.newGroupAck().group(group.name).ackNicPid(member.nicPid())
+                    .ackIncarnation(member.incarnation());
                 messages.sendTo(member.node().index(params.torusWidth()), SystemMessage.NEW_GROUP_ACK_LENGTH);
             }
         }

@@ -161,7 +161,8 @@ class ReusedProcessEntryTest extends SteppedClusterTest
         {
             final UnsafeBuffer payload = new UnsafeBuffer(new byte[SystemMessage.NEW_GROUP_ACK_LENGTH]);
             new NewGroupFlyweight().wrap(payload, 0).group(group).ackNicPid(x.index + 1).ackIncarnation(incarnation);
-            cluster.injectSystemMessage(node, 3, SystemMessage.NEW_GROUP_ACK, payload, SystemMessage.NEW_GROUP_ACK_LENGTH);
+            cluster.injectSystemMessage(node, 3, SystemMessage.NEW_GROUP_ACK, payload,
+                SystemMessage.NEW_GROUP_ACK_LENGTH);
         }
     }
 

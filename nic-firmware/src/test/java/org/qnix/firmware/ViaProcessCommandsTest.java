@@ -148,11 +148,11 @@ class ViaProcessCommandsTest extends SteppedClusterTest
         assertEquals(0, vi.connectionId());
     }
 
-    /** Via_Connect of VI {@code vi} of entry {@code owner} to VI 3 of node 1 (NIC PID 4), for the VI the entry holds. */
+    /** Via_Connect of VI {@code vi} of entry {@code owner} to VI 3 of node 1 (NIC PID 4), for the VI it holds. */
     private int connect(final int vi, final int owner, final int connectionId)
     {
-        final ViTableEntry entry =
-            new ViTableEntry().wrap(cluster.images.get(0).sdram(), (int)cluster.images.get(0).sdramLayout().via().viOffset(vi));
+        final NodeImage image = cluster.images.get(0);
+        final ViTableEntry entry = new ViTableEntry().wrap(image.sdram(), (int)image.sdramLayout().via().viOffset(vi));
         return cluster.post(0, DriverCommand.VIA_CONNECT, new ProcessName(NicCoordinates.ofIndex(1, 2).packed(), 3),
             connectionId, vi, 4, owner, entry.generation());
     }
