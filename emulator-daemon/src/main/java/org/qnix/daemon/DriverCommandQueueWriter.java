@@ -67,7 +67,7 @@ final class DriverCommandQueueWriter
     }
 
     /**
-     * Posts a VIA connection command, which carries the Generation of its VI
+     * Posts a VIA command, which carries the Generation of its VI or CQ
      * ({@link org.qnix.abi.DriverCommandQueueLayout#GENERATION_OFFSET}).
      *
      * @return the ticket, or null if the queue stayed full.

@@ -208,10 +208,9 @@ final class ViaTables
      * Posts a VIA command on entry {@code index} of the process in Process Table entry {@code owner}
      * (the other fields as {@link DriverCommand#VIA_CONNECT} and {@link DriverCommand#VIA_RESIZE_CQ}
      * reuse them) and waits for the NIC's Driver Doorbell. A command given up on here stays in the queue,
-     * and a NIC that was only silent takes it later: a connection command carries its VI's
-     * {@code generation}, which makes the NIC refuse it if the VI has been destroyed and made again by
-     * then, so that it cannot connect, flush or break the newer VI (0 for Via_Resize_Cq, which carries
-     * its CQ's generation in Group).
+     * and a NIC that was only silent takes it later: it carries the {@code generation} of its VI or CQ,
+     * which makes the NIC refuse it if the VI or CQ has been destroyed and made again by then, so that it
+     * cannot connect, flush, break or move the newer one.
      *
      * @return the doorbell, or {@link #NIC_GONE} if the NIC did not take it.
      */
@@ -336,8 +335,8 @@ final class ViaTables
         throws InterruptedException
     {
         final CqTableEntry entry = cq(cq);
-        final int done = command(DriverCommand.VIA_RESIZE_CQ, cq, owner, 0, entries, (int)newRing,
-            (int)entry.ringAddress(), entry.generation());
+        final int done = command(DriverCommand.VIA_RESIZE_CQ, cq, owner, entry.generation(), entries, (int)newRing,
+            (int)entry.ringAddress(), 0);
         if (NIC_GONE == done)
         {
             return Resize.NIC_GONE;

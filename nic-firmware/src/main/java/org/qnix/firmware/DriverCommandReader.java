@@ -126,7 +126,7 @@ final class DriverCommandReader
                     break;
 
                 case DriverCommand.VIA_RESIZE_CQ:
-                    doorbell = viaCqResize.resize(index, size, group, name.pi(), name.ai(), pid);
+                    doorbell = viaCqResize.resize(index, size, generation, name.pi(), name.ai(), pid);
                     break;
 
                 default:

@@ -136,7 +136,7 @@ final class SteppedViaProcess
         host.setMemory((int)ring, CqRingLayout.length(entries), (byte)0);
         final CqTableEntry e = new CqTableEntry().wrap(sdram, (int)via.cqOffset(cq));
         return cluster.post(node, DriverCommand.VIA_RESIZE_CQ, new ProcessName((int)ring, (int)e.ringAddress()),
-            entries, cq, generation, index);
+            entries, cq, 0, index, generation);
     }
 
     /** @return where {@link #resizeCq} puts the new ring. */

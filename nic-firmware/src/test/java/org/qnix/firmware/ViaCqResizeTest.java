@@ -78,7 +78,7 @@ class ViaCqResizeTest extends ViaSteppedTest
         cluster.settle();
         assertEquals(Doorbell.BAD_COMMAND, cluster.driverDoorbell(1, staleGeneration));
         final int notTheOwners = cluster.post(1, DriverCommand.VIA_RESIZE_CQ,
-            new ProcessName((int)b.newRing(), (int)ringB), 8, CQ, 1, b.index + 1);
+            new ProcessName((int)b.newRing(), (int)ringB), 8, CQ, 0, b.index + 1, 1);
         cluster.settle();
         assertEquals(Doorbell.BAD_COMMAND, cluster.driverDoorbell(1, notTheOwners));
         // A process that wrote its Head past the Tail (its own word, untrusted).

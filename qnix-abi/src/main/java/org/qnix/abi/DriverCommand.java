@@ -37,8 +37,8 @@ public final class DriverCommand
      * applies it between two of its appends, so no completion is lost: it copies the entries queued in
      * the old ring to the same sequence positions of the new one, gives the new ring the old one's Head,
      * Tail and Overflowed, and makes the CQ table entry name the new ring. Fields reused: PID = the new
-     * ring's entries, Name AI = the new ring's host address, Name PI = the old ring's, Group = the CQ
-     * table entry's generation (a command for a CQ destroyed and made again meanwhile is a Bad Command).
+     * ring's entries, Name AI = the new ring's host address, Name PI = the old ring's; the Generation is
+     * the CQ table entry's (a command for a CQ destroyed and made again meanwhile is a Bad Command).
      * No Resources if the old ring holds more entries than the new one can.
      */
     public static final int VIA_RESIZE_CQ = 8;

@@ -35,7 +35,7 @@ public final class DriverCommandEntry
     /**
      * Writes every field, then the Command; the reader is the NIC control program.
      *
-     * @param generation the VI's Generation for a VIA connection command
+     * @param generation the VI's or CQ's Generation for a VIA command
      *                   ({@link DriverCommandQueueLayout#GENERATION_OFFSET}), else 0.
      */
     public void publish(final int command, final ProcessName name, final int pid, final int index, final int group,

@@ -25,7 +25,7 @@ package org.qnix.abi;
  *  +---------------------------------------------------------------+
  *  |  Size (processes in the group)                                |
  *  +---------------------------------------------------------------+
- *  |  Generation (VIA connection commands: the VI's; else 0)       |
+ *  |  Generation (VIA: the VI's or the CQ's; else 0)               |
  *  +---------------------------------------------------------------+
  *
  *  Driver Info (64 bytes), after D entries:
@@ -53,9 +53,10 @@ public final class DriverCommandQueueLayout
     public static final int SIZE_OFFSET = GROUP_OFFSET + Integer.BYTES;
     /**
      * The Generation of the VI a Via_Connect, Via_Disconnect or Via_Connection_Lost is for
-     * ({@link ViTableEntry#generation()}), read by the driver when it posts the command: the NIC refuses
-     * the command if the entry holds another VI by the time it takes it (the driver may have given up on
-     * a silent NIC, written the entry itself, and destroyed and made the VI again meanwhile).
+     * ({@link ViTableEntry#generation()}), or of the CQ of a Via_Resize_Cq
+     * ({@link CqTableEntry#generation()}), read by the driver when it posts the command: the NIC refuses
+     * the command if the entry holds another VI or CQ by the time it takes it (the driver may have given
+     * up on a silent NIC, written the entry itself, and destroyed and made the VI again meanwhile).
      */
     public static final int GENERATION_OFFSET = SIZE_OFFSET + Integer.BYTES;
     public static final int ENTRY_LENGTH = GENERATION_OFFSET + Integer.BYTES;
