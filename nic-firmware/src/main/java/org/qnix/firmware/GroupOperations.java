@@ -132,14 +132,14 @@ final class GroupOperations
     }
 
     /**
-     * New_Group_Ack from NIC {@code node} for the member with NIC PID {@code nicPid} of this NIC, if it
-     * is still the process {@code incarnation} of the entry.
+     * New_Group_Ack from NIC {@code node} for the member with NIC PID {@code nicPid} of this NIC
+     * ({@link ProcessRegistrations} has checked that it is for the process the entry holds now).
      */
-    void onGroupAck(final int node, final int group, final int nicPid, final int incarnation)
+    void onGroupAck(final int node, final int group, final int nicPid)
     {
         final int index = nicPid - 1;
         final ProcessSlot slot = index >= 0 && index < slots.length ? slots[index] : null;
-        if (null == slot || !slot.active || slot.incarnation != incarnation)
+        if (null == slot || !slot.active)
         {
             return;
         }

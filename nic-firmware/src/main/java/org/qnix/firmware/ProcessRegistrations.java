@@ -125,8 +125,7 @@ final class ProcessRegistrations
         residents[index] = name;
         activate(index, name.ai(), name.pi(), incarnation);
         setProcessState(index, ProcessTableLayout.STATE_REGISTERING);
-        final Registration registration =
-            new Registration(index, incarnation, name, pid, group, size, params.nodeCount());
+        final Registration registration = new Registration(index, name, pid, group, size, params.nodeCount());
         registration.processAck(selfIndex);
         registrations.put(index, registration);
 
@@ -377,9 +376,12 @@ final class ProcessRegistrations
     void onNewProcessAck(final int sourceIndex, final NewProcessFlyweight message)
     {
         final ProcessName name = message.name();
+        if (!holds(message.nicPid(), message.ackIncarnation()))
+        {
+            return;
+        }
         final Registration registration = pendingRegistration(message.nicPid());
-        if (null != registration && registration.name.equals(name) &&
-            registration.incarnation == message.ackIncarnation())
+        if (null != registration && registration.name.equals(name))
         {
             registration.processAck(sourceIndex);
             completeIfDone(registration);
@@ -457,21 +459,33 @@ final class ProcessRegistrations
         }
     }
 
-    /**
-     * A New_Group_Ack counts for the member's registration and for its Join_Group operations, if it is
-     * for the process the entry holds now: one for the process before it, late (it travels from the other
-     * NIC, so nothing orders it before that process's Delete_Process here), must not complete the
-     * registration or join of the next one while that NIC does not know its group yet.
-     */
+    /** A New_Group_Ack counts for the member's registration and for its Join_Group operations. */
     private void onGroupAck(final int sourceIndex, final int group, final int nicPid, final int incarnation)
     {
+        if (!holds(nicPid, incarnation))
+        {
+            return;
+        }
         final Registration registration = pendingRegistration(nicPid);
-        if (null != registration && registration.group == group && registration.incarnation == incarnation)
+        if (null != registration && registration.group == group)
         {
             registration.groupAck(sourceIndex);
             completeIfDone(registration);
         }
-        groupOperations.onGroupAck(sourceIndex, group, nicPid, incarnation);
+        groupOperations.onGroupAck(sourceIndex, group, nicPid);
+    }
+
+    /**
+     * @return whether the entry of NIC PID {@code nicPid} holds, now, the process {@code incarnation} an
+     * acknowledgement is for. One for the process before it, late (it travels from the other NIC, so
+     * nothing orders it before that process's Delete_Process here), must not complete the registration
+     * or join of the next one while that NIC does not know it or its group yet.
+     */
+    private boolean holds(final int nicPid, final int incarnation)
+    {
+        final int index = ProcessTableLayout.index(nicPid);
+        final ProcessSlot slot = index >= 0 && index < slots.length ? slots[index] : null;
+        return null != slot && slot.active && slot.incarnation == incarnation;
     }
 
     private Registration pendingRegistration(final int nicPid)

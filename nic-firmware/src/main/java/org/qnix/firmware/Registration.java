@@ -14,8 +14,6 @@ import org.qnix.abi.ProcessName;
 final class Registration
 {
     final int index;
-    /** Which process of the entry this is: an acknowledgement for another one does not count. */
-    final int incarnation;
     final ProcessName name;
     final int osPid;
     final int group;
@@ -25,11 +23,10 @@ final class Registration
     private int processAckCount;
     private int groupAckCount;
 
-    Registration(final int index, final int incarnation, final ProcessName name, final int osPid,
+    Registration(final int index, final ProcessName name, final int osPid,
         final int group, final int groupSize, final int nodes)
     {
         this.index = index;
-        this.incarnation = incarnation;
         this.name = name;
         this.osPid = osPid;
         this.group = group;
