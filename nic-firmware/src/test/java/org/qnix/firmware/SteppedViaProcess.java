@@ -166,32 +166,34 @@ final class SteppedViaProcess
         return new ViTableEntry().wrap(sdram, (int)via.viOffset(vi));
     }
 
-    /**
-     * Via_Connect of {@code vi} to {@code peerVi} of {@code peer}, for the VI the entry holds now (its
-     * Generation), as the driver posts it. @return the driver command's position.
-     */
+    /** Via_Connect of {@code vi} to {@code peerVi} of {@code peer}. @return the driver command's position. */
     int connect(final int vi, final SteppedViaProcess peer, final int peerVi, final int connectionId)
     {
         final int peerNic = NicCoordinates.packedOfIndex(peer.node, cluster.params.torusWidth());
-        return cluster.post(node, DriverCommand.VIA_CONNECT, new ProcessName(peerNic, peerVi), connectionId, vi,
-            ProcessTableLayout.nicPid(peer.index), index, vi(vi).generation());
+        return connectionCommand(DriverCommand.VIA_CONNECT, vi, new ProcessName(peerNic, peerVi), connectionId,
+            ProcessTableLayout.nicPid(peer.index));
     }
 
-    /** Via_Disconnect of {@code vi}, for the VI the entry holds now. @return the driver command's position. */
+    /** Via_Disconnect of {@code vi}. @return the driver command's position. */
     int disconnect(final int vi)
     {
-        return cluster.post(node, DriverCommand.VIA_DISCONNECT, new ProcessName(0, 0), 0, vi, 0, index,
-            vi(vi).generation());
+        return connectionCommand(DriverCommand.VIA_DISCONNECT, vi, new ProcessName(0, 0), 0, 0);
+    }
+
+    /** Via_Connection_Lost of connection {@code connectionId} on {@code vi}. @return the driver command's position. */
+    int connectionLost(final int vi, final int connectionId)
+    {
+        return connectionCommand(DriverCommand.VIA_CONNECTION_LOST, vi, new ProcessName(0, 0), connectionId, 0);
     }
 
     /**
-     * Via_Connection_Lost of connection {@code connectionId} on {@code vi}, for the VI the entry holds now.
-     * @return the driver command's position.
+     * A connection command for {@code vi} of this process, for the VI its entry holds now (its
+     * Generation), as the driver posts it.
      */
-    int connectionLost(final int vi, final int connectionId)
+    private int connectionCommand(final int command, final int vi, final ProcessName name, final int pid,
+        final int group)
     {
-        return cluster.post(node, DriverCommand.VIA_CONNECTION_LOST, new ProcessName(0, 0), connectionId, vi, 0, index,
-            vi(vi).generation());
+        return cluster.post(node, command, name, pid, vi, group, index, vi(vi).generation());
     }
 
     /** A descriptor at area byte {@code offset}, reset. */
