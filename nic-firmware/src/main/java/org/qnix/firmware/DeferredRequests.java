@@ -6,27 +6,29 @@ import org.qnix.abi.SystemMessage;
 
 /**
  * The Permission_Requests this NIC left unanswered for want of staging room (the receiver's quota, or
- * staging memory full), kept so that the receiver's next Receive that takes a staged message, and so
- * frees room, answers them at once instead of the sender's next retry, up to
- * {@link SendScheduler#PERMISSION_RETRY_MS} later (thesis 3.2, Reliability, is still what guarantees the
- * answer). A stream whose receiver posts a little slower than its sender sends fills the receiver's
- * staging quota; without this each message past it waited for the retry while the receiver, its staged
- * messages taken, had nothing to do: {@code qnix bench bandwidth} at 4 KiB moved 0.4 GB/s without this and
- * 1.5-1.6 GB/s with it, on two cores.
+ * staging memory full) or behind an older Eager_Short of the same sender and tag that fell back
+ * ({@link EagerFallbacks}), kept so that the receiver's next Receive, when it takes a staged message (and
+ * so frees room) or is posted, answers them at once instead of at the sender's next retry, which may be
+ * up to {@link SendScheduler#PERMISSION_RETRY_MAX_MS} later (thesis 3.2, Reliability, is still what
+ * guarantees the answer). A stream whose receiver posts a little slower than its sender sends fills the
+ * receiver's staging quota; without this each message past it waited for the retry while the receiver,
+ * its staged messages taken, had nothing to do: {@code qnix bench bandwidth} at 4 KiB moved 0.4 GB/s
+ * without this and 1.5-1.6 GB/s with it, on two cores.
  *
  * <p>Answering a kept request is answering the sender's retry a little early: the same bytes, handled
  * by the same {@link ReceiveTable#onPermissionRequest} rules (a live transfer is answered again, a
  * delivered one ignored). A request is kept once: a retry of the operation replaces it, and it goes
- * when it is answered, when its sender or receiver is deleted, or when its sender has not asked for
- * {@link #STALE_MS} (it was answered another way, or its NIC stopped), so nothing granted from here
- * waits for data that will not come. When all {@link #CAPACITY} entries are taken, a request is not
- * kept and waits for its retry, as before (the ordering rule of docs/IMPLEMENTATION.md, "a message that
- * waited for staging may be overtaken", covers it).
+ * when it is answered, when its sender or receiver is deleted, or when its sender has not asked again
+ * within twice the retry interval the request named ({@link #staleMs}: it was answered another way, or
+ * its NIC stopped), so nothing granted from here waits for data that will not come. When all
+ * {@link #CAPACITY} entries are taken, a request is not kept and waits for its retry, as before (the
+ * ordering rule of docs/IMPLEMENTATION.md, "a message that waited for staging may be overtaken", covers
+ * it).
  *
  * <pre>{@code
  * deferred.forget(sourceNode, operationId);                    // every request, before it is handled
  * deferred.keep(sourceNode, receiverIndex, request, now);      // handled: no room, no reply for now
- * int answered = deferred.replay(receiverIndex, now, table);   // that receiver took a staged message
+ * int answered = deferred.replay(receiverIndex, now, table);   // its Receive took a staged message or posted
  * }</pre>
  *
  * <p>A fixed table of {@link #CAPACITY} rows scanned linearly, empty in the common case; allocation free.
@@ -35,12 +37,6 @@ final class DeferredRequests
 {
     /** Requests kept at most per NIC: a window of 8 sends from each of a few streams at once. */
     static final int CAPACITY = 64;
-    /**
-     * A kept request not asked for again within this long is dropped: its sender retries every
-     * {@link SendScheduler#PERMISSION_RETRY_MS} while it waits, and the millisecond clock makes one
-     * retry interval look like two.
-     */
-    static final long STALE_MS = 2 * SendScheduler.PERMISSION_RETRY_MS + 1;
 
     private static final int ROW = SystemMessage.PERMISSION_REQUEST_LENGTH;
 
@@ -66,7 +62,19 @@ final class DeferredRequests
     private boolean inReplay;
     private long replayingAskedMs;
 
-    /** @return the requests kept now (tests, debugger). */
+    /**
+     * A kept request not asked for again within this long is dropped: its sender promised to ask again
+     * within {@code retryMs} (read from the wire, so bounded to what a sender may say), and the
+     * millisecond clock makes one retry interval look like two.
+     */
+    static long staleMs(final int retryMs)
+    {
+        final int interval = Math.max(SendScheduler.PERMISSION_RETRY_MS, Math.min(SendScheduler.PERMISSION_RETRY_MAX_MS,
+            retryMs));
+        return 2L * interval + 1;
+    }
+
+    /** @return the requests kept now. */
     int size()
     {
         return size;
@@ -133,7 +141,8 @@ final class DeferredRequests
         int answered = 0;
         for (int r = 0; r < taken; r++)
         {
-            if (nowMs - replayAskedMs[r] >= STALE_MS)
+            if (nowMs - replayAskedMs[r] >=
+                staleMs(replayRequests.getInt(r * ROW + SystemMessage.REQUEST_RETRY_MS_OFFSET)))
             {
                 continue;
             }

@@ -136,11 +136,17 @@ final class ReceiveTable
         }
         // Steps 2-3.
         slot.post(op);
+        if (deferred.size() > 0)
+        {
+            // A request kept for want of room may match this receive: granted now, not at its retry.
+            replayDeferred(slot);
+        }
     }
 
     /**
-     * A Receive took a staged message and freed its room: the requests of its process left unanswered
-     * for want of staging room are answered now rather than at their senders' retries.
+     * A Receive took a staged message and freed its room, or was posted and may match one: the requests
+     * of its process left unanswered for want of staging room are answered now rather than at their
+     * senders' retries.
      */
     private void replayDeferred(final ProcessSlot slot)
     {
@@ -285,15 +291,19 @@ final class ReceiveTable
         if (!fallbacks.mayGrant(sourceNode, senderPid, index, request.tag(), operationId))
         {
             // Thesis 3.7: an older Eager_Short with this sender and tag fell back and waits; this comes after it.
-            counters.requestsDeferredEagerOrder.increment();
+            if (!replaying)
+            {
+                counters.requestsDeferredEagerOrder.increment();
+            }
+            deferred.keep(sourceNode, index, request, clock.time());
             return;
         }
         final int senderAi = request.senderAi();
         final int senderPi = request.senderPi();
         final int tag = request.tag();
         final ReceiveOperation match = firstPosted(slot, senderAi, senderPi, tag);
-        // Whatever cannot be granted now gets no reply: the sender asks again every millisecond
-        // until the receive is posted or room frees up (thesis 3.2, Reliability).
+        // Whatever cannot be granted now gets no reply: the sender asks again, within the interval its
+        // request names, until the receive is posted or room frees up (thesis 3.2, Reliability).
         if (null == match && overStagingQuota(slot, length))
         {
             // Issue 17, item 3: a process that does not post its receives holds no more of the

@@ -49,6 +49,10 @@ final class SendOperation
     /** The receiver's transfer handle, carried by every data packet (Permission_Reply). */
     int transferHandle;
     long lastRequestMs;
+    /** When its first Permission_Request went: how long it has waited decides how often it asks again. */
+    long firstRequestMs;
+    /** How long after its last Permission_Request it asks again, which that request told the receiver. */
+    int retryMs;
     /** The Broadcast or Multicast this send is one destination of, or null for a Send. */
     CastOperation cast;
 
@@ -105,6 +109,7 @@ final class SendOperation
         permitted = false;
         eager = false;
         transferHandle = -1;
+        retryMs = SendScheduler.PERMISSION_RETRY_MS;
         active = true;
     }
 
@@ -165,7 +170,8 @@ final class SendOperation
             .operationId(operationId)
             .senderAi(sender.aiName)
             .senderPi(sender.piName)
-            .receiverIncarnation(destinationIncarnation);
+            .receiverIncarnation(destinationIncarnation)
+            .retryMs(retryMs);
     }
 
     /** Transfer_Abort for this granted operation, ended with {@code status}. */

@@ -21,8 +21,8 @@ import org.qnix.abi.WireMessageType;
  * The Scheduling Queues and the double-level round robin of TX (thesis 3.5, TX steps 1-4 and 7): the
  * first level over the processes, the second over each process's pending sends ({@link ProcessSlot}).
  * Each {@link #doWork()} injects at most one data packet: that of the first send with permission of the
- * next process that has one; sends still waiting ask again every {@link #PERMISSION_RETRY_MS} (thesis
- * 3.2, Reliability). It also takes Send and Send_Short from the {@link CommandQueueReader} (thesis
+ * next process that has one; sends still waiting ask again ({@link #retryInterval}, thesis 3.2,
+ * Reliability). It also takes Send and Send_Short from the {@link CommandQueueReader} (thesis
  * 3.5.2, Send steps 1-3), the Permission_Reply that grants them (3.5.1), and owns the pool of
  * Scheduling Queue entries Broadcast and Multicast destinations use ({@link CastSender}).
  *
@@ -43,8 +43,17 @@ import org.qnix.abi.WireMessageType;
  */
 final class SendScheduler
 {
-    /** How often a send still waiting for permission asks again (thesis 3.2, Reliability). */
-    static final long PERMISSION_RETRY_MS = 1;
+    /** How soon a send without permission first asks again (thesis 3.2, Reliability). */
+    static final int PERMISSION_RETRY_MS = 1;
+    /**
+     * A send that has waited long (8 s and more) asks again at most this far apart. A Send blocked on a
+     * receiver that posts nothing, on a 2x1 cluster, cost the machine 0.43 cores with a retry every
+     * millisecond, 0.019 with retries at most 100 ms apart and 0.0087 with this (java processes, 30 s;
+     * docs/IMPLEMENTATION.md, "Permission retries").
+     */
+    static final int PERMISSION_RETRY_MAX_MS = 1000;
+    /** A send that has waited {@code w} ms asks again {@code w >> 3} ms later: an eighth of its wait. */
+    private static final int PERMISSION_RETRY_SHIFT = 3;
     static final int OPERATION_SLOT_BITS = 20;
     /** Scheduling Queue entries for Broadcast and Multicast destinations this NIC can have at once. */
     static final int CAST_SENDS = 4096;
@@ -227,9 +236,39 @@ final class SendScheduler
         counters.dataBytesSent.getAndAddRelease(op.length);
     }
 
+    /**
+     * How long a send that has waited {@code waitedMs} for permission waits before it asks again: 1 ms at
+     * first, as the thesis' TX loop asks on every turn, then an eighth of its wait, up to
+     * {@link #PERMISSION_RETRY_MAX_MS}. A receiver that posts nothing for long (a Send blocked for
+     * seconds) would otherwise keep both NICs from ever going idle with a request every millisecond; a
+     * send granted late this way waits at most an eighth longer than it had, and usually no longer at
+     * all, since the receiving NIC keeps the requests it left unanswered and answers them when room or a
+     * receive comes ({@link DeferredRequests}).
+     */
+    static int retryInterval(final long waitedMs)
+    {
+        return (int)Math.max(PERMISSION_RETRY_MS, Math.min(PERMISSION_RETRY_MAX_MS, waitedMs >> PERMISSION_RETRY_SHIFT));
+    }
+
+    /** The first Permission_Request of a send (or of an Eager_Short sent back to the permission path). */
     private void requestPermission(final ProcessSlot slot, final SendOperation op)
     {
-        op.writeRequest(messages.permissionRequest(), slot, clock.time());
+        final long now = clock.time();
+        op.firstRequestMs = now;
+        op.retryMs = PERMISSION_RETRY_MS;
+        askPermission(slot, op, now);
+    }
+
+    /** Asks again, telling the receiver when it will ask next (thesis 3.2, Reliability). */
+    private void askPermissionAgain(final ProcessSlot slot, final SendOperation op, final long now)
+    {
+        op.retryMs = retryInterval(now - op.firstRequestMs);
+        askPermission(slot, op, now);
+    }
+
+    private void askPermission(final ProcessSlot slot, final SendOperation op, final long now)
+    {
+        op.writeRequest(messages.permissionRequest(), slot, now);
         FirmwareEvents.permissionAsked(nodeName, op.destinationNode, op.operationId, op.length);
         messages.sendTo(op.destinationNode, SystemMessage.PERMISSION_REQUEST_LENGTH);
         counters.permissionRequestsSent.increment();
@@ -284,9 +323,9 @@ final class SendScheduler
                 if (!op.permitted)
                 {
                     // An Eager_Short always gets its reply: nothing to ask again meanwhile.
-                    if (!op.eager && now - op.lastRequestMs >= PERMISSION_RETRY_MS)
+                    if (!op.eager && now - op.lastRequestMs >= op.retryMs)
                     {
-                        requestPermission(slot, op);
+                        askPermissionAgain(slot, op, now);
                         work++;
                     }
                     slot.rotate();

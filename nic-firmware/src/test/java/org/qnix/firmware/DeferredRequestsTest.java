@@ -27,8 +27,14 @@ class DeferredRequestsTest
 
     private void keep(final int sourceNode, final int receiverIndex, final long operationId, final long nowMs)
     {
+        keep(sourceNode, receiverIndex, operationId, nowMs, SendScheduler.PERMISSION_RETRY_MS);
+    }
+
+    private void keep(final int sourceNode, final int receiverIndex, final long operationId, final long nowMs,
+        final int retryMs)
+    {
         request.receiverPid(receiverIndex + 1).senderPid(7).tag(5).messageLength(4096).firstPacketLength(4096)
-            .packets(1).operationId(operationId).senderAi(11).senderPi(0);
+            .packets(1).operationId(operationId).senderAi(11).senderPi(0).retryMs(retryMs);
         deferred.keep(sourceNode, receiverIndex, request, nowMs);
     }
 
@@ -72,7 +78,7 @@ class DeferredRequestsTest
         deferred.replay(RECEIVER, 1, (sourceNode, r) -> deferred.keep(sourceNode, RECEIVER, r, 1));
         assertEquals(1, deferred.size());
 
-        assertEquals(0, replay(RECEIVER, DeferredRequests.STALE_MS), "its sender stopped asking at 0");
+        assertEquals(0, replay(RECEIVER, DeferredRequests.staleMs(SendScheduler.PERMISSION_RETRY_MS)), "its sender stopped asking at 0");
         assertEquals(0, deferred.size());
     }
 
@@ -82,12 +88,39 @@ class DeferredRequestsTest
         keep(1, RECEIVER, 100, 0);
         keep(2, RECEIVER, 200, 5);
         deferred.senderDeleted(2, 7);
-        assertEquals(0, replay(RECEIVER, DeferredRequests.STALE_MS));
+        assertEquals(0, replay(RECEIVER, DeferredRequests.staleMs(SendScheduler.PERMISSION_RETRY_MS)));
         assertEquals(List.of(), answered);
 
         keep(1, RECEIVER, 101, 10);
         deferred.receiverDeleted(RECEIVER);
         assertEquals(0, replay(RECEIVER, 10));
+    }
+
+    @Test
+    void aRequestIsKeptForTwiceTheRetryIntervalItNamesBoundedToWhatASenderMaySay()
+    {
+        keep(1, RECEIVER, 100, 0, 40);
+        assertEquals(1, replay(RECEIVER, 80), "its sender asks again within 40 ms; 80 ms may look like one interval");
+        keep(1, RECEIVER, 101, 0, 40);
+        assertEquals(0, replay(RECEIVER, 81), "two intervals and a tick without a retry: stale");
+
+        assertEquals(2L * SendScheduler.PERMISSION_RETRY_MAX_MS + 1, DeferredRequests.staleMs(Integer.MAX_VALUE));
+        assertEquals(3, DeferredRequests.staleMs(0));
+        assertEquals(3, DeferredRequests.staleMs(-5));
+        keep(1, RECEIVER, 102, 0, Integer.MAX_VALUE);
+        assertEquals(0, replay(RECEIVER, DeferredRequests.staleMs(Integer.MAX_VALUE)), "a huge interval is bounded");
+    }
+
+    @Test
+    void aSenderAsksAgainAfterAnEighthOfItsWaitBetweenOneMillisecondAndOneSecond()
+    {
+        assertEquals(1, SendScheduler.retryInterval(0));
+        assertEquals(1, SendScheduler.retryInterval(15));
+        assertEquals(2, SendScheduler.retryInterval(16));
+        assertEquals(50, SendScheduler.retryInterval(400));
+        assertEquals(999, SendScheduler.retryInterval(7999));
+        assertEquals(SendScheduler.PERMISSION_RETRY_MAX_MS, SendScheduler.retryInterval(8000));
+        assertEquals(SendScheduler.PERMISSION_RETRY_MAX_MS, SendScheduler.retryInterval(Long.MAX_VALUE));
     }
 
     @Test

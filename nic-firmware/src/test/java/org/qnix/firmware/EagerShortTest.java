@@ -177,18 +177,14 @@ class EagerShortTest extends SteppedClusterTest
         assertEquals(Doorbell.FREE, sender.sendDoorbell(1), "it waits, its data in the Context Region");
         assertEquals(1, receivingNic.pendingEagerFallbacks());
 
-        // A receive is posted for tag 5; before the first message asks again, the second one arrives.
-        // It would fit the receive, but it must not overtake the first: it falls back too and waits.
-        receiver.receiveContext(0, GROUP, 0, 5, 0, 64);
-        receiver.post(ProcessCommand.RECEIVE, 0);
-        cluster.settle();
+        // Before any receive for tag 5, the second one arrives. It must not overtake the first: it falls
+        // back too, and its request waits for the first's.
         final byte[] second = message(22, 60);
         sender.shortContext(2, receiver.name, 5, second);
         sender.post(ProcessCommand.SEND_SHORT, 2);
         cluster.settle();
         assertEquals(2, counter(3, NicCounters.EAGER_SHORTS_FELL_BACK));
         assertEquals(1, counter(3, NicCounters.REQUESTS_DEFERRED_EAGER_ORDER), "its request waits for the first");
-        assertEquals(Doorbell.FREE, receiver.receiveDoorbell(0));
 
         // A third with another tag is not held up by them.
         final byte[] other = message(23, 8);
@@ -201,9 +197,14 @@ class EagerShortTest extends SteppedClusterTest
         assertEquals(Doorbell.DONE, sender.sendDoorbell(3));
         assertReceived(receiver, 200, other, "another tag");
         assertEquals(1, counter(3, NicCounters.EAGER_SHORTS_DELIVERED));
+        assertEquals(Doorbell.FREE, sender.sendDoorbell(1));
+        assertEquals(Doorbell.FREE, sender.sendDoorbell(2));
 
-        // The first asks again and gets the receive; the second then waits for room or a receive.
-        cluster.clock.advance(SendScheduler.PERMISSION_RETRY_MS);
+        // A receive for tag 5: the first's kept request is granted into it at once, with no retry; the
+        // second then waits for room or a receive, and gets the next one as it is posted.
+        final long asked = counter(0, NicCounters.PERMISSION_REQUESTS_SENT);
+        receiver.receiveContext(0, GROUP, 0, 5, 0, 64);
+        receiver.post(ProcessCommand.RECEIVE, 0);
         cluster.settle();
         assertEquals(Doorbell.DONE, receiver.receiveDoorbell(0));
         assertReceived(receiver, 0, first, "the first into the first receive");
@@ -211,11 +212,11 @@ class EagerShortTest extends SteppedClusterTest
         assertEquals(Doorbell.FREE, sender.sendDoorbell(2));
         receiver.receiveContext(2, GROUP, 0, 5, 100, 64);
         receiver.post(ProcessCommand.RECEIVE, 2);
-        cluster.clock.advance(SendScheduler.PERMISSION_RETRY_MS);
         cluster.settle();
         assertEquals(Doorbell.DONE, receiver.receiveDoorbell(2));
         assertReceived(receiver, 100, second, "the second into the second receive");
         assertEquals(Doorbell.DONE, sender.sendDoorbell(2));
+        assertEquals(asked, counter(0, NicCounters.PERMISSION_REQUESTS_SENT), "kept requests, answered without retries");
         assertEquals(0, receivingNic.pendingEagerFallbacks(), "drained");
 
         // The staged long message is still there, once.

@@ -411,6 +411,84 @@ class MessagePathTest extends SteppedClusterTest
     }
 
     /**
+     * A Send blocked for long on a receiver that receives nothing asks again less and less often (after
+     * an eighth of its wait, at most {@link SendScheduler#PERMISSION_RETRY_MAX_MS} apart), so its NICs can go
+     * idle; the receiving NIC still answers the request it kept as soon as room frees, not at the
+     * sender's next, distant retry.
+     */
+    @Test
+    void aSendBlockedForLongAsksLessOftenAndIsStillGrantedTheMomentRoomFrees()
+    {
+        final SteppedProcess[] p = start(tightStaging(), 0, 3);
+        final SteppedProcess sender = p[0];
+        final SteppedProcess receiver = p[1];
+
+        sender.fill(0, 3 * PAGE, 1);
+        sender.sendContext(0, receiver.name, 1, 0, 3 * PAGE);
+        sender.post(ProcessCommand.SEND, 0);
+        sender.fill(4 * PAGE, 10, 2);
+        sender.sendContext(1, receiver.name, 2, 4 * PAGE, 10);
+        sender.post(ProcessCommand.SEND, 1);
+        cluster.settle();
+        assertEquals(Doorbell.FREE, sender.sendDoorbell(1), "the second waits for staging room");
+        final long asked = counter(0, NicCounters.PERMISSION_REQUESTS_SENT);
+
+        final int seconds = 10;
+        for (int ms = 0; ms < seconds * 1000; ms++)
+        {
+            cluster.clock.advance(1);
+            cluster.settle();
+        }
+        final long retries = counter(0, NicCounters.PERMISSION_REQUESTS_SENT) - asked;
+        // Every millisecond would be 10,000. An eighth of the wait, at most a second apart: 15 at 1 ms, then
+        // about 8 ln(10,000 / 16) ~ 51 more up to 10 s (the cap comes at 8 s): 72.
+        assertTrue(retries >= 50 && retries <= 100, retries + " retries in " + seconds + " s");
+        assertEquals(Doorbell.FREE, sender.sendDoorbell(1));
+
+        receiver.receiveContext(0, GROUP, 0, 1, 0, 3 * PAGE);
+        receiver.post(ProcessCommand.RECEIVE, 0);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, sender.sendDoorbell(1), "granted when room freed, with no clock advance");
+        receiver.receiveContext(1, GROUP, 0, 2, 5 * PAGE, 10);
+        receiver.post(ProcessCommand.RECEIVE, 1);
+        cluster.settle();
+        assertDelivered(receiver, 0, 3 * PAGE, 1, "first message");
+        assertDelivered(receiver, 5 * PAGE, 10, 2, "second message");
+    }
+
+    /**
+     * A request kept for want of room is granted the moment its receiver posts a receive it matches,
+     * even when that receive takes no staged message (staging stays full of another tag's message).
+     */
+    @Test
+    void aKeptRequestIsGrantedWhenItsReceivePostsWithoutWaitingForTheRetry()
+    {
+        final SteppedProcess[] p = start(tightStaging(), 0, 3);
+        final SteppedProcess sender = p[0];
+        final SteppedProcess receiver = p[1];
+        final NicControlProgram receivingNic = cluster.nics.get(3);
+
+        sender.fill(0, 3 * PAGE, 1);
+        sender.sendContext(0, receiver.name, 1, 0, 3 * PAGE);
+        sender.post(ProcessCommand.SEND, 0);
+        sender.fill(4 * PAGE, 10, 2);
+        sender.sendContext(1, receiver.name, 2, 4 * PAGE, 10);
+        sender.post(ProcessCommand.SEND, 1);
+        cluster.settle();
+        assertEquals(1, deferredForRoom(3), "no room: kept, no reply");
+        final long asked = counter(0, NicCounters.PERMISSION_REQUESTS_SENT);
+
+        receiver.receiveContext(1, GROUP, 0, 2, 5 * PAGE, 10);
+        receiver.post(ProcessCommand.RECEIVE, 1);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, receiver.receiveDoorbell(1), "granted into the receive just posted");
+        assertDelivered(receiver, 5 * PAGE, 10, 2, "second message");
+        assertEquals(Doorbell.DONE, sender.sendDoorbell(1));
+        assertEquals(3L * PAGE, receivingNic.stagingBytesInUse(), "the first message is still staged");
+        assertEquals(asked, counter(0, NicCounters.PERMISSION_REQUESTS_SENT), "no retry was needed");
+    }
+
+    /**
      * Issue 17, item 1: a Send waits for permission while the process frees its buffer and the driver
      * gives the pages to another process on the node. When permission comes, the NIC checks the page at
      * the DMA read and ends the send Protection: not one byte of the new owner's data leaves the node.

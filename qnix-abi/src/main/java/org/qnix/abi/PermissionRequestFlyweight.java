@@ -11,7 +11,7 @@ import org.agrona.MutableDirectBuffer;
  * <pre>{@code
  * PermissionRequestFlyweight request = new PermissionRequestFlyweight().wrap(packet, PacketHeader.LENGTH);
  * request.receiverPid(2).senderPid(1).tag(7).messageLength(100).firstPacketLength(100).packets(1)
- *     .operationId(42L).senderAi(5).senderPi(0).receiverIncarnation(3);
+ *     .operationId(42L).senderAi(5).senderPi(0).receiverIncarnation(3).retryMs(1);
  * int packets = request.packets();
  * }</pre>
  */
@@ -140,6 +140,21 @@ public final class PermissionRequestFlyweight
     public PermissionRequestFlyweight receiverIncarnation(final int incarnation)
     {
         buffer.putInt(offset + SystemMessage.REQUEST_RECEIVER_INCARNATION_OFFSET, incarnation);
+        return this;
+    }
+
+    /**
+     * The sending NIC's promise: while it has no answer it asks again within this many milliseconds.
+     * Read from the wire: the receiving NIC bounds it before it relies on it.
+     */
+    public int retryMs()
+    {
+        return buffer.getInt(offset + SystemMessage.REQUEST_RETRY_MS_OFFSET);
+    }
+
+    public PermissionRequestFlyweight retryMs(final int milliseconds)
+    {
+        buffer.putInt(offset + SystemMessage.REQUEST_RETRY_MS_OFFSET, milliseconds);
         return this;
     }
 

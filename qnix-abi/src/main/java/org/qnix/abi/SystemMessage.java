@@ -14,6 +14,7 @@ package org.qnix.abi;
  *  Delete_Process     | Name AI | Name PI | NIC PID |
  *  Permission_Request | Receiver PID | Sender PID | Context Tag | Message length | First packet length |
  *                     | Packets | Operation id (64 bits) | Sender AI | Sender PI | Receiver incarnation |
+ *                     | Retry interval (ms) |
  *  Permission_Reply   | Receiver PID | Sender PID | Operation id (64 bits) | Status | Transfer handle |
  *  Transfer_Abort     | Receiver PID | Sender PID | Operation id (64 bits) | Status | Transfer handle |
  *  Eager_Short        | the Permission_Request's fields | Data (Message length bytes) |
@@ -50,9 +51,11 @@ package org.qnix.abi;
  *  |                         Sender PI                             |
  *  +---------------------------------------------------------------+  40
  *  |                    Receiver incarnation                       |
- *  +---------------------------------------------------------------+  44 = EAGER_SHORT_DATA_OFFSET
+ *  +---------------------------------------------------------------+  44
+ *  |                  Retry interval (ms; unused here)             |
+ *  +---------------------------------------------------------------+  48 = EAGER_SHORT_DATA_OFFSET
  *  |                      Data: L bytes ...                        |
- *  +---------------------------------------------------------------+  44 + L = eagerShortLength(L)
+ *  +---------------------------------------------------------------+  48 + L = eagerShortLength(L)
  * </pre>
  *
  * <p>Eager_Short_Reply has the Permission_Reply's layout and answers every Eager_Short: status
@@ -68,6 +71,12 @@ package org.qnix.abi;
  * granted transfer or an error doorbell code (the receiver is gone); its transfer handle is what the
  * data packets of the message carry in their Context Tag field, so that concurrent messages with the
  * same sender and tag are told apart.
+ *
+ * <p>Permission_Request also carries its retry interval, which the thesis does not have: the sending
+ * NIC asks again within that many milliseconds while it has no answer (thesis 3.2, Reliability), and
+ * lengthens the interval the longer it waits, so that a Send blocked for long on a receiver that posts
+ * nothing does not keep both NICs busy. The receiving NIC keeps a request it could not answer for room
+ * only as long as its sender may still ask again ({@code DeferredRequests} in the firmware).
  *
  * <p>A NIC PID names a Process Table entry, which the driver hands to another process once the NIC
  * has taken the Delete_Process of the last one; other NICs may still be on their way to reading that
@@ -154,7 +163,8 @@ public final class SystemMessage
     public static final int REQUEST_SENDER_AI_OFFSET = REQUEST_OPERATION_OFFSET + Long.BYTES;
     public static final int REQUEST_SENDER_PI_OFFSET = REQUEST_SENDER_AI_OFFSET + Integer.BYTES;
     public static final int REQUEST_RECEIVER_INCARNATION_OFFSET = REQUEST_SENDER_PI_OFFSET + Integer.BYTES;
-    public static final int PERMISSION_REQUEST_LENGTH = REQUEST_RECEIVER_INCARNATION_OFFSET + Integer.BYTES;
+    public static final int REQUEST_RETRY_MS_OFFSET = REQUEST_RECEIVER_INCARNATION_OFFSET + Integer.BYTES;
+    public static final int PERMISSION_REQUEST_LENGTH = REQUEST_RETRY_MS_OFFSET + Integer.BYTES;
 
     public static final int REPLY_RECEIVER_PID_OFFSET = 0;
     public static final int REPLY_SENDER_PID_OFFSET = REPLY_RECEIVER_PID_OFFSET + Integer.BYTES;

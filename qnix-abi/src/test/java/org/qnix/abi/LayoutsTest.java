@@ -114,7 +114,7 @@ class LayoutsTest
         }
         aligned8(SystemMessage.REQUEST_OPERATION_OFFSET, SystemMessage.REPLY_OPERATION_OFFSET, PacketHeader.LENGTH);
         // Eager_Short: the Permission_Request's fields, then the data (the diagram in SystemMessage).
-        assertEquals(44, SystemMessage.EAGER_SHORT_DATA_OFFSET);
+        assertEquals(48, SystemMessage.EAGER_SHORT_DATA_OFFSET);
         assertEquals(SystemMessage.PERMISSION_REQUEST_LENGTH + 7, SystemMessage.eagerShortLength(7));
         assertTrue(PacketHeader.LENGTH + SystemMessage.eagerShortLength(ClusterParameters.MAX_PAGE_SIZE) <=
             ClusterParameters.MAX_PAGE_SIZE + 64, "an Eager_Short fits a FIFO record as a data packet of a page does");

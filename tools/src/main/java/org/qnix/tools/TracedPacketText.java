@@ -69,10 +69,15 @@ final class TracedPacketText
                     return line.append("(cut)").toString();
                 }
                 request.wrap(payload, 0);
-                return line.append(request.messageLength()).append(" bytes, tag ").append(request.tag()).append(", ")
+                line.append(request.messageLength()).append(" bytes, tag ").append(request.tag()).append(", ")
                     .append(request.packets()).append(" packets, from (").append(request.senderAi()).append(',')
                     .append(request.senderPi()).append("), operation ").append(request.operationId())
-                    .append(", receiver incarnation ").append(request.receiverIncarnation()).toString();
+                    .append(", receiver incarnation ").append(request.receiverIncarnation());
+                if (SystemMessage.PERMISSION_REQUEST == code)
+                {
+                    line.append(", asks again within ").append(request.retryMs()).append(" ms");
+                }
+                return line.toString();
             }
             case SystemMessage.PERMISSION_REPLY, SystemMessage.TRANSFER_ABORT, SystemMessage.EAGER_SHORT_REPLY ->
             {
