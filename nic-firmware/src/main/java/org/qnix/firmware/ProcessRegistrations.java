@@ -53,11 +53,6 @@ final class ProcessRegistrations
     private final ProcessName[] residents;
     /** The Process Table entries a VIA process lives in (issue 14): active, but nameless. */
     private final boolean[] viaResidents;
-    /**
-     * How many processes, QNIX or VIA, each Process Table entry has held: the incarnation every request
-     * to the one in it now carries (New_Process), so that one for an earlier process is not delivered to it.
-     */
-    private final int[] incarnations;
     private ViaEngine via;
     /** Scratch: groups an application's registration put other processes out of. */
     private final List<GroupTable.Group> evictedGroups = new ArrayList<>();
@@ -83,7 +78,6 @@ final class ProcessRegistrations
         this.receives = receives;
         this.groupOperations = groupOperations;
         this.residents = new ProcessName[params.maxProcessesPerNic()];
-        this.incarnations = new int[params.maxProcessesPerNic()];
         this.viaResidents = new boolean[params.maxProcessesPerNic()];
     }
 
@@ -107,7 +101,7 @@ final class ProcessRegistrations
             return Doorbell.BAD_COMMAND;
         }
         final int nicPid = ProcessTableLayout.nicPid(index);
-        final int incarnation = ++incarnations[index];
+        final int incarnation = nextIncarnation(index);
         if (null == names.put(name, self, nicPid, pid, incarnation))
         {
             return Doorbell.NO_RESOURCES;
@@ -207,7 +201,7 @@ final class ProcessRegistrations
         log("New_Via_Process pid " + pid + " index " + index);
         viaResidents[index] = true;
         // A VIA process is the entry's next one too: a late request for the QNIX process before it is not its.
-        activate(index, 0, 0, ++incarnations[index]);
+        activate(index, 0, 0, nextIncarnation(index));
         slots[index].via = true;
         setProcessState(index, ProcessTableLayout.STATE_REGISTERED);
         counters.registrations.increment();
@@ -236,6 +230,17 @@ final class ProcessRegistrations
         setProcessState(index, ProcessTableLayout.STATE_FREE);
         counters.deletions.increment();
         return Doorbell.DONE;
+    }
+
+    /**
+     * The incarnation of the next process in entry {@code index}: how many processes, QNIX or VIA, it
+     * will have held. Every request to that process carries it (New_Process), so that one for an earlier
+     * process is not delivered to it. The entry's {@link ProcessSlot} keeps the count across processes.
+     */
+    private int nextIncarnation(final int index)
+    {
+        final ProcessSlot slot = slots[index];
+        return (null == slot ? 0 : slot.incarnation) + 1;
     }
 
     /** A process now lives in Process Table entry {@code index}: its queues start empty. */
