@@ -9,7 +9,7 @@ import org.qnix.abi.SystemMessage;
  * staging memory full) or behind an older Eager_Short of the same sender and tag that fell back
  * ({@link EagerFallbacks}), kept so that the receiver's next Receive, when it takes a staged message (and
  * so frees room) or is posted, answers them at once instead of at the sender's next retry, which may be
- * up to {@link SendScheduler#PERMISSION_RETRY_MAX_MS} later (thesis 3.2, Reliability, is still what
+ * up to {@link PermissionRequests#PERMISSION_RETRY_MAX_MS} later (thesis 3.2, Reliability, is still what
  * guarantees the answer). A stream whose receiver posts a little slower than its sender sends fills the
  * receiver's staging quota; without this each message past it waited for the retry while the receiver,
  * its staged messages taken, had nothing to do: {@code qnix bench bandwidth} at 4 KiB moved 0.4 GB/s
@@ -69,7 +69,7 @@ final class DeferredRequests
      */
     static long staleMs(final int retryMs)
     {
-        final int interval = Math.max(SendScheduler.PERMISSION_RETRY_MS, Math.min(SendScheduler.PERMISSION_RETRY_MAX_MS,
+        final int interval = Math.max(PermissionRequests.PERMISSION_RETRY_MS, Math.min(PermissionRequests.PERMISSION_RETRY_MAX_MS,
             retryMs));
         return 2L * interval + 1;
     }

@@ -109,7 +109,7 @@ final class SendOperation
         permitted = false;
         eager = false;
         transferHandle = -1;
-        retryMs = SendScheduler.PERMISSION_RETRY_MS;
+        retryMs = PermissionRequests.PERMISSION_RETRY_MS;
         active = true;
     }
 

@@ -3,14 +3,12 @@ package org.qnix.firmware;
 import org.agrona.collections.IntArrayQueue;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.EpochClock;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.PacketHeader;
 import org.qnix.abi.PermissionReplyFlyweight;
-import org.qnix.abi.PermissionRequestFlyweight;
 import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.ShortFlow;
 import org.qnix.abi.SystemMessage;
@@ -21,7 +19,7 @@ import org.qnix.abi.WireMessageType;
  * The Scheduling Queues and the double-level round robin of TX (thesis 3.5, TX steps 1-4 and 7): the
  * first level over the processes, the second over each process's pending sends ({@link ProcessSlot}).
  * Each {@link #doWork()} injects at most one data packet: that of the first send with permission of the
- * next process that has one; sends still waiting ask again ({@link #retryInterval}, thesis 3.2,
+ * next process that has one; sends still waiting ask again ({@link PermissionRequests}, thesis 3.2,
  * Reliability). It also takes Send and Send_Short from the {@link CommandQueueReader} (thesis
  * 3.5.2, Send steps 1-3), the Permission_Reply that grants them (3.5.1), and owns the pool of
  * Scheduling Queue entries Broadcast and Multicast destinations use ({@link CastSender}).
@@ -38,22 +36,12 @@ import org.qnix.abi.WireMessageType;
  * scheduler.onEagerShortReply(reply);                                    // Send Doorbell, or ask permission
  * }</pre>
  *
- * <p>About 520 lines, past the ~500 of the others: an Eager_Short's reply and fallback run through the
- * same Scheduling Queue entries and permission state as a Send's, so they stay here for now.
+ * <p>What a send asks the receiving NIC, the Permission_Request, its retries and the Eager_Short, is
+ * written by {@link PermissionRequests}; an Eager_Short's reply and fallback stay here, as they run
+ * through the same Scheduling Queue entries and permission state as a Send's.
  */
 final class SendScheduler
 {
-    /** How soon a send without permission first asks again (thesis 3.2, Reliability). */
-    static final int PERMISSION_RETRY_MS = 1;
-    /**
-     * A send that has waited long (8 s and more) asks again at most this far apart. A Send blocked on a
-     * receiver that posts nothing, on a 2x1 cluster, cost the machine 0.43 cores with a retry every
-     * millisecond, 0.019 with retries at most 100 ms apart and 0.0087 with this (java processes, 30 s;
-     * docs/IMPLEMENTATION.md, "Permission retries").
-     */
-    static final int PERMISSION_RETRY_MAX_MS = 1000;
-    /** A send that has waited {@code w} ms asks again {@code w >> 3} ms later: an eighth of its wait. */
-    private static final int PERMISSION_RETRY_SHIFT = 3;
     static final int OPERATION_SLOT_BITS = 20;
     /** Scheduling Queue entries for Broadcast and Multicast destinations this NIC can have at once. */
     static final int CAST_SENDS = 4096;
@@ -65,7 +53,6 @@ final class SendScheduler
     private final int pageSize;
     private final AtomicBuffer sdram;
     private final VniContext context = new VniContext();
-    private final String nodeName;
     private final AtomicBuffer host;
     private final int selfPacked;
     private final Wire wire;
@@ -81,9 +68,7 @@ final class SendScheduler
     private final IntArrayQueue freeCastSends = new IntArrayQueue(CAST_SENDS, -1);
     private final PacketHeader dataHeader = new PacketHeader();
     private final boolean eagerShorts;
-    /** An Eager_Short that has to wait in the outbox is composed here first (the outbox copies it). */
-    private final UnsafeBuffer eagerScratch;
-    private final PermissionRequestFlyweight eagerFields = new PermissionRequestFlyweight();
+    private final PermissionRequests requests;
     private CastSender casts;
     private ViaEngine via;
     private long operationSequence;
@@ -93,7 +78,6 @@ final class SendScheduler
 
     SendScheduler(final FirmwareContext ctx)
     {
-        this.nodeName = ctx.nodeName();
         final ClusterParameters params = ctx.parameters();
         this.torusWidth = params.torusWidth();
         this.pageSize = params.pageSize();
@@ -110,8 +94,7 @@ final class SendScheduler
         this.messages = ctx.systemMessages();
         this.doorbells = ctx.doorbells();
         this.eagerShorts = ShortFlow.EAGER == params.shortFlow();
-        this.eagerScratch =
-            new UnsafeBuffer(new byte[PacketHeader.LENGTH + SystemMessage.eagerShortLength(params.shortThreshold())]);
+        this.requests = new PermissionRequests(ctx);
         final int contextCount = params.contextsPerProcess();
         if ((long)params.maxProcessesPerNic() * contextCount + CAST_SENDS > 1 << OPERATION_SLOT_BITS)
         {
@@ -189,89 +172,12 @@ final class SendScheduler
         slot.enqueue(op);
         if (eagerShorts && ProcessCommand.SEND_SHORT == op.command)
         {
-            sendEager(slot, op);
+            requests.sendEager(slot, op);
         }
         else
         {
-            requestPermission(slot, op);
+            requests.ask(slot, op);
         }
-    }
-
-    /**
-     * Thesis 3.7: the message goes with the Permission_Request's fields, at once, as Eager_Short. It is
-     * written straight into the destination FIFO, or, if that is full or system messages wait in the
-     * outbox, composed in a scratch buffer and queued behind them: it never overtakes a system message
-     * this NIC sent before, in particular the Permission_Request of an earlier message that fell back.
-     * The data stays in the Context Region (or the short cast's) until the reply, so a fallback can
-     * still send it.
-     */
-    private void sendEager(final ProcessSlot slot, final SendOperation op)
-    {
-        final int node = op.destinationNode;
-        final int payloadLength = SystemMessage.eagerShortLength(op.length);
-        final int packetLength = PacketHeader.LENGTH + payloadLength;
-        final int claimed = wire.claim(node, WireMessageType.SYSTEM_MESSAGE, packetLength);
-        final AtomicBuffer packet = claimed >= 0 ? wire.fifoBuffer(node) : eagerScratch;
-        final int at = Math.max(0, claimed);
-        dataHeader.wrap(packet, at)
-            .destination(NicCoordinates.packedOfIndex(node, torusWidth)).receiverPid(0)
-            .source(selfPacked).senderPid(0)
-            .contextTag(SystemMessage.EAGER_SHORT).packetLength(payloadLength).counter(0);
-        op.writeRequest(eagerFields.wrap(packet, at + PacketHeader.LENGTH), slot, clock.time());
-        // Programmed I/O: the data is in NIC memory, in the Context Region (a short cast's is too).
-        final int source = null != op.cast ? (int)op.cast.dataAddress : contexts.sendRegionAddress(slot.index, op.context);
-        packet.putBytes(at + PacketHeader.LENGTH + SystemMessage.EAGER_SHORT_DATA_OFFSET, sdram, source, op.length);
-        if (claimed >= 0)
-        {
-            wire.commit(node, claimed);
-        }
-        else if (!wire.send(node, WireMessageType.SYSTEM_MESSAGE, eagerScratch, 0, packetLength))
-        {
-            counters.packetsDeferred.increment();
-        }
-        op.eager = true;
-        counters.eagerShortsSent.increment();
-        counters.systemMessagesSent.increment();
-        counters.packetsSent.increment();
-        counters.dataBytesSent.getAndAddRelease(op.length);
-    }
-
-    /**
-     * How long a send that has waited {@code waitedMs} for permission waits before it asks again: 1 ms at
-     * first, as the thesis' TX loop asks on every turn, then an eighth of its wait, up to
-     * {@link #PERMISSION_RETRY_MAX_MS}. A receiver that posts nothing for long (a Send blocked for
-     * seconds) would otherwise keep both NICs from ever going idle with a request every millisecond; a
-     * send granted late this way waits at most an eighth longer than it had, and usually no longer at
-     * all, since the receiving NIC keeps the requests it left unanswered and answers them when room or a
-     * receive comes ({@link DeferredRequests}).
-     */
-    static int retryInterval(final long waitedMs)
-    {
-        return (int)Math.max(PERMISSION_RETRY_MS, Math.min(PERMISSION_RETRY_MAX_MS, waitedMs >> PERMISSION_RETRY_SHIFT));
-    }
-
-    /** The first Permission_Request of a send (or of an Eager_Short sent back to the permission path). */
-    private void requestPermission(final ProcessSlot slot, final SendOperation op)
-    {
-        final long now = clock.time();
-        op.firstRequestMs = now;
-        op.retryMs = PERMISSION_RETRY_MS;
-        askPermission(slot, op, now);
-    }
-
-    /** Asks again, telling the receiver when it will ask next (thesis 3.2, Reliability). */
-    private void askPermissionAgain(final ProcessSlot slot, final SendOperation op, final long now)
-    {
-        op.retryMs = retryInterval(now - op.firstRequestMs);
-        askPermission(slot, op, now);
-    }
-
-    private void askPermission(final ProcessSlot slot, final SendOperation op, final long now)
-    {
-        op.writeRequest(messages.permissionRequest(), slot, now);
-        FirmwareEvents.permissionAsked(nodeName, op.destinationNode, op.operationId, op.length);
-        messages.sendTo(op.destinationNode, SystemMessage.PERMISSION_REQUEST_LENGTH);
-        counters.permissionRequestsSent.increment();
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -323,9 +229,8 @@ final class SendScheduler
                 if (!op.permitted)
                 {
                     // An Eager_Short always gets its reply: nothing to ask again meanwhile.
-                    if (!op.eager && now - op.lastRequestMs >= op.retryMs)
+                    if (!op.eager && requests.askAgainIfDue(slot, op, now))
                     {
-                        askPermissionAgain(slot, op, now);
                         work++;
                     }
                     slot.rotate();
@@ -535,7 +440,7 @@ final class SendScheduler
         if (SystemMessage.STATUS_ASK_PERMISSION == status)
         {
             op.eager = false;
-            requestPermission(slot, op);
+            requests.ask(slot, op);
             return;
         }
         slot.dequeue(op);

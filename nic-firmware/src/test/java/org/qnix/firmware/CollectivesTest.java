@@ -491,7 +491,7 @@ class CollectivesTest extends SteppedClusterTest
         p[1].post(ProcessCommand.RECEIVE, 0);
         p[2].receiveContext(1, APP, 0, 2, 4 * PAGE, PAGE);
         p[2].post(ProcessCommand.RECEIVE, 1);
-        cluster.clock.advance(SendScheduler.PERMISSION_RETRY_MS);
+        cluster.clock.advance(PermissionRequests.PERMISSION_RETRY_MS);
         cluster.settle();
         assertEquals(Doorbell.DONE, p[0].sendDoorbell(0));
         assertEquals(Doorbell.DONE, p[1].receiveDoorbell(0));

@@ -27,7 +27,7 @@ class DeferredRequestsTest
 
     private void keep(final int sourceNode, final int receiverIndex, final long operationId, final long nowMs)
     {
-        keep(sourceNode, receiverIndex, operationId, nowMs, SendScheduler.PERMISSION_RETRY_MS);
+        keep(sourceNode, receiverIndex, operationId, nowMs, PermissionRequests.PERMISSION_RETRY_MS);
     }
 
     private void keep(final int sourceNode, final int receiverIndex, final long operationId, final long nowMs,
@@ -78,7 +78,7 @@ class DeferredRequestsTest
         deferred.replay(RECEIVER, 1, (sourceNode, r) -> deferred.keep(sourceNode, RECEIVER, r, 1));
         assertEquals(1, deferred.size());
 
-        assertEquals(0, replay(RECEIVER, DeferredRequests.staleMs(SendScheduler.PERMISSION_RETRY_MS)), "its sender stopped asking at 0");
+        assertEquals(0, replay(RECEIVER, DeferredRequests.staleMs(PermissionRequests.PERMISSION_RETRY_MS)), "its sender stopped asking at 0");
         assertEquals(0, deferred.size());
     }
 
@@ -88,7 +88,7 @@ class DeferredRequestsTest
         keep(1, RECEIVER, 100, 0);
         keep(2, RECEIVER, 200, 5);
         deferred.senderDeleted(2, 7);
-        assertEquals(0, replay(RECEIVER, DeferredRequests.staleMs(SendScheduler.PERMISSION_RETRY_MS)));
+        assertEquals(0, replay(RECEIVER, DeferredRequests.staleMs(PermissionRequests.PERMISSION_RETRY_MS)));
         assertEquals(List.of(), answered);
 
         keep(1, RECEIVER, 101, 10);
@@ -104,23 +104,11 @@ class DeferredRequestsTest
         keep(1, RECEIVER, 101, 0, 40);
         assertEquals(0, replay(RECEIVER, 81), "two intervals and a tick without a retry: stale");
 
-        assertEquals(2L * SendScheduler.PERMISSION_RETRY_MAX_MS + 1, DeferredRequests.staleMs(Integer.MAX_VALUE));
+        assertEquals(2L * PermissionRequests.PERMISSION_RETRY_MAX_MS + 1, DeferredRequests.staleMs(Integer.MAX_VALUE));
         assertEquals(3, DeferredRequests.staleMs(0));
         assertEquals(3, DeferredRequests.staleMs(-5));
         keep(1, RECEIVER, 102, 0, Integer.MAX_VALUE);
         assertEquals(0, replay(RECEIVER, DeferredRequests.staleMs(Integer.MAX_VALUE)), "a huge interval is bounded");
-    }
-
-    @Test
-    void aSenderAsksAgainAfterAnEighthOfItsWaitBetweenOneMillisecondAndOneSecond()
-    {
-        assertEquals(1, SendScheduler.retryInterval(0));
-        assertEquals(1, SendScheduler.retryInterval(15));
-        assertEquals(2, SendScheduler.retryInterval(16));
-        assertEquals(50, SendScheduler.retryInterval(400));
-        assertEquals(999, SendScheduler.retryInterval(7999));
-        assertEquals(SendScheduler.PERMISSION_RETRY_MAX_MS, SendScheduler.retryInterval(8000));
-        assertEquals(SendScheduler.PERMISSION_RETRY_MAX_MS, SendScheduler.retryInterval(Long.MAX_VALUE));
     }
 
     @Test

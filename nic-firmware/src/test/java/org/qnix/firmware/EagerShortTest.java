@@ -263,7 +263,7 @@ class EagerShortTest extends SteppedClusterTest
             receiver.receiveContext(context, GROUP, 0, ContextLayout.ANY, 0, 64);
             receiver.post(ProcessCommand.RECEIVE, context);
             cluster.settle();
-            cluster.clock.advance(SendScheduler.PERMISSION_RETRY_MS);
+            cluster.clock.advance(PermissionRequests.PERMISSION_RETRY_MS);
             cluster.settle();
             assertEquals(Doorbell.DONE, receiver.receiveDoorbell(context), "receive " + m);
             assertEquals(1 + m % 64, receiver.receiveCompletion(context)[3], "receive " + m + " got message " + m);

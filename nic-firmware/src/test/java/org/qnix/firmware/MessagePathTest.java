@@ -385,7 +385,7 @@ class MessagePathTest extends SteppedClusterTest
 
         for (int retry = 2; retry <= 4; retry++)
         {
-            cluster.clock.advance(SendScheduler.PERMISSION_RETRY_MS);
+            cluster.clock.advance(PermissionRequests.PERMISSION_RETRY_MS);
             cluster.settle();
             assertEquals(retry, deferredForRoom(3), "the sender keeps asking");
         }
@@ -412,7 +412,7 @@ class MessagePathTest extends SteppedClusterTest
 
     /**
      * A Send blocked for long on a receiver that receives nothing asks again less and less often (after
-     * an eighth of its wait, at most {@link SendScheduler#PERMISSION_RETRY_MAX_MS} apart), so its NICs can go
+     * an eighth of its wait, at most {@link PermissionRequests#PERMISSION_RETRY_MAX_MS} apart), so its NICs can go
      * idle; the receiving NIC still answers the request it kept as soon as room frees, not at the
      * sender's next, distant retry.
      */
@@ -529,7 +529,7 @@ class MessagePathTest extends SteppedClusterTest
         receiver.receiveContext(0, GROUP, 0, 1, 0, 3 * PAGE);
         receiver.post(ProcessCommand.RECEIVE, 0);
         cluster.settle();
-        cluster.clock.advance(SendScheduler.PERMISSION_RETRY_MS);
+        cluster.clock.advance(PermissionRequests.PERMISSION_RETRY_MS);
         cluster.settle();
         assertEquals(Doorbell.DONE, receiver.receiveDoorbell(0));
         assertEquals(Doorbell.PROTECTION, sender.sendDoorbell(1));
@@ -653,7 +653,7 @@ class MessagePathTest extends SteppedClusterTest
         cluster.settle();
         assertEquals(Doorbell.DONE, victim.receiveDoorbell(0));
         assertEquals(0L, victim.receiveCompletion(0)[2], "tag of the first message");
-        cluster.clock.advance(SendScheduler.PERMISSION_RETRY_MS);
+        cluster.clock.advance(PermissionRequests.PERMISSION_RETRY_MS);
         cluster.settle();
         assertEquals(quota, node3.slot(victim.index).stagedCount());
         int done = 0;
