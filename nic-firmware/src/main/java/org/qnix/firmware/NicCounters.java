@@ -35,6 +35,8 @@ public final class NicCounters
     public static final String SENDS_COMPLETED = "sends completed";
     public static final String RECEIVES_COMPLETED = "receives completed";
     public static final String PERMISSION_REQUESTS_SENT = "permission requests sent";
+    /** Of those, the ones a send without an answer sent again: a send waiting for its receiver. */
+    public static final String PERMISSION_RETRIES = "permission requests sent again (no answer yet)";
     public static final String PERMISSION_REQUESTS_RECEIVED = "permission requests received";
     public static final String REQUESTS_DEFERRED_STAGING_FULL = "permission requests deferred (staging memory full)";
     public static final String REQUESTS_DEFERRED_RECEIVER_QUOTA =
@@ -102,6 +104,7 @@ public final class NicCounters
     final AtomicCounter sendsCompleted;
     final AtomicCounter receivesCompleted;
     final AtomicCounter permissionRequestsSent;
+    final AtomicCounter permissionRetries;
     final AtomicCounter permissionRequestsReceived;
     final AtomicCounter requestsDeferredStagingFull;
     final AtomicCounter requestsDeferredReceiverQuota;
@@ -159,6 +162,7 @@ public final class NicCounters
         sendsCompleted = counter(manager, SENDS_COMPLETED);
         receivesCompleted = counter(manager, RECEIVES_COMPLETED);
         permissionRequestsSent = counter(manager, PERMISSION_REQUESTS_SENT);
+        permissionRetries = counter(manager, PERMISSION_RETRIES);
         permissionRequestsReceived = counter(manager, PERMISSION_REQUESTS_RECEIVED);
         requestsDeferredStagingFull = counter(manager, REQUESTS_DEFERRED_STAGING_FULL);
         requestsDeferredReceiverQuota = counter(manager, REQUESTS_DEFERRED_RECEIVER_QUOTA);

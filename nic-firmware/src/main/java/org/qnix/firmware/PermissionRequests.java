@@ -102,6 +102,7 @@ final class PermissionRequests
         }
         op.retryMs = retryInterval(now - op.firstRequestMs);
         send(slot, op, now);
+        counters.permissionRetries.increment();
         return true;
     }
 

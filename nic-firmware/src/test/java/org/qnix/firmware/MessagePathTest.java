@@ -440,6 +440,7 @@ class MessagePathTest extends SteppedClusterTest
             cluster.settle();
         }
         final long retries = counter(0, NicCounters.PERMISSION_REQUESTS_SENT) - asked;
+        assertEquals(retries, counter(0, NicCounters.PERMISSION_RETRIES), "each counted as a retry");
         // Every millisecond would be 10,000. An eighth of the wait, at most a second apart: 15 at 1 ms, then
         // about 8 ln(10,000 / 16) ~ 51 more up to 10 s (the cap comes at 8 s): 72.
         assertTrue(retries >= 50 && retries <= 100, retries + " retries in " + seconds + " s");
@@ -486,6 +487,7 @@ class MessagePathTest extends SteppedClusterTest
         assertEquals(Doorbell.DONE, sender.sendDoorbell(1));
         assertEquals(3L * PAGE, receivingNic.stagingBytesInUse(), "the first message is still staged");
         assertEquals(asked, counter(0, NicCounters.PERMISSION_REQUESTS_SENT), "no retry was needed");
+        assertEquals(0, counter(0, NicCounters.PERMISSION_RETRIES));
     }
 
     /**
