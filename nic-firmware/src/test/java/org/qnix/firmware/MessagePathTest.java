@@ -411,6 +411,21 @@ class MessagePathTest extends SteppedClusterTest
     }
 
     /**
+     * A 3-page message with tag 1 that fills the receiving NIC's tight staging, then a 10-byte one with
+     * tag 2 that finds no room; neither receive is posted.
+     */
+    private void fillStagingThenSendAnother(final SteppedProcess sender, final SteppedProcess receiver)
+    {
+        sender.fill(0, 3 * PAGE, 1);
+        sender.sendContext(0, receiver.name, 1, 0, 3 * PAGE);
+        sender.post(ProcessCommand.SEND, 0);
+        sender.fill(4 * PAGE, 10, 2);
+        sender.sendContext(1, receiver.name, 2, 4 * PAGE, 10);
+        sender.post(ProcessCommand.SEND, 1);
+        cluster.settle();
+    }
+
+    /**
      * A Send blocked for long on a receiver that receives nothing asks again less and less often (after
      * an eighth of its wait, at most {@link PermissionRequests#PERMISSION_RETRY_MAX_MS} apart), so its NICs can go
      * idle; the receiving NIC still answers the request it kept as soon as room frees, not at the
@@ -423,13 +438,7 @@ class MessagePathTest extends SteppedClusterTest
         final SteppedProcess sender = p[0];
         final SteppedProcess receiver = p[1];
 
-        sender.fill(0, 3 * PAGE, 1);
-        sender.sendContext(0, receiver.name, 1, 0, 3 * PAGE);
-        sender.post(ProcessCommand.SEND, 0);
-        sender.fill(4 * PAGE, 10, 2);
-        sender.sendContext(1, receiver.name, 2, 4 * PAGE, 10);
-        sender.post(ProcessCommand.SEND, 1);
-        cluster.settle();
+        fillStagingThenSendAnother(sender, receiver);
         assertEquals(Doorbell.FREE, sender.sendDoorbell(1), "the second waits for staging room");
         final long asked = counter(0, NicCounters.PERMISSION_REQUESTS_SENT);
 
@@ -469,13 +478,7 @@ class MessagePathTest extends SteppedClusterTest
         final SteppedProcess receiver = p[1];
         final NicControlProgram receivingNic = cluster.nics.get(3);
 
-        sender.fill(0, 3 * PAGE, 1);
-        sender.sendContext(0, receiver.name, 1, 0, 3 * PAGE);
-        sender.post(ProcessCommand.SEND, 0);
-        sender.fill(4 * PAGE, 10, 2);
-        sender.sendContext(1, receiver.name, 2, 4 * PAGE, 10);
-        sender.post(ProcessCommand.SEND, 1);
-        cluster.settle();
+        fillStagingThenSendAnother(sender, receiver);
         assertEquals(1, deferredForRoom(3), "no room: kept, no reply");
         final long asked = counter(0, NicCounters.PERMISSION_REQUESTS_SENT);
 
