@@ -228,6 +228,13 @@ final class SteppedProcess
         host.putIntRelease((int)hps + HostProcessStructuresLayout.sendDoorbellOffset(context), 0);
     }
 
+    /** What qx_poll_for_receive does after seeing a completion on one context. */
+    void freeReceiveDoorbell(final int context)
+    {
+        host.putIntRelease(
+            (int)hps + HostProcessStructuresLayout.receiveDoorbellOffset(params.contextsPerProcess(), context), 0);
+    }
+
     int sendDoorbell(final int context)
     {
         return host.getIntVolatile((int)hps + HostProcessStructuresLayout.sendDoorbellOffset(context));
