@@ -16,7 +16,7 @@ import org.qnix.abi.SystemMessage;
  * without this and 1.5-1.6 GB/s with it, on two cores.
  *
  * <p>Answering a kept request is answering the sender's retry a little early: the same bytes, handled
- * by the same {@link ReceiveTable#onPermissionRequest} rules (a live transfer is answered again, a
+ * by the same {@link PermissionGrants#onPermissionRequest} rules (a live transfer is answered again, a
  * delivered one ignored). A request is kept once: a retry of the operation replaces it, and it goes
  * when it is answered, when its sender or receiver is deleted, or when its sender has not asked again
  * within twice the retry interval the request named ({@link #staleMs}: it was answered another way, or

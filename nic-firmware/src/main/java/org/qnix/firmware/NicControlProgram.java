@@ -351,7 +351,7 @@ public final class NicControlProgram implements Agent
     /** Eager_Short messages sent back to the permission protocol whose request is not answered yet. */
     int pendingEagerFallbacks()
     {
-        return receives.pendingEagerFallbacks();
+        return receives.grants().pendingEagerFallbacks();
     }
 
     GroupOperations groupOperations()

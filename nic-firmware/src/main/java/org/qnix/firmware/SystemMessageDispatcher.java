@@ -166,7 +166,7 @@ final class SystemMessageDispatcher
         switch (code)
         {
             case SystemMessage.PERMISSION_REQUEST:
-                receives.onPermissionRequest(sourceIndex, permissionRequest.wrap(buffer, payload));
+                receives.grants().onPermissionRequest(sourceIndex, permissionRequest.wrap(buffer, payload));
                 break;
 
             case SystemMessage.PERMISSION_REPLY:
@@ -178,7 +178,7 @@ final class SystemMessageDispatcher
                 break;
 
             case SystemMessage.EAGER_SHORT:
-                receives.onEagerShort(sourceIndex, permissionRequest.wrap(buffer, payload), buffer,
+                receives.grants().onEagerShort(sourceIndex, permissionRequest.wrap(buffer, payload), buffer,
                     payload + SystemMessage.EAGER_SHORT_DATA_OFFSET, length - SystemMessage.EAGER_SHORT_DATA_OFFSET);
                 break;
 
