@@ -12,7 +12,9 @@ import java.util.Locale;
  *       taken for the whole wait.</li>
  *   <li>{@link #YIELD}: look, then {@code Thread.yield()}. Gives the core away whenever another thread
  *       is runnable, at the cost of a system call per look.</li>
- *   <li>{@link #BACKOFF}: spin, then yield, then park 50 us at a time. Cheap when a wait is long.</li>
+ *   <li>{@link #BACKOFF}: spin, then yield, then park: 50 us at a time, growing to 3.2 ms once the wait
+ *   has lasted about 0.2 s ({@link BackOff}), so a completion after that is seen up to 3.2 ms late and
+ *   a stopped NIC up to 0.8 s after its heartbeat timeout. Cheap when a wait is long.</li>
  *   <li>{@link #SLEEP}: spin, then sleep on the doorbell word (futex) until the NIC wakes this process,
  *       the emulated interrupt. No CPU while waiting; a wake-up in latency.</li>
  * </ul>

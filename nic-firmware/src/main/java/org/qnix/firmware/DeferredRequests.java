@@ -17,18 +17,20 @@ import org.qnix.abi.SystemMessage;
  *
  * <p>Answering a kept request is answering the sender's retry a little early: the same bytes, handled
  * by the same {@link PermissionGrants#onPermissionRequest} rules (a live transfer is answered again, a
- * delivered one ignored). A request is kept once: a retry of the operation replaces it, and it goes
- * when it is answered, when its sender or receiver is deleted, or when its sender has not asked again
- * within twice the retry interval the request named ({@link #staleMs}: it was answered another way, or
- * its NIC stopped), so nothing granted from here waits for data that will not come. When all
- * {@link #CAPACITY} entries are taken, a request is not kept and waits for its retry, as before (the
- * ordering rule of docs/IMPLEMENTATION.md, "a message that waited for staging may be overtaken", covers
- * it).
+ * delivered one ignored). A request is kept once: a retry of the operation refreshes its row where it
+ * is, so one sender's requests are answered in the order they first asked whatever their retries. It
+ * goes when it is answered, when its sender or receiver is deleted, or when its sender has not asked
+ * again within twice the retry interval the request named ({@link #staleMs}: it was answered another
+ * way, or its NIC stopped). That is at most about 2 s, below the 3 s after which a silent NIC counts as
+ * dead ({@code ControlProgramLayout.HEARTBEAT_TIMEOUT_MS}): one silent for less may be at a breakpoint
+ * and sends its data when it resumes. When all {@link #CAPACITY} entries are taken, a request is not
+ * kept and waits for its retry, as before (the ordering rule of docs/IMPLEMENTATION.md, "a message that
+ * waited for staging may be overtaken", covers it).
  *
  * <pre>{@code
- * deferred.forget(sourceNode, operationId);                    // every request, before it is handled
- * deferred.keep(sourceNode, receiverIndex, request, now);      // handled: no room, no reply for now
- * int answered = deferred.replay(receiverIndex, now, table);   // its Receive took a staged message or posted
+ * deferred.keep(sourceNode, receiverIndex, request, now);      // no answer for now: kept, or its row refreshed
+ * deferred.forget(sourceNode, operationId);                    // answered: its row goes
+ * int released = deferred.replay(receiverIndex, now, grants);  // a Receive posted, or staging freed
  * }</pre>
  *
  * <p>A fixed table of {@link #CAPACITY} rows scanned linearly, empty in the common case; allocation free.
@@ -37,6 +39,8 @@ final class DeferredRequests
 {
     /** Requests kept at most per NIC: a window of 8 sends from each of a few streams at once. */
     static final int CAPACITY = 64;
+    /** {@link #replay} of every receiver's requests. */
+    static final int ALL_RECEIVERS = -1;
 
     private static final int ROW = SystemMessage.PERMISSION_REQUEST_LENGTH;
 
@@ -80,7 +84,7 @@ final class DeferredRequests
         return size;
     }
 
-    /** A request of this operation arrived (a retry) or is being answered: any kept copy goes. */
+    /** A request of this operation was answered: any kept copy goes. */
     void forget(final int sourceNode, final long operationId)
     {
         for (int i = size - 1; i >= 0; i--)
@@ -93,27 +97,49 @@ final class DeferredRequests
         }
     }
 
-    /** The request was left unanswered for want of staging room: keep it for the receiver's next post. */
+    /**
+     * The request was left unanswered (no room, or behind an older Eager_Short that fell back): keep it
+     * for the receiver's next Receive. A retry of a request kept already takes its row where it is, so
+     * the rows of one sender stay in the order their operations first asked, whatever each one's retry
+     * interval (a younger send retries sooner than an older one that has waited longer).
+     */
     void keep(final int sourceNode, final int receiverIndex, final PermissionRequestFlyweight request,
         final long nowMs)
     {
-        if (size == CAPACITY)
+        int row = indexOf(sourceNode, request.operationId());
+        if (row < 0)
         {
-            return;
+            if (size == CAPACITY)
+            {
+                return;
+            }
+            row = size++;
         }
-        sourceNodes[size] = sourceNode;
-        receiverIndexes[size] = receiverIndex;
-        operationIds[size] = request.operationId();
-        askedMs[size] = inReplay ? replayingAskedMs : nowMs;
-        request.copyTo(requests, size * ROW);
-        size++;
+        sourceNodes[row] = sourceNode;
+        receiverIndexes[row] = receiverIndex;
+        operationIds[row] = request.operationId();
+        askedMs[row] = inReplay ? replayingAskedMs : nowMs;
+        request.copyTo(requests, row * ROW);
+    }
+
+    private int indexOf(final int sourceNode, final long operationId)
+    {
+        for (int i = 0; i < size; i++)
+        {
+            if (operationIds[i] == operationId && sourceNodes[i] == sourceNode)
+            {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /**
-     * The process at {@code receiverIndex} took a staged message and so freed staging room: its kept
-     * requests, oldest first, are answered now; those still without room are kept again.
+     * Room or a receive came for the process at {@code receiverIndex} ({@link #ALL_RECEIVERS}: staging
+     * memory was freed, which any of them may use): its kept requests, oldest first, are answered now;
+     * those still without an answer are kept again, in the same order.
      *
-     * @return the requests answered (granted or kept again).
+     * @return the requests answered and not kept again: something changed that may let others through.
      */
     int replay(final int receiverIndex, final long nowMs, final Handler handler)
     {
@@ -125,7 +151,7 @@ final class DeferredRequests
         int kept = 0;
         for (int i = 0; i < size; i++)
         {
-            if (receiverIndexes[i] == receiverIndex)
+            if (ALL_RECEIVERS == receiverIndex || receiverIndexes[i] == receiverIndex)
             {
                 replaySources[taken] = sourceNodes[i];
                 replayAskedMs[taken] = askedMs[i];
@@ -138,7 +164,7 @@ final class DeferredRequests
             }
         }
         size = kept;
-        int answered = 0;
+        int released = 0;
         for (int r = 0; r < taken; r++)
         {
             if (nowMs - replayAskedMs[r] >=
@@ -148,6 +174,7 @@ final class DeferredRequests
             }
             inReplay = true;
             replayingAskedMs = replayAskedMs[r];
+            final int before = size;
             try
             {
                 handler.onRequest(replaySources[r], replayed.wrap(replayRequests, r * ROW));
@@ -156,9 +183,12 @@ final class DeferredRequests
             {
                 inReplay = false;
             }
-            answered++;
+            if (size == before)
+            {
+                released++;
+            }
         }
-        return answered;
+        return released;
     }
 
     /** The receiving process was deleted: its kept requests go (a new process may take its entry). */

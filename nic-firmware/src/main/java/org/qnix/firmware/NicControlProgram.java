@@ -65,6 +65,7 @@ public final class NicControlProgram implements Agent
     private final CastSender casts;
     private final TransferTable transfers;
     private final ReceiveTable receives;
+    private final PermissionGrants grants;
     private final GroupOperations groupOperations;
     private final ProcessRegistrations registrations;
     private final DriverCommandReader driverCommands;
@@ -108,12 +109,14 @@ public final class NicControlProgram implements Agent
         scheduler.castSender(casts);
         this.transfers = new TransferTable(ctx);
         this.receives = new ReceiveTable(ctx, transfers);
+        this.grants = new PermissionGrants(ctx, transfers, receives);
+        receives.permissionGrants(grants);
         this.groupOperations = new GroupOperations(ctx, this::acknowledgeGroup);
         this.via = new ViaEngine(ctx);
         scheduler.viaEngine(via);
         this.registrations = new ProcessRegistrations(ctx, scheduler, casts, receives, groupOperations);
         registrations.viaEngine(via);
-        this.rx = new SystemMessageDispatcher(ctx, scheduler, receives, registrations, groupOperations,
+        this.rx = new SystemMessageDispatcher(ctx, scheduler, receives, grants, registrations, groupOperations,
             new ViaReceiver(ctx, via));
         this.driverCommands = new DriverCommandReader(ctx, registrations, via, rx);
         this.commands = new CommandQueueReader(ctx, scheduler, casts, receives, groupOperations, via);
@@ -351,7 +354,7 @@ public final class NicControlProgram implements Agent
     /** Eager_Short messages sent back to the permission protocol whose request is not answered yet. */
     int pendingEagerFallbacks()
     {
-        return receives.grants().pendingEagerFallbacks();
+        return grants.pendingEagerFallbacks();
     }
 
     GroupOperations groupOperations()

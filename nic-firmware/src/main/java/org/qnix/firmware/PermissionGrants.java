@@ -45,6 +45,8 @@ final class PermissionGrants
     private final EpochClock clock;
     /** A kept request being answered again: its deferral was counted when it arrived. */
     private boolean replaying;
+    /** The request being answered was kept, not answered: its row stays. */
+    private boolean kept;
     /** Staged bytes one receiving process may hold: a quarter of managed memory, at least one message. */
     private final long stagingBytesPerProcess;
 
@@ -68,10 +70,28 @@ final class PermissionGrants
     }
 
     /**
-     * A Receive of the process in {@code slot} was posted, or took a staged message and so freed its room:
-     * the requests to it left unanswered are answered now rather than at their senders' retries.
+     * A Receive of the process in {@code slot} was posted: the requests to it left unanswered are answered
+     * now, one may match it, rather than at their senders' retries.
      */
     void replay(final ProcessSlot slot)
+    {
+        replay(slot.index);
+    }
+
+    /**
+     * Staging memory was freed (a Receive took a staged message, a staged transfer was dropped, a
+     * process left): every kept request is answered again, since any receiver's may need that room.
+     */
+    void replayAll()
+    {
+        replay(DeferredRequests.ALL_RECEIVERS);
+    }
+
+    /**
+     * Answers the kept requests again until a pass answers none: granting one may let another through
+     * (a Send kept behind an older Eager_Short that fell back, whose own request was kept after it).
+     */
+    private void replay(final int receiverIndex)
     {
         if (0 == deferred.size())
         {
@@ -80,7 +100,13 @@ final class PermissionGrants
         replaying = true;
         try
         {
-            deferred.replay(slot.index, clock.time(), answerDeferred);
+            for (int pass = 0; pass < DeferredRequests.CAPACITY; pass++)
+            {
+                if (0 == deferred.replay(receiverIndex, clock.time(), answerDeferred) || 0 == deferred.size())
+                {
+                    return;
+                }
+            }
         }
         finally
         {
@@ -109,9 +135,20 @@ final class PermissionGrants
     void onPermissionRequest(final int sourceNode, final PermissionRequestFlyweight request)
     {
         counters.permissionRequestsReceived.increment();
-        // A retry: whatever this answer is, a copy kept from an earlier ask is not needed any more.
-        deferred.forget(sourceNode, request.operationId());
+        kept = false;
         answerRequest(sourceNode, request);
+        if (!kept)
+        {
+            // Answered (or dropped for good): a copy kept from an earlier ask is not needed any more.
+            deferred.forget(sourceNode, request.operationId());
+        }
+    }
+
+    /** No answer for now: kept (a retry refreshes the row where it is) for the receiver's next Receive. */
+    private void keep(final int sourceNode, final int receiverIndex, final PermissionRequestFlyweight request)
+    {
+        deferred.keep(sourceNode, receiverIndex, request, clock.time());
+        kept = true;
     }
 
     /** The rules of thesis 3.5.1 for one Permission_Request, arrived or kept ({@link DeferredRequests}). */
@@ -160,7 +197,7 @@ final class PermissionGrants
             {
                 counters.requestsDeferredEagerOrder.increment();
             }
-            deferred.keep(sourceNode, index, request, clock.time());
+            keep(sourceNode, index, request);
             return;
         }
         final int senderAi = request.senderAi();
@@ -177,7 +214,7 @@ final class PermissionGrants
             {
                 counters.requestsDeferredReceiverQuota.increment();
             }
-            deferred.keep(sourceNode, index, request, clock.time());
+            keep(sourceNode, index, request);
             return;
         }
         if (transfers.isFull())
@@ -196,7 +233,7 @@ final class PermissionGrants
                 {
                     counters.requestsDeferredStagingFull.increment();
                 }
-                deferred.keep(sourceNode, index, request, clock.time());
+                keep(sourceNode, index, request);
                 return;
             }
         }

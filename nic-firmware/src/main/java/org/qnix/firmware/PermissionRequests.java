@@ -69,10 +69,11 @@ final class PermissionRequests
      * How long a send that has waited {@code waitedMs} for permission waits before it asks again: 1 ms at
      * first, as the thesis' TX loop asks on every turn, then an eighth of its wait, up to
      * {@link #PERMISSION_RETRY_MAX_MS}. A receiver that posts nothing for long (a Send blocked for
-     * seconds) would otherwise keep both NICs from ever going idle with a request every millisecond; a
+     * seconds) would otherwise keep both NICs from ever going idle with a request every millisecond. A
      * send granted late this way waits at most an eighth longer than it had, and usually no longer at
-     * all, since the receiving NIC keeps the requests it left unanswered and answers them when room or a
-     * receive comes ({@link DeferredRequests}).
+     * all: the receiving NIC keeps the requests it left unanswered and answers them as soon as a Receive
+     * of their process is posted or staging memory is freed ({@link DeferredRequests}); only one it could
+     * not keep waits for its retry.
      */
     static int retryInterval(final long waitedMs)
     {

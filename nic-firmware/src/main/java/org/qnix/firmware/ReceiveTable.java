@@ -23,7 +23,7 @@ import org.qnix.abi.VniContext;
  *
  * <pre>{@code
  * receives.postReceive(slot, slot.receives[context]);
- * receives.grants().onPermissionRequest(sourceNode, request);
+ * receives.permissionGrants(grants);            // wired once: grants.replay when a Receive is posted
  * receives.onDataPacket(header, buffer, index);   // the last packet rings the Receive Doorbell
  * }</pre>
  */
@@ -41,7 +41,7 @@ final class ReceiveTable
     private final ProcessSlot[] slots;
     private final Doorbells doorbells;
     private final TransferTable transfers;
-    private final PermissionGrants grants;
+    private PermissionGrants grants;
 
     ReceiveTable(final FirmwareContext ctx, final TransferTable transfers)
     {
@@ -56,7 +56,12 @@ final class ReceiveTable
         this.slots = ctx.processSlots();
         this.doorbells = ctx.doorbells();
         this.transfers = transfers;
-        this.grants = new PermissionGrants(ctx, transfers, this);
+    }
+
+    /** Wired after construction: the grants deliver through this table, and this table tells them of room. */
+    void permissionGrants(final PermissionGrants grants)
+    {
+        this.grants = grants;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -95,7 +100,8 @@ final class ReceiveTable
             {
                 slot.unstage(t);
                 attachStaged(slot, op, t);
-                grants.replay(slot);
+                // Staging room freed: this process's kept requests, and any receiver's kept for want of memory.
+                grants.replayAll();
                 return;
             }
         }
@@ -187,12 +193,6 @@ final class ReceiveTable
             Doorbell.DONE == result && !op.doorbellFlag ? Doorbell.FREE : result);
     }
 
-    /** The receiving side of the flow control: what the dispatcher hands Permission_Request and Eager_Short. */
-    PermissionGrants grants()
-    {
-        return grants;
-    }
-
     // ---------------------------------------------------------------------------------------------
     // Transfer_Abort
     // ---------------------------------------------------------------------------------------------
@@ -220,6 +220,7 @@ final class ReceiveTable
         {
             slot.unstage(t);
             transfers.release(t, false);
+            grants.replayAll();
         }
     }
 
@@ -289,6 +290,7 @@ final class ReceiveTable
             slot.unstage(staged);
             transfers.release(staged, false);
         }
+        grants.replayAll();
     }
 
     /**
@@ -329,5 +331,6 @@ final class ReceiveTable
             }
             t = next;
         }
+        grants.replayAll();
     }
 }

@@ -17,7 +17,8 @@ import org.qnix.abi.WireMessageType;
  * RX (thesis 3.5, RX steps 1 and 3): drains this NIC's input FIFO, checks every packet's header (it
  * came from another process's memory), passes data packets to the {@link ReceiveTable} and decodes each
  * system message (3.5.1) with its qnix-abi flyweight for the role that handles it: Permission_Request
- * Transfer_Abort and Eager_Short to the {@link ReceiveTable}, Permission_Reply and Eager_Short_Reply to
+ * and Eager_Short to the {@link PermissionGrants}, Transfer_Abort to the {@link ReceiveTable},
+ * Permission_Reply and Eager_Short_Reply to
  * the {@link SendScheduler}, the
  * process and group messages to the {@link ProcessRegistrations}, Barrier to the
  * {@link GroupOperations}; VIA packets (issue 14) to the {@link ViaReceiver}. A message too short for its layout, or from outside the torus, is counted
@@ -41,6 +42,7 @@ final class SystemMessageDispatcher
     private final DutyCycleErrorHandler errors;
     private final SendScheduler scheduler;
     private final ReceiveTable receives;
+    private final PermissionGrants grants;
     private final ProcessRegistrations registrations;
     private final GroupOperations groupOperations;
     private final ViaReceiver via;
@@ -53,7 +55,8 @@ final class SystemMessageDispatcher
     private final MessageHandler rxHandler = this::onPacket;
 
     SystemMessageDispatcher(final FirmwareContext ctx, final SendScheduler scheduler, final ReceiveTable receives,
-        final ProcessRegistrations registrations, final GroupOperations groupOperations, final ViaReceiver via)
+        final PermissionGrants grants, final ProcessRegistrations registrations, final GroupOperations groupOperations,
+        final ViaReceiver via)
     {
         this.params = ctx.parameters();
         this.selfPacked = ctx.self().packed();
@@ -62,6 +65,7 @@ final class SystemMessageDispatcher
         this.errors = ctx.errorHandler();
         this.scheduler = scheduler;
         this.receives = receives;
+        this.grants = grants;
         this.registrations = registrations;
         this.groupOperations = groupOperations;
         this.via = via;
@@ -166,7 +170,7 @@ final class SystemMessageDispatcher
         switch (code)
         {
             case SystemMessage.PERMISSION_REQUEST:
-                receives.grants().onPermissionRequest(sourceIndex, permissionRequest.wrap(buffer, payload));
+                grants.onPermissionRequest(sourceIndex, permissionRequest.wrap(buffer, payload));
                 break;
 
             case SystemMessage.PERMISSION_REPLY:
@@ -178,7 +182,7 @@ final class SystemMessageDispatcher
                 break;
 
             case SystemMessage.EAGER_SHORT:
-                receives.grants().onEagerShort(sourceIndex, permissionRequest.wrap(buffer, payload), buffer,
+                grants.onEagerShort(sourceIndex, permissionRequest.wrap(buffer, payload), buffer,
                     payload + SystemMessage.EAGER_SHORT_DATA_OFFSET, length - SystemMessage.EAGER_SHORT_DATA_OFFSET);
                 break;
 

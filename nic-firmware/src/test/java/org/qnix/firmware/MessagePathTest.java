@@ -480,7 +480,6 @@ class MessagePathTest extends SteppedClusterTest
 
         fillStagingThenSendAnother(sender, receiver);
         assertEquals(1, deferredForRoom(3), "no room: kept, no reply");
-        final long asked = counter(0, NicCounters.PERMISSION_REQUESTS_SENT);
 
         receiver.receiveContext(1, GROUP, 0, 2, 5 * PAGE, 10);
         receiver.post(ProcessCommand.RECEIVE, 1);
@@ -489,8 +488,120 @@ class MessagePathTest extends SteppedClusterTest
         assertDelivered(receiver, 5 * PAGE, 10, 2, "second message");
         assertEquals(Doorbell.DONE, sender.sendDoorbell(1));
         assertEquals(3L * PAGE, receivingNic.stagingBytesInUse(), "the first message is still staged");
-        assertEquals(asked, counter(0, NicCounters.PERMISSION_REQUESTS_SENT), "no retry was needed");
-        assertEquals(0, counter(0, NicCounters.PERMISSION_RETRIES));
+    }
+
+    /**
+     * Two Sends of one sender and tag both wait for staging room, so both must be received in the order
+     * they were sent (docs/IMPLEMENTATION.md, "Ordering"). Their retries fall out of step (the older has
+     * waited longer, so asks less often); a retry must not move the older one's kept request behind the
+     * younger's, or the receive posted next would take the younger first.
+     */
+    @Test
+    void twoWaitingSendsOfOneTagAreGrantedInOrderWhateverTheirRetries()
+    {
+        final SteppedProcess[] p = start(tightStaging(), 0, 3);
+        final SteppedProcess sender = p[0];
+        final SteppedProcess receiver = p[1];
+        final int youngerAfterMs = 10;
+
+        sender.fill(0, 3 * PAGE, 1);
+        sender.sendContext(0, receiver.name, 1, 0, 3 * PAGE);
+        sender.post(ProcessCommand.SEND, 0);
+        sender.fill(4 * PAGE, 10, 2);
+        sender.sendContext(1, receiver.name, 2, 4 * PAGE, 10);
+        sender.post(ProcessCommand.SEND, 1);
+        cluster.settle();
+        for (int ms = 0; ms < youngerAfterMs; ms++)
+        {
+            cluster.clock.advance(1);
+            cluster.settle();
+        }
+        sender.fill(5 * PAGE, 10, 3);
+        sender.sendContext(2, receiver.name, 2, 5 * PAGE, 10);
+        sender.post(ProcessCommand.SEND, 2);
+        cluster.settle();
+        assertEquals(Doorbell.FREE, sender.sendDoorbell(1), "the older waits for room");
+        assertEquals(Doorbell.FREE, sender.sendDoorbell(2), "the younger too");
+
+        // The first millisecond at which the older asks again and the younger does not, by the senders' rule.
+        long olderLast = 0;
+        long youngerLast = youngerAfterMs;
+        int olderInterval = PermissionRequests.PERMISSION_RETRY_MS;
+        int youngerInterval = PermissionRequests.PERMISSION_RETRY_MS;
+        long t = youngerAfterMs;
+        boolean olderAlone = false;
+        while (!olderAlone)
+        {
+            t++;
+            final boolean olderDue = t - olderLast >= olderInterval;
+            final boolean youngerDue = t - youngerLast >= youngerInterval;
+            if (olderDue)
+            {
+                olderInterval = PermissionRequests.retryInterval(t);
+                olderLast = t;
+            }
+            if (youngerDue)
+            {
+                youngerInterval = PermissionRequests.retryInterval(t - youngerAfterMs);
+                youngerLast = t;
+            }
+            olderAlone = olderDue && !youngerDue;
+        }
+        final long retriesBefore = counter(0, NicCounters.PERMISSION_RETRIES);
+        for (long ms = youngerAfterMs; ms < t; ms++)
+        {
+            cluster.clock.advance(1);
+            cluster.settle();
+        }
+        assertTrue(counter(0, NicCounters.PERMISSION_RETRIES) > retriesBefore, "they asked again");
+
+        receiver.receiveContext(0, GROUP, 0, 2, 0, 64);
+        receiver.post(ProcessCommand.RECEIVE, 0);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, receiver.receiveDoorbell(0));
+        assertDelivered(receiver, 0, 10, 2, "the first receive of tag 2 takes the older message");
+        receiver.receiveContext(1, GROUP, 0, 2, PAGE, 64);
+        receiver.post(ProcessCommand.RECEIVE, 1);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, receiver.receiveDoorbell(1));
+        assertDelivered(receiver, PAGE, 10, 3, "the second the younger");
+    }
+
+    /**
+     * Staging memory full of one process's message keeps another process's request waiting; when the
+     * first process takes its message the room is the NIC's, so the other's kept request is granted at
+     * once, not at its sender's retry.
+     */
+    @Test
+    void stagingFreedByOneReceiverGrantsAnotherReceiversKeptRequestAtOnce()
+    {
+        final SteppedProcess[] p = start(tightStaging(), 0, 3, 3);
+        final SteppedProcess sender = p[0];
+        final SteppedProcess first = p[1];
+        final SteppedProcess second = p[2];
+
+        sender.fill(0, 3 * PAGE, 1);
+        sender.sendContext(0, first.name, 1, 0, 3 * PAGE);
+        sender.post(ProcessCommand.SEND, 0);
+        cluster.settle();
+        assertEquals(3L * PAGE, cluster.nics.get(3).stagingBytesInUse(), "staging memory is full");
+        sender.fill(4 * PAGE, 10, 2);
+        sender.sendContext(1, second.name, 2, 4 * PAGE, 10);
+        sender.post(ProcessCommand.SEND, 1);
+        cluster.settle();
+        assertEquals(1, counter(3, NicCounters.REQUESTS_DEFERRED_STAGING_FULL), "no room for the second's");
+        assertEquals(Doorbell.FREE, sender.sendDoorbell(1));
+
+        first.receiveContext(0, GROUP, 0, 1, 0, 3 * PAGE);
+        first.post(ProcessCommand.RECEIVE, 0);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, first.receiveDoorbell(0));
+        assertEquals(Doorbell.DONE, sender.sendDoorbell(1), "staged for the second with no clock advance");
+        second.receiveContext(0, GROUP, 0, 2, 0, 64);
+        second.post(ProcessCommand.RECEIVE, 0);
+        cluster.settle();
+        assertEquals(Doorbell.DONE, second.receiveDoorbell(0));
+        assertDelivered(second, 0, 10, 2, "the second's message");
     }
 
     /**
