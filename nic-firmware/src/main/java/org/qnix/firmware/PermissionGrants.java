@@ -88,8 +88,10 @@ final class PermissionGrants
     }
 
     /**
-     * Answers the kept requests again until a pass answers none: granting one may let another through
-     * (a Send kept behind an older Eager_Short that fell back, whose own request was kept after it).
+     * Answers the kept requests again, oldest first, and once more while a pass answered an Eager_Short's
+     * fallback: that may let through a request kept behind it that the pass had already looked at (a
+     * Send whose request came before the fallback's). Room that a grant takes never helps another, so
+     * without fallbacks one pass is all.
      */
     private void replay(final int receiverIndex)
     {
@@ -102,7 +104,9 @@ final class PermissionGrants
         {
             for (int pass = 0; pass < DeferredRequests.CAPACITY; pass++)
             {
-                if (0 == deferred.replay(receiverIndex, clock.time(), answerDeferred) || 0 == deferred.size())
+                final int fallbacksBefore = fallbacks.pendingOperations();
+                if (0 == deferred.replay(receiverIndex, clock.time(), answerDeferred) || 0 == deferred.size() ||
+                    fallbacks.pendingOperations() == fallbacksBefore)
                 {
                     return;
                 }
