@@ -14,8 +14,8 @@ import org.qnix.abi.SystemMessage;
  * The receiving NIC's side of the flow control: how it answers a Permission_Request (thesis 3.5.1) and
  * takes an Eager_Short (thesis 3.7). A request is granted into the oldest matching posted receive, or
  * into staging in NIC managed memory within the receiver's quota (issue 17, item 3), or gets no reply
- * for now and is kept ({@link DeferredRequests}) until a Receive of that process is posted or takes a
- * staged message ({@link #replay}); an Eager_Short is delivered or staged the same way with its one
+ * for now and is kept ({@link DeferredRequests}) until a Receive of that process is posted
+ * ({@link #replay}) or staging memory is freed ({@link #replayAll}); an Eager_Short is delivered or staged the same way with its one
  * packet, or sent back to the permission protocol, never overtaking an earlier one of its sender and
  * tag that was ({@link EagerFallbacks}). The receives themselves, their delivery and completion, are
  * the {@link ReceiveTable}'s; the granted transfers the {@link TransferTable}'s.
@@ -23,7 +23,8 @@ import org.qnix.abi.SystemMessage;
  * <pre>{@code
  * grants.onPermissionRequest(sourceNode, request);   // Permission_Reply now, or kept
  * grants.onEagerShort(sourceNode, request, packet, dataIndex, dataLength);   // Eager_Short_Reply
- * grants.replay(slot);                               // that process posted or took a receive
+ * grants.replay(slot);                               // a Receive of that process was posted
+ * grants.replayAll();                                // staging memory was freed
  * }</pre>
  */
 final class PermissionGrants
