@@ -15,10 +15,11 @@ import org.qnix.abi.SystemMessage;
  * takes an Eager_Short (thesis 3.7). A request is granted into the oldest matching posted receive, or
  * into staging in NIC managed memory within the receiver's quota (issue 17, item 3), or gets no reply
  * for now and is kept ({@link DeferredRequests}) until a Receive of that process is posted
- * ({@link #replay}) or staging memory is freed ({@link #replayAll}); an Eager_Short is delivered or staged the same way with its one
- * packet, or sent back to the permission protocol, never overtaking an earlier one of its sender and
- * tag that was ({@link EagerFallbacks}). The receives themselves, their delivery and completion, are
- * the {@link ReceiveTable}'s; the granted transfers the {@link TransferTable}'s.
+ * ({@link #replay}) or staging memory is freed ({@link #replayAll}); an Eager_Short is delivered or
+ * staged the same way with its one packet, or sent back to the permission protocol, never overtaking an
+ * earlier one of its sender and tag that was ({@link EagerFallbacks}). The receives themselves, their
+ * delivery and completion, are the {@link ReceiveTable}'s; the granted transfers the
+ * {@link TransferTable}'s.
  *
  * <pre>{@code
  * grants.onPermissionRequest(sourceNode, request);   // Permission_Reply now, or kept

@@ -77,7 +77,8 @@ final class PermissionRequests
      */
     static int retryInterval(final long waitedMs)
     {
-        return (int)Math.max(PERMISSION_RETRY_MS, Math.min(PERMISSION_RETRY_MAX_MS, waitedMs >> PERMISSION_RETRY_SHIFT));
+        return (int)Math.max(PERMISSION_RETRY_MS,
+            Math.min(PERMISSION_RETRY_MAX_MS, waitedMs >> PERMISSION_RETRY_SHIFT));
     }
 
     /** The first Permission_Request of a send (or of an Eager_Short sent back to the permission path). */
@@ -137,7 +138,8 @@ final class PermissionRequests
             .contextTag(SystemMessage.EAGER_SHORT).packetLength(payloadLength).counter(0);
         op.writeRequest(eagerFields.wrap(packet, at + PacketHeader.LENGTH), slot, clock.time());
         // Programmed I/O: the data is in NIC memory, in the Context Region (a short cast's is too).
-        final int source = null != op.cast ? (int)op.cast.dataAddress : contexts.sendRegionAddress(slot.index, op.context);
+        final int source =
+            null != op.cast ? (int)op.cast.dataAddress : contexts.sendRegionAddress(slot.index, op.context);
         packet.putBytes(at + PacketHeader.LENGTH + SystemMessage.EAGER_SHORT_DATA_OFFSET, sdram, source, op.length);
         if (claimed >= 0)
         {

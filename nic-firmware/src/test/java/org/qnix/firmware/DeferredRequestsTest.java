@@ -78,7 +78,8 @@ class DeferredRequestsTest
         deferred.replay(RECEIVER, 1, (sourceNode, r) -> deferred.keep(sourceNode, RECEIVER, r, 1));
         assertEquals(1, deferred.size());
 
-        assertEquals(0, replay(RECEIVER, DeferredRequests.staleMs(PermissionRequests.PERMISSION_RETRY_MS)), "its sender stopped asking at 0");
+        assertEquals(0, replay(RECEIVER, DeferredRequests.staleMs(PermissionRequests.PERMISSION_RETRY_MS)),
+            "its sender stopped asking at 0");
         assertEquals(0, deferred.size());
     }
 

@@ -504,13 +504,7 @@ class MessagePathTest extends SteppedClusterTest
         final SteppedProcess receiver = p[1];
         final int youngerAfterMs = 10;
 
-        sender.fill(0, 3 * PAGE, 1);
-        sender.sendContext(0, receiver.name, 1, 0, 3 * PAGE);
-        sender.post(ProcessCommand.SEND, 0);
-        sender.fill(4 * PAGE, 10, 2);
-        sender.sendContext(1, receiver.name, 2, 4 * PAGE, 10);
-        sender.post(ProcessCommand.SEND, 1);
-        cluster.settle();
+        fillStagingThenSendAnother(sender, receiver);
         for (int ms = 0; ms < youngerAfterMs; ms++)
         {
             cluster.clock.advance(1);

@@ -140,7 +140,8 @@ class ShortFlowRandomizedTest extends SteppedClusterTest
                 final int doorbell = receiver.receiveDoorbell(head);
                 if (Doorbell.isError(doorbell))
                 {
-                    throw new AssertionError(flow + ", seed " + seed + ": a receive completed " + Doorbell.name(doorbell));
+                    throw new AssertionError(flow + ", seed " + seed + ": a receive completed " +
+                        Doorbell.name(doorbell));
                 }
                 if (Doorbell.DONE == doorbell)
                 {
@@ -186,7 +187,8 @@ class ShortFlowRandomizedTest extends SteppedClusterTest
         assertEquals(0, counter(3, NicCounters.PACKETS_DROPPED));
         assertEquals(0, counter(3, NicCounters.SYSTEM_MESSAGES_REJECTED));
         System.out.println("ShortFlowRandomizedTest " + flow + ": " + counter(3, NicCounters.EAGER_SHORTS_FELL_BACK) +
-            " fell back, " + counter(0, NicCounters.PERMISSION_RETRIES) + " + " + counter(1, NicCounters.PERMISSION_RETRIES) +
+            " fell back, " + counter(0, NicCounters.PERMISSION_RETRIES) + " + " +
+            counter(1, NicCounters.PERMISSION_RETRIES) +
             " retries, " + counter(3, NicCounters.REQUESTS_DEFERRED_EAGER_ORDER) + " deferred behind an older one");
     }
 
