@@ -73,9 +73,7 @@ final class DeferredRequests
      */
     static long staleMs(final int retryMs)
     {
-        final int interval = Math.max(PermissionRequests.PERMISSION_RETRY_MS,
-            Math.min(PermissionRequests.PERMISSION_RETRY_MAX_MS, retryMs));
-        return 2L * interval + 1;
+        return 2L * PermissionRequests.bounded(retryMs) + 1;
     }
 
     /** @return the requests kept now. */

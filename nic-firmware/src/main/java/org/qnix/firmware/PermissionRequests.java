@@ -77,8 +77,13 @@ final class PermissionRequests
      */
     static int retryInterval(final long waitedMs)
     {
-        return (int)Math.max(PERMISSION_RETRY_MS,
-            Math.min(PERMISSION_RETRY_MAX_MS, waitedMs >> PERMISSION_RETRY_SHIFT));
+        return bounded(waitedMs >> PERMISSION_RETRY_SHIFT);
+    }
+
+    /** @return {@code intervalMs} within [{@link #PERMISSION_RETRY_MS}, {@link #PERMISSION_RETRY_MAX_MS}]. */
+    static int bounded(final long intervalMs)
+    {
+        return (int)Math.max(PERMISSION_RETRY_MS, Math.min(PERMISSION_RETRY_MAX_MS, intervalMs));
     }
 
     /** The first Permission_Request of a send (or of an Eager_Short sent back to the permission path). */

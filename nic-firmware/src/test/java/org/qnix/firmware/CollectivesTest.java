@@ -465,9 +465,7 @@ class CollectivesTest extends SteppedClusterTest
     @Test
     void withoutRoomForTheCopyEachDestinationReadsTheSendersPagesInsteadOfWaiting()
     {
-        final ClusterParameters roomy = SteppedCluster.smallParameters(2, 2).build();
-        final SteppedProcess[] p = start(SteppedCluster.smallParameters(2, 2)
-            .sdramBytes(new NicSdramLayout(roomy).minimumSdramBytes()).build(), 0, 3, 0);
+        final SteppedProcess[] p = start(SteppedCluster.tightStagingParameters().build(), 0, 3, 0);
         assertEquals(3 * PAGE, new NicSdramLayout(cluster.params).managedMemoryLength());
         // p2's unexpected message fills node 0's managed memory.
         p[1].fill(0, 3 * PAGE, 1);

@@ -9,7 +9,6 @@ import org.junit.jupiter.api.Test;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ContextLayout;
 import org.qnix.abi.Doorbell;
-import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.ShortFlow;
 
@@ -34,8 +33,7 @@ class EagerShortTest extends SteppedClusterTest
     /** Staging space of exactly one maximum message (3 pages): the smallest SDRAM a cluster may have. */
     private static ClusterParameters tightStaging()
     {
-        final ClusterParameters roomy = SteppedCluster.smallParameters(2, 2).build();
-        return SteppedCluster.smallParameters(2, 2).sdramBytes(new NicSdramLayout(roomy).minimumSdramBytes()).build();
+        return SteppedCluster.tightStagingParameters().build();
     }
 
     private static byte[] message(final int seed, final int length)

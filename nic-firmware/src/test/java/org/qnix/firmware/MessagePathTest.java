@@ -354,9 +354,7 @@ class MessagePathTest extends SteppedClusterTest
     /** Staging space of exactly one maximum message: the smallest SDRAM a cluster may have. */
     private static ClusterParameters tightStaging()
     {
-        final ClusterParameters roomy = SteppedCluster.smallParameters(2, 2).build();
-        return SteppedCluster.smallParameters(2, 2)
-            .sdramBytes(new NicSdramLayout(roomy).minimumSdramBytes()).build();
+        return SteppedCluster.tightStagingParameters().build();
     }
 
     @Test

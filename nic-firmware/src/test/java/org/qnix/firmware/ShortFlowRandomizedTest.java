@@ -13,7 +13,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.Doorbell;
-import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.ShortFlow;
 
@@ -49,9 +48,7 @@ class ShortFlowRandomizedTest extends SteppedClusterTest
         System.out.println("ShortFlowRandomizedTest " + flow + ": seed " + seed +
             " (rerun with -Dqnix.shortflow.seed=" + seed + ")");
         final Random random = new Random(seed);
-        final ClusterParameters roomy = SteppedCluster.smallParameters(2, 2).build();
-        final ClusterParameters params = SteppedCluster.smallParameters(2, 2).shortFlow(flow)
-            .sdramBytes(new NicSdramLayout(roomy).minimumSdramBytes()).build();
+        final ClusterParameters params = SteppedCluster.tightStagingParameters().shortFlow(flow).build();
         cluster = new SteppedCluster(base, params);
         final SteppedProcess[] p = cluster.registerGroup(GROUP, 0, 1, 3);
         final SteppedProcess receiver = p[SENDERS];

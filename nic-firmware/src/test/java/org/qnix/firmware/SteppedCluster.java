@@ -20,6 +20,7 @@ import org.qnix.abi.Doorbell;
 import org.qnix.abi.DriverCommand;
 import org.qnix.abi.DriverCommandEntry;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.PacketHeader;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.ProcessTableLayout;
@@ -44,6 +45,16 @@ final class SteppedCluster implements AutoCloseable
     SteppedCluster(final Path base, final int width, final int height)
     {
         this(base, smallParameters(width, height).build());
+    }
+
+    /**
+     * {@link #smallParameters} of a 2x2 torus with the smallest SDRAM a cluster may have: staging room
+     * (NIC managed memory) for exactly one largest message, 3 pages.
+     */
+    static ClusterParameters.Builder tightStagingParameters()
+    {
+        final ClusterParameters roomy = smallParameters(2, 2).build();
+        return smallParameters(2, 2).sdramBytes(new NicSdramLayout(roomy).minimumSdramBytes());
     }
 
     /** Small enough to step by hand: 1 KiB pages, K=4 (3 KiB messages), 4 contexts each way. */
