@@ -396,8 +396,7 @@ final class PermissionGrants
      */
     private ProcessSlot activeSlot(final int index, final int incarnation)
     {
-        final ProcessSlot slot = index >= 0 && index < slots.length ? slots[index] : null;
-        return null != slot && slot.active && slot.incarnation == incarnation ? slot : null;
+        return ProcessSlot.holding(slots, index, incarnation);
     }
 
     /** @return the oldest receive the process posted that takes a message of this sender and tag, or null. */

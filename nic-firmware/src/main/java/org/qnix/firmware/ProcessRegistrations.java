@@ -488,9 +488,7 @@ final class ProcessRegistrations
      */
     private boolean holds(final int nicPid, final int incarnation)
     {
-        final int index = ProcessTableLayout.index(nicPid);
-        final ProcessSlot slot = index >= 0 && index < slots.length ? slots[index] : null;
-        return null != slot && slot.active && slot.incarnation == incarnation;
+        return null != ProcessSlot.holding(slots, ProcessTableLayout.index(nicPid), incarnation);
     }
 
     private Registration pendingRegistration(final int nicPid)

@@ -54,6 +54,17 @@ final class ProcessSlot
     private long stagedBytes;
 
     /**
+     * @return the slot of Process Table entry {@code index} if it is active and holds the process of
+     * {@code incarnation}, else null: that process is gone, was never there, or was followed by another
+     * in its entry (a message about it from another NIC may arrive after the entry was given again).
+     */
+    static ProcessSlot holding(final ProcessSlot[] slots, final int index, final int incarnation)
+    {
+        final ProcessSlot slot = index >= 0 && index < slots.length ? slots[index] : null;
+        return null != slot && slot.active && slot.incarnation == incarnation ? slot : null;
+    }
+
+    /**
      * The Process Table entry after {@code index} in a round robin over {@code entries} of them. It wraps
      * by comparison: a division per Process Table entry, every duty cycle, was a third of an idle
      * cycle's cost with the default 64 entries.
