@@ -4,6 +4,7 @@ import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
 import jdk.jfr.EventType;
+import jdk.jfr.FlightRecorder;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -12,8 +13,9 @@ import jdk.jfr.StackTrace;
  * JDK Flight Recorder events for the steps of a message through the NIC control program, so that a
  * recording of a firmware JVM ({@code jcmd PID JFR.start}, then JDK Mission Control) shows a message's
  * path: the command taken, the permission asked and granted, each packet sent, the doorbell rung.
- * Each step checks its event type's {@link EventType#isEnabled()} first: with no recording running
- * nothing is allocated and the cost is that check.
+ * Each step checks first that the Flight Recorder runs ({@link FlightRecorder#isInitialized()}, one
+ * volatile read) and then its event type's {@link EventType#isEnabled()}: with no recording running
+ * nothing is allocated, nothing of JFR is loaded, and the cost is that read.
  *
  * <pre>{@code
  * jcmd $(pgrep -f 'FirmwareMain.*0-0') JFR.start name=qnix settings=profile
@@ -22,14 +24,23 @@ import jdk.jfr.StackTrace;
  */
 final class FirmwareEvents
 {
-    private static final EventType COMMAND_TAKEN = EventType.getEventType(CommandTaken.class);
-    private static final EventType PERMISSION_ASKED = EventType.getEventType(PermissionAsked.class);
-    private static final EventType PERMISSION_GRANTED = EventType.getEventType(PermissionGranted.class);
-    private static final EventType PACKET_SENT = EventType.getEventType(PacketSent.class);
-    private static final EventType DOORBELL_RUNG = EventType.getEventType(DoorbellRung.class);
-
     private FirmwareEvents()
     {
+    }
+
+    /**
+     * The event types, registered with JFR the first time a step finds the Flight Recorder running.
+     * Registering starts JFR's own machinery, which spins classes with ASM: done at the first message of
+     * a cluster with no recording, it stalled the duty cycle of every NIC of a shared firmware JVM and had
+     * the JIT compile ASM on the NICs' CPU while the first streams ran (docs/performance/first-traffic.txt).
+     */
+    private static final class Types
+    {
+        static final EventType COMMAND_TAKEN = EventType.getEventType(CommandTaken.class);
+        static final EventType PERMISSION_ASKED = EventType.getEventType(PermissionAsked.class);
+        static final EventType PERMISSION_GRANTED = EventType.getEventType(PermissionGranted.class);
+        static final EventType PACKET_SENT = EventType.getEventType(PacketSent.class);
+        static final EventType DOORBELL_RUNG = EventType.getEventType(DoorbellRung.class);
     }
 
     @Name("org.qnix.CommandTaken")
@@ -121,7 +132,7 @@ final class FirmwareEvents
 
     static void commandTaken(final String node, final int nicPid, final int command, final int context)
     {
-        if (COMMAND_TAKEN.isEnabled())
+        if (FlightRecorder.isInitialized() && Types.COMMAND_TAKEN.isEnabled())
         {
             final CommandTaken event = new CommandTaken();
             event.node = node;
@@ -134,7 +145,7 @@ final class FirmwareEvents
 
     static void permissionAsked(final String node, final int destination, final long operation, final long length)
     {
-        if (PERMISSION_ASKED.isEnabled())
+        if (FlightRecorder.isInitialized() && Types.PERMISSION_ASKED.isEnabled())
         {
             final PermissionAsked event = new PermissionAsked();
             event.node = node;
@@ -147,7 +158,7 @@ final class FirmwareEvents
 
     static void permissionGranted(final String node, final int source, final int handle, final boolean staged)
     {
-        if (PERMISSION_GRANTED.isEnabled())
+        if (FlightRecorder.isInitialized() && Types.PERMISSION_GRANTED.isEnabled())
         {
             final PermissionGranted event = new PermissionGranted();
             event.node = node;
@@ -160,7 +171,7 @@ final class FirmwareEvents
 
     static void packetSent(final String node, final int destination, final int wireType, final int length)
     {
-        if (PACKET_SENT.isEnabled())
+        if (FlightRecorder.isInitialized() && Types.PACKET_SENT.isEnabled())
         {
             final PacketSent event = new PacketSent();
             event.node = node;
@@ -174,7 +185,7 @@ final class FirmwareEvents
     static void doorbellRung(final String node, final long doorbellArray, final int context, final int value,
         final boolean woken)
     {
-        if (DOORBELL_RUNG.isEnabled())
+        if (FlightRecorder.isInitialized() && Types.DOORBELL_RUNG.isEnabled())
         {
             final DoorbellRung event = new DoorbellRung();
             event.node = node;

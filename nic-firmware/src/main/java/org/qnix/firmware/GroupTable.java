@@ -34,6 +34,23 @@ final class GroupTable
      */
     record Member(ProcessName name, NicCoordinates node, int nicPid, int incarnation)
     {
+        // Written out: a record's generated ones bootstrap java.lang.invoke on first use, on the duty cycle
+        // (docs/performance/first-traffic.txt).
+        public boolean equals(final Object other)
+        {
+            return other instanceof Member member && name.equals(member.name) && node.equals(member.node) &&
+                nicPid == member.nicPid && incarnation == member.incarnation;
+        }
+
+        public int hashCode()
+        {
+            return 31 * (31 * (31 * name.hashCode() + node.hashCode()) + nicPid) + incarnation;
+        }
+
+        public String toString()
+        {
+            return name + " on " + node + " (NIC PID " + nicPid + ", incarnation " + incarnation + ")";
+        }
     }
 
     /** One group. */

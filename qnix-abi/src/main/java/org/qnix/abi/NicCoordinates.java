@@ -89,6 +89,19 @@ public record NicCoordinates(int x, int y)
         return "node-" + x + "-" + y;
     }
 
+    // equals and hashCode are written out, as ProcessName's are: a record's generated ones bootstrap
+    // java.lang.invoke the first time they run, which in a firmware JVM is on the NICs' duty cycle at the
+    // first registration (docs/performance/first-traffic.txt).
+    public boolean equals(final Object other)
+    {
+        return other instanceof NicCoordinates node && x == node.x && y == node.y;
+    }
+
+    public int hashCode()
+    {
+        return (x << 8) | y;
+    }
+
     public String toString()
     {
         return x + "-" + y;

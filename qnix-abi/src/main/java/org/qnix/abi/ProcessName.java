@@ -11,6 +11,19 @@ package org.qnix.abi;
  */
 public record ProcessName(int ai, int pi)
 {
+    // equals and hashCode are written out, as NicCoordinates' are: a record's generated ones bootstrap
+    // java.lang.invoke the first time they run, which in a firmware JVM is on the NICs' duty cycle at the
+    // first registration (docs/performance/first-traffic.txt).
+    public boolean equals(final Object other)
+    {
+        return other instanceof ProcessName name && ai == name.ai && pi == name.pi;
+    }
+
+    public int hashCode()
+    {
+        return 31 * ai + pi;
+    }
+
     /** @return both ints in one long, for primitive maps. */
     public long key()
     {
