@@ -13,9 +13,10 @@ import jdk.jfr.StackTrace;
  * JDK Flight Recorder events for the steps of a message through the NIC control program, so that a
  * recording of a firmware JVM ({@code jcmd PID JFR.start}, then JDK Mission Control) shows a message's
  * path: the command taken, the permission asked and granted, each packet sent, the doorbell rung.
- * Each step checks first that the Flight Recorder runs ({@link FlightRecorder#isInitialized()}, one
- * volatile read) and then its event type's {@link EventType#isEnabled()}: with no recording running
- * nothing is allocated, nothing of JFR is loaded, and the cost is that read.
+ * Each step checks first that the Flight Recorder is initialized ({@link FlightRecorder#isInitialized()},
+ * one volatile read: it is once anything has asked for it, any {@code jcmd PID JFR.*}, JMC or a
+ * recording) and then its event type's {@link EventType#isEnabled()}. Until then nothing is allocated,
+ * and of JFR only the class {@code FlightRecorder} is loaded.
  *
  * <pre>{@code
  * jcmd $(pgrep -f 'FirmwareMain.*0-0') JFR.start name=qnix settings=profile
@@ -29,9 +30,9 @@ final class FirmwareEvents
     }
 
     /**
-     * The event types, registered with JFR the first time a step finds the Flight Recorder running.
-     * Registering starts JFR's own machinery, which spins classes with ASM: done at the first message of
-     * a cluster with no recording, it stalled the duty cycle of every NIC of a shared firmware JVM and had
+     * The event types, registered with JFR the first time a step finds the Flight Recorder initialized.
+     * Registering starts JFR's own machinery, which spins classes with ASM: done at the first registration
+     * of a cluster with no recording, it stalled the duty cycle of every NIC of a shared firmware JVM and had
      * the JIT compile ASM on the NICs' CPU while the first streams ran (docs/performance/first-traffic.txt).
      */
     private static final class Types

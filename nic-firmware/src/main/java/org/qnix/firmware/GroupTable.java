@@ -2,6 +2,7 @@ package org.qnix.firmware;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.IntArrayQueue;
@@ -34,6 +35,12 @@ final class GroupTable
      */
     record Member(ProcessName name, NicCoordinates node, int nicPid, int incarnation)
     {
+        Member
+        {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(node, "node");
+        }
+
         // Written out: a record's generated ones bootstrap java.lang.invoke on first use, on the duty cycle
         // (docs/performance/first-traffic.txt).
         public boolean equals(final Object other)

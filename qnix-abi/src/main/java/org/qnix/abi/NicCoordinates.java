@@ -99,7 +99,7 @@ public record NicCoordinates(int x, int y)
 
     public int hashCode()
     {
-        return (x << 8) | y;
+        return packed(); // one int per node: the constructor keeps x and y within a byte each
     }
 
     public String toString()
