@@ -46,6 +46,8 @@ f.req_length = ProtoField.int32("qnix.req.message_length", "Message length")
 f.req_first = ProtoField.int32("qnix.req.first_packet_length", "First packet length")
 f.req_packets = ProtoField.int32("qnix.req.packets", "Packets")
 f.operation = ProtoField.uint64("qnix.operation", "Operation id")
+f.req_incarnation = ProtoField.int32("qnix.req.receiver_incarnation", "Receiver incarnation")
+f.req_retry = ProtoField.int32("qnix.req.retry_ms", "Asks again within (ms)")
 f.status = ProtoField.int32("qnix.reply.status", "Status")
 f.handle = ProtoField.int32("qnix.reply.handle", "Transfer handle")
 f.data = ProtoField.bytes("qnix.data", "Data")
@@ -63,7 +65,8 @@ end
 -- One dissector per system message, over its payload (qnix-abi SystemMessage offsets).
 local function system_message(code, payload, tree)
     local n = payload:len()
-    -- Eager_Short (10): Permission_Request's fields, then the message's bytes.
+    -- Eager_Short (10): Permission_Request's fields, then the message's bytes from offset 48
+    -- (SystemMessage.EAGER_SHORT_DATA_OFFSET).
     if (code == 1 or code == 10) and n >= 40 then
         tree:add_le(f.req_receiver, payload(0, 4))
         tree:add_le(f.req_sender, payload(4, 4))
@@ -73,8 +76,14 @@ local function system_message(code, payload, tree)
         tree:add_le(f.req_packets, payload(20, 4))
         tree:add_le(f.operation, payload(24, 8))
         local sender = name(tree, payload, 32)
-        if code == 10 and n > 40 then
-            tree:add(payload(40, n - 40), "Data (" .. (n - 40) .. " bytes)")
+        if n >= 44 then
+            tree:add_le(f.req_incarnation, payload(40, 4))
+        end
+        if code == 1 and n >= 48 then
+            tree:add_le(f.req_retry, payload(44, 4))
+        end
+        if code == 10 and n > 48 then
+            tree:add(payload(48, n - 48), "Data (" .. (n - 48) .. " bytes)")
         end
         return string.format("%d bytes, tag %d, from %s", payload(12, 4):le_int(), payload(8, 4):le_int(), sender)
     elseif (code == 2 or code == 9 or code == 11) and n >= 24 then
