@@ -32,7 +32,8 @@ import picocli.CommandLine.Option;
         "Capture every packet the NICs of a cluster send or take, with a timestamp, into a pcapng file or as " +
             "text.",
         "Open the file in Wireshark with -X lua_script:tools/wireshark/qnix.lua; text lines are the default " +
-            "without -o. Runs until Ctrl-C, --duration or --count. The NICs never wait for the tracer: what does not " +
+            "without -o. Runs until Ctrl-C, --duration, --count or the cluster going down. The NICs never wait for " +
+            "the tracer: what does not " +
             "fit their trace rings is counted and reported at the end; the cluster's own packets are never lost or " +
             "reordered by tracing." })
 public final class TraceCommand implements Callable<Integer>

@@ -120,6 +120,37 @@ class TraceCommandTest
         }
     }
 
+    /** A trace left running ends when its cluster goes down, saying so, instead of polling for good. */
+    @Test
+    void aTraceEndsWhenItsClusterGoesDown() throws Exception
+    {
+        final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("t"), 2, 1, "threads");
+        final TraceSession session;
+        final Thread tracing;
+        try
+        {
+            session = new TraceSession(dir, List.of(NicCoordinates.parse("0-0")), 64, Set.of(), null, null);
+            tracing = new Thread(() -> session.run(0, 0), "trace-until-down");
+            tracing.start();
+            TestClusters.await("the trace to be on", () -> traced(dir, "0-0"));
+        }
+        finally
+        {
+            TestClusters.down(dir);
+        }
+        tracing.join(TimeUnit.SECONDS.toMillis(30));
+        final boolean ended = !tracing.isAlive();
+        if (!ended)
+        {
+            session.stop();
+            tracing.join(TimeUnit.SECONDS.toMillis(30));
+        }
+        assertTrue(ended, "the trace ended with its cluster");
+        assertTrue(null != session.clusterGone(), session.summary());
+        assertTrue(session.summary().contains("stopped: cluster '" + dir.name() + "' is no longer up"),
+            session.summary());
+    }
+
     @Test
     void badArgumentsGetAOneLineError()
     {
