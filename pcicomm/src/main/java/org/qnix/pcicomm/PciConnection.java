@@ -1,6 +1,7 @@
 package org.qnix.pcicomm;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.agrona.CloseHelper;
 import org.qnix.abi.NicCoordinates;
@@ -52,7 +53,10 @@ import org.qnix.vipl.ViplNicDeadException;
  * <p>Progress: the connection's thread (the seed's "interrupt handler scheduling a thread", 5.4) sleeps
  * on the VI's completion queue and runs {@link PciCommDevice#doWork()} when the NIC completes
  * something, so exports, writes and credits move while the application does something else. Calls are
- * thread safe (one monitor); blocking calls wait on it with a timeout, so nothing hangs: a peer that
+ * thread safe (one monitor). {@link #recv} and {@link #sendRecycle} first poll the connection
+ * themselves, yielding, for the cluster's hot window ({@code cluster up --hot-us}), while the
+ * connection's thread stays off the CQ, so that a message answered within the window costs no
+ * wake-up; then they wait on the monitor. Every wait has a timeout, so nothing hangs: a peer that
  * dies or a NIC that stops ends every wait with an exception.
  *
  * <p>Errors: {@link PciCommException} with {@code NO_LISTENER} (connect), {@code CID_TAKEN} (listen),
@@ -65,6 +69,16 @@ public final class PciConnection implements AutoCloseable
     public static final long DEFAULT_DISCONNECT_TIMEOUT_MS = 30_000;
     /** The connection's thread looks at its flags at least this often while nothing completes. */
     private static final long IDLE_WAIT_MS = 100;
+    private static final long IDLE_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(IDLE_WAIT_MS);
+    /**
+     * The connection's thread stays off the CQ for at most this long after a caller started a hot poll,
+     * whatever the hot window, and meanwhile looks again at this interval: what arrives once the call
+     * returned (an export for a queued send, say) waits for the thread at most about twice this long.
+     * Not shorter: each look is a timer wake-up on the CPU the programs share, and looking at the end of
+     * each 300 us window instead raised a ping-pong's p99 from 39-41 to 58-68 us
+     * (docs/performance/pcicomm-hot-poll.txt).
+     */
+    private static final long STAND_DOWN_NS = TimeUnit.MILLISECONDS.toNanos(1);
     /** A listener waits for a request in slices this long, so that a close is seen. */
     private static final long ACCEPT_SLICE_MS = 200;
     private static final byte[] DISCRIMINATOR_PREFIX = {'P', 'C', 'I', 'C'};
@@ -82,6 +96,18 @@ public final class PciConnection implements AutoCloseable
     private NicCoordinates peer;
     private boolean closing;
     private boolean nicClosed;
+    /** The cluster's hot window: how long {@link #recv} and {@link #sendRecycle} poll before they wait. */
+    private final long hotNs;
+    /**
+     * Until when ({@link System#nanoTime()}) the connection's thread stays off the CQ: the end of the
+     * latest hot poll a caller started, at most {@link #STAND_DOWN_NS} after its start. The caller
+     * takes the completions itself meanwhile, and a sleeper on the CQ would only make the NIC wake it
+     * for each one, a second party on the CPU the programs share. Written by the callers; reader: the
+     * connection's thread, in {@link #awaitCallersPolling()}.
+     */
+    private volatile long callerPollsUntil;
+    /** Blocking calls' waits on the monitor, after their hot poll: each ends in a wake-up. */
+    private long callerSleeps;
 
     private PciConnection(final ViplNic nic, final int cid, final NicCoordinates listenerNode, final int chunkBytes,
         final CidLock lock, final ConnectionState initial)
@@ -91,6 +117,7 @@ public final class PciConnection implements AutoCloseable
         this.listenerNode = listenerNode;
         this.lock = lock;
         this.state = initial;
+        this.hotNs = TimeUnit.MICROSECONDS.toNanos(nic.parameters().hotUs());
         final ProtectionTag ptag = nic.createPtag();
         final ViplMemory control = nic.allocate(PciCommDevice.CONTROL_BYTES);
         final MemoryRegion controlRegion =
@@ -334,16 +361,36 @@ public final class PciConnection implements AutoCloseable
         return filled;
     }
 
-    /** {@code pcic_recv}: as {@link #tryRecv()}, waiting up to {@code timeoutMs}. @return null on timeout. */
-    public synchronized PciBuffer recv(final long timeoutMs) throws InterruptedException
+    /**
+     * {@code pcic_recv}: as {@link #tryRecv()}, waiting up to {@code timeoutMs}: polling, yielding, for
+     * the cluster's hot window, then on the monitor. @return null on timeout.
+     */
+    public PciBuffer recv(final long timeoutMs) throws InterruptedException
     {
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        final long start = System.nanoTime();
+        final long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        final long hotUntil = startHotPoll(start, deadline);
         while (true)
         {
             final PciBuffer filled = tryRecv();
-            if (null != filled || !waitUntil(deadline))
+            if (null != filled)
             {
                 return filled;
+            }
+            if (!yieldUntil(hotUntil))
+            {
+                break;
+            }
+        }
+        synchronized (this)
+        {
+            while (true)
+            {
+                final PciBuffer filled = tryRecv();
+                if (null != filled || !sleepUntil(deadline))
+                {
+                    return filled;
+                }
             }
         }
     }
@@ -384,15 +431,36 @@ public final class PciConnection implements AutoCloseable
      * {@code pcic_send_recycle}: as {@link #trySendRecycle()}, waiting up to {@code timeoutMs} for the
      * peer to export room for what was sent. @return null on timeout, or at once if nothing is being sent.
      */
-    public synchronized PciBuffer sendRecycle(final long timeoutMs) throws InterruptedException
+    public PciBuffer sendRecycle(final long timeoutMs) throws InterruptedException
     {
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        final long start = System.nanoTime();
+        final long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        final long hotUntil = startHotPoll(start, deadline);
         while (true)
         {
-            final PciBuffer recycled = trySendRecycle();
-            if (null != recycled || !device.sending() || !waitUntil(deadline))
+            final PciBuffer recycled;
+            synchronized (this)
             {
-                return recycled;
+                recycled = trySendRecycle();
+                if (null != recycled || !device.sending())
+                {
+                    return recycled;
+                }
+            }
+            if (!yieldUntil(hotUntil))
+            {
+                break;
+            }
+        }
+        synchronized (this)
+        {
+            while (true)
+            {
+                final PciBuffer recycled = trySendRecycle();
+                if (null != recycled || !device.sending() || !sleepUntil(deadline))
+                {
+                    return recycled;
+                }
             }
         }
     }
@@ -509,10 +577,15 @@ public final class PciConnection implements AutoCloseable
         nic.close();
     }
 
-    /** What the connection moved: counts of its writes, control messages and buffers. */
+    /**
+     * What the connection moved: counts of its writes, control messages and buffers; and
+     * {@code callerSleeps}, how often a {@link #recv} or {@link #sendRecycle} outlasted its hot poll and
+     * slept on the monitor (each ends in a wake-up: a conversation that answers within the cluster's
+     * hot window has none).
+     */
     public record Statistics(long dataWrites, long dataBytesWritten, long buffersFilled, long bytesReceived,
         long controlMessagesSent, long controlBytesSent, long buffersExported, long creditMessagesSent,
-        int registrations)
+        int registrations, long callerSleeps)
     {
     }
 
@@ -520,7 +593,7 @@ public final class PciConnection implements AutoCloseable
     {
         final PciCommDevice.Statistics s = device.statistics();
         return new Statistics(s.dataWrites, s.dataBytesWritten, s.buffersFilled, s.bytesReceived, s.controlMessagesSent,
-            s.controlBytesSent, s.buffersExported, s.creditMessagesSent, pool.registrations());
+            s.controlBytesSent, s.buffersExported, s.creditMessagesSent, pool.registrations(), callerSleeps);
     }
 
     public String toString()
@@ -551,6 +624,10 @@ public final class PciConnection implements AutoCloseable
             }
             if (0 == work)
             {
+                if (awaitCallersPolling())
+                {
+                    continue;
+                }
                 try
                 {
                     cq.await(IDLE_WAIT_MS);
@@ -571,6 +648,30 @@ public final class PciConnection implements AutoCloseable
                 }
             }
         }
+    }
+
+    /**
+     * While callers poll the connection themselves, this thread stays off the CQ and off the monitor,
+     * which the callers take at each look (issue 13: a message answered within the hot window then
+     * costs no wake-up; with this thread on the CQ, the caller slept on the monitor until this thread
+     * took the completion and woke it). Returns once the polls ended, or after {@link #IDLE_WAIT_MS},
+     * to look at the flags.
+     *
+     * @return false if no caller was polling: the CQ is this thread's to wait on.
+     */
+    private boolean awaitCallersPolling()
+    {
+        final long start = System.nanoTime();
+        if (callerPollsUntil - start <= 0)
+        {
+            return false;
+        }
+        do
+        {
+            LockSupport.parkNanos(STAND_DOWN_NS);
+        }
+        while (callerPollsUntil - System.nanoTime() > 0 && System.nanoTime() - start < IDLE_WAIT_NS);
+        return true;
     }
 
     /**
@@ -782,6 +883,47 @@ public final class PciConnection implements AutoCloseable
         {
             throw new IllegalArgumentException("a length of " + length + " is outside [1, " + buffer.capacity() + "]");
         }
+    }
+
+    /**
+     * Starts a blocking call's hot poll: the connection's thread keeps off the CQ until its end.
+     * @return the end of the poll: the hot window from {@code start}, or the deadline if sooner.
+     */
+    private long startHotPoll(final long start, final long deadline)
+    {
+        final long hotUntil = start + Math.min(hotNs, Math.max(0, deadline - start));
+        final long standDownUntil = Math.min(hotUntil, start + STAND_DOWN_NS);
+        if (standDownUntil - callerPollsUntil > 0)
+        {
+            callerPollsUntil = standDownUntil;
+        }
+        return hotUntil;
+    }
+
+    /** @return false once {@code hotUntil} passed; else yielded once. Off the monitor, so its thread can run. */
+    private static boolean yieldUntil(final long hotUntil) throws InterruptedException
+    {
+        if (System.nanoTime() - hotUntil >= 0)
+        {
+            return false;
+        }
+        Thread.yield();
+        if (Thread.interrupted())
+        {
+            throw new InterruptedException("interrupted while polling the connection");
+        }
+        return true;
+    }
+
+    /** {@link #waitUntil}, counted in {@link Statistics#callerSleeps()}. */
+    private boolean sleepUntil(final long deadline) throws InterruptedException
+    {
+        if (deadline - System.nanoTime() <= 0)
+        {
+            return false;
+        }
+        callerSleeps++;
+        return waitUntil(deadline);
     }
 
     /** @return false once {@code deadline} passed; else waited once on this monitor. */

@@ -20,11 +20,12 @@ import org.qnix.pcicomm.PciConnection;
  * next message always finds one (a send would wait for an export otherwise, nothing is dropped).
  *
  * <p>What a round trip costs here beside {@code vipl-rdma}: the export of the preposted buffer (a
- * control message each way per message), and the connection's thread, which sleeps on the VI's CQ and
- * wakes the caller blocked in {@code recv}: two wake-ups per message where {@code vipl-rdma} has one.
- * Every echoed byte is checked against what was sent; the first bytes carry the round trip's number,
- * so a buffer left from an earlier message fails the check. {@code pcic_send} takes at least one byte:
- * size 0 is sent as one byte. {@code --wait} does not apply (the library blocks on its own monitor).
+ * control message each way per message), and each call's step of the connection under its monitor.
+ * {@code recv} and {@code sendRecycle} poll for the cluster's hot window, as the VIPL's waits do, so
+ * neither side sleeps while the other answers. Every echoed byte is checked against what was sent; the
+ * first bytes carry the round trip's number, so a buffer left from an earlier message fails the check.
+ * {@code pcic_send} takes at least one byte: size 0 is sent as one byte. {@code --wait} does not apply
+ * (the library polls, then blocks on its own monitor).
  */
 public final class PciCommTransport implements LatencyTransport
 {
