@@ -71,9 +71,10 @@ public final class PciConnection implements AutoCloseable
     private static final long IDLE_WAIT_MS = 100;
     private static final long IDLE_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(IDLE_WAIT_MS);
     /**
-     * The connection's thread stays off the CQ for at most this long after a caller started a hot poll,
-     * whatever the hot window, and meanwhile looks again at this interval: what arrives once the call
-     * returned (an export for a queued send, say) waits for the thread at most about twice this long.
+     * A caller's hot poll keeps the connection's thread off the CQ for at most this long from the
+     * poll's start, whatever the hot window, and the thread looks again at this interval: what arrives
+     * once a call returned (an export for a queued send, say) waits for the thread at most about twice
+     * this long.
      * Not shorter: each look is a timer wake-up on the CPU the programs share, and looking at the end of
      * each 300 us window instead raised a ping-pong's p99 from 39-41 to 58-68 us
      * (docs/performance/pcicomm-hot-poll.txt).
@@ -118,6 +119,8 @@ public final class PciConnection implements AutoCloseable
         this.lock = lock;
         this.state = initial;
         this.hotNs = TimeUnit.MICROSECONDS.toNanos(nic.parameters().hotUs());
+        // nanoTime's origin is arbitrary: no poll under way is "until now", not "until 0".
+        this.callerPollsUntil = System.nanoTime();
         final ProtectionTag ptag = nic.createPtag();
         final ViplMemory control = nic.allocate(PciCommDevice.CONTROL_BYTES);
         final MemoryRegion controlRegion =
@@ -382,6 +385,7 @@ public final class PciConnection implements AutoCloseable
                 break;
             }
         }
+        endHotPoll();
         synchronized (this)
         {
             while (true)
@@ -452,6 +456,7 @@ public final class PciConnection implements AutoCloseable
                 break;
             }
         }
+        endHotPoll();
         synchronized (this)
         {
             while (true)
@@ -654,8 +659,9 @@ public final class PciConnection implements AutoCloseable
      * While callers poll the connection themselves, this thread stays off the CQ and off the monitor,
      * which the callers take at each look (issue 13: a message answered within the hot window then
      * costs no wake-up; with this thread on the CQ, the caller slept on the monitor until this thread
-     * took the completion and woke it). Returns once the polls ended, or after {@link #IDLE_WAIT_MS},
-     * to look at the flags.
+     * took the completion and woke it). It looks again at the end of each slice, or when a caller whose
+     * poll found nothing unparks it ({@link #endHotPoll}), and returns once no poll is under way, or
+     * after {@link #IDLE_WAIT_MS}, to look at the flags.
      *
      * @return false if no caller was polling: the CQ is this thread's to wait on.
      */
@@ -893,11 +899,23 @@ public final class PciConnection implements AutoCloseable
     {
         final long hotUntil = start + Math.min(hotNs, Math.max(0, deadline - start));
         final long standDownUntil = Math.min(hotUntil, start + STAND_DOWN_NS);
+        // Two callers racing here may leave the earlier end: the thread then takes the CQ a little early,
+        // which costs a wake-up at most, never a completion.
         if (standDownUntil - callerPollsUntil > 0)
         {
             callerPollsUntil = standDownUntil;
         }
         return hotUntil;
+    }
+
+    /**
+     * A hot poll found nothing and its caller is about to sleep on the monitor: the connection's thread
+     * must take the CQ now, not at the end of its slice, or a completion in between would wake the
+     * caller only then. The sleep costs a wake-up anyway; a poll that finds its answer costs none.
+     */
+    private void endHotPoll()
+    {
+        LockSupport.unpark(thread);
     }
 
     /** @return false once {@code hotUntil} passed; else yielded once. Off the monitor, so its thread can run. */

@@ -21,7 +21,7 @@ import org.qnix.pcicomm.PciConnection;
  * connection's thread keeps off the CQ meanwhile. On a cluster with a hot window of a second, so that
  * no answer in these tests outlasts it: a ping-pong never sleeps; a send queued while its caller polled
  * is written by the connection's thread once the caller has left; a recv that outlasts the window
- * sleeps and is woken by the connection's thread. Both ends in this JVM, the firmware in the daemon.
+ * sleeps and still gets its message. Both ends in this JVM, the firmware in the daemon.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class PciCommHotPollTest extends ViplClusterTest
@@ -107,9 +107,12 @@ class PciCommHotPollTest extends ViplClusterTest
         }
     }
 
-    /** A recv that outlasts the hot window sleeps on the monitor, and the connection's thread wakes it. */
+    /**
+     * A recv that outlasts the hot window sleeps on the monitor (a poll that never ended would leave the
+     * sender waiting for the sleep), and still gets the message sent while it slept.
+     */
     @Test
-    void aRecvPastTheHotWindowSleepsAndIsWokenByTheConnectionsThread() throws Exception
+    void aRecvPastTheHotWindowSleepsAndStillGetsTheMessage() throws Exception
     {
         try (PciCommTransferTest.Pair pair = PciCommTransferTest.Pair.of("1-0", "0-0", 43))
         {
