@@ -67,8 +67,13 @@ public final class PciConnection implements AutoCloseable
 {
     /** How long {@link #disconnect()} waits for the data in flight and the peer's answer. */
     public static final long DEFAULT_DISCONNECT_TIMEOUT_MS = 30_000;
-    /** The connection's thread looks at its flags at least this often while nothing completes. */
-    private static final long IDLE_WAIT_MS = 100;
+    /**
+     * The connection's thread looks at its flags at least this often while nothing completes. Each CQ
+     * wait starts with the hot window's yields: every 100 ms, an idle connection kept its process at
+     * 0.0065 cores, every second at 0.0025-0.003 (docs/performance/pcicomm-hot-poll.txt). A close
+     * does not wait for it: the VI's disconnect flushes completions that end the wait at once.
+     */
+    private static final long IDLE_WAIT_MS = 1000;
     private static final long IDLE_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(IDLE_WAIT_MS);
     /**
      * A caller's hot poll keeps the connection's thread off the CQ for at most this long from the
