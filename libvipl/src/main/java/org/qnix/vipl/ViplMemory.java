@@ -63,7 +63,10 @@ public final class ViplMemory implements AutoCloseable
     }
 
     /**
-     * @return the memory, to compose descriptors and data in place; unusable after {@link #close()}.
+     * @return the memory, to compose descriptors and data in place; unusable after {@link #close()}
+     * (or the NIC's): a buffer taken before then shrinks to nothing, so using it throws
+     * {@link IndexOutOfBoundsException} rather than touching memory that is gone; so do the
+     * {@link Descriptor}s in it.
      *
      * <pre>{@code
      * memory.buffer().putStringWithoutLengthAscii(4096, "hello");
