@@ -375,33 +375,7 @@ public final class PciConnection implements AutoCloseable
      */
     public PciBuffer recv(final long timeoutMs) throws InterruptedException
     {
-        final long start = System.nanoTime();
-        final long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        final long hotUntil = startHotPoll(start, deadline);
-        while (true)
-        {
-            final PciBuffer filled = tryRecv();
-            if (null != filled)
-            {
-                return filled;
-            }
-            if (!yieldUntil(hotUntil))
-            {
-                break;
-            }
-        }
-        endHotPoll();
-        synchronized (this)
-        {
-            while (true)
-            {
-                final PciBuffer filled = tryRecv();
-                if (null != filled || !sleepUntil(deadline))
-                {
-                    return filled;
-                }
-            }
-        }
+        return await(false, timeoutMs);
     }
 
     /**
@@ -442,37 +416,7 @@ public final class PciConnection implements AutoCloseable
      */
     public PciBuffer sendRecycle(final long timeoutMs) throws InterruptedException
     {
-        final long start = System.nanoTime();
-        final long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        final long hotUntil = startHotPoll(start, deadline);
-        while (true)
-        {
-            final PciBuffer recycled;
-            synchronized (this)
-            {
-                recycled = trySendRecycle();
-                if (null != recycled || !device.sending())
-                {
-                    return recycled;
-                }
-            }
-            if (!yieldUntil(hotUntil))
-            {
-                break;
-            }
-        }
-        endHotPoll();
-        synchronized (this)
-        {
-            while (true)
-            {
-                final PciBuffer recycled = trySendRecycle();
-                if (null != recycled || !device.sending() || !sleepUntil(deadline))
-                {
-                    return recycled;
-                }
-            }
-        }
+        return await(true, timeoutMs);
     }
 
     /** {@code pcic_disconnect} with {@link #DEFAULT_DISCONNECT_TIMEOUT_MS}. */
@@ -894,6 +838,56 @@ public final class PciConnection implements AutoCloseable
         {
             throw new IllegalArgumentException("a length of " + length + " is outside [1, " + buffer.capacity() + "]");
         }
+    }
+
+    /**
+     * The wait of {@link #recv} ({@code recycled} false) and {@link #sendRecycle} (true): looks, yielding
+     * off the monitor, for the cluster's hot window, then sleeps on the monitor until the deadline.
+     */
+    private PciBuffer await(final boolean recycled, final long timeoutMs) throws InterruptedException
+    {
+        final long start = System.nanoTime();
+        final long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        final long hotUntil = startHotPoll(start, deadline);
+        while (true)
+        {
+            synchronized (this)
+            {
+                final PciBuffer taken = take(recycled);
+                if (null != taken || !waitsFor(recycled))
+                {
+                    return taken;
+                }
+            }
+            if (!yieldUntil(hotUntil))
+            {
+                break;
+            }
+        }
+        endHotPoll();
+        synchronized (this)
+        {
+            while (true)
+            {
+                final PciBuffer taken = take(recycled);
+                if (null != taken || !waitsFor(recycled) || !sleepUntil(deadline))
+                {
+                    return taken;
+                }
+            }
+        }
+    }
+
+    /** One look of {@link #await}, under this monitor. */
+    private PciBuffer take(final boolean recycled)
+    {
+        return recycled ? trySendRecycle() : tryRecv();
+    }
+
+    /** @return false if nothing can come: a {@link #sendRecycle} with nothing being sent returns at once. */
+    private boolean waitsFor(final boolean recycled)
+    {
+        return !recycled || device.sending();
     }
 
     /**
