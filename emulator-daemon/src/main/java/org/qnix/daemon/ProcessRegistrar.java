@@ -16,6 +16,7 @@ import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.NicWakeUp;
 import org.qnix.abi.ProcessName;
+import org.qnix.abi.ProcessTableEntry;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.PublishedTables;
 import org.qnix.abi.ViaProcessStructuresLayout;
@@ -206,7 +207,7 @@ final class ProcessRegistrar
         final VniLayout vniLayout = layout.vni();
         sdram.setMemory((int)vni, vniLayout.length(), (byte)0);
         initialiseHostProcessStructures(hps, vni, vniLayout);
-        final int entry = writeProcessTableEntry(registered, hps);
+        final ProcessTableEntry entry = writeProcessTableEntry(registered, hps);
 
         // Step 2: New_Process to the Driver Command Queue. The NIC takes it at once and rings its Driver
         // Doorbell; the registration's outcome is the Registration State it writes into the entry.
@@ -244,7 +245,7 @@ final class ProcessRegistrar
                 }
             }
             // Writer: the NIC control program, with release semantics.
-            final int state = taken ? sdram.getIntVolatile(entry + ProcessTableLayout.STATE_OFFSET) : -1;
+            final int state = taken ? entry.state() : -1;
             if (ProcessTableLayout.STATE_REGISTERED == state)
             {
                 try
@@ -321,27 +322,19 @@ final class ProcessRegistrar
         Thread.sleep(Math.max(POLL_MS, Math.min(POLL_MAX_MS, waited >> POLL_BACK_OFF_SHIFT)));
     }
 
-    /** Step 5: the Process Table entry; the PID last, so the NIC never sees half an entry. @return its offset. */
-    private int writeProcessTableEntry(final Registered registered, final long hps)
+    /** Step 5: the Process Table entry; the PID last, so the NIC never sees half an entry. @return the entry. */
+    private ProcessTableEntry writeProcessTableEntry(final Registered registered, final long hps)
     {
-        final int entry = (int)layout.processEntryOffset(registered.index());
-        final int contexts = params.contextsPerProcess();
-        sdram.putInt(entry + ProcessTableLayout.NAME_AI_OFFSET, registered.name().ai());
-        sdram.putInt(entry + ProcessTableLayout.NAME_PI_OFFSET, registered.name().pi());
-        sdram.putInt(entry + ProcessTableLayout.GROUP_OFFSET, registered.group());
-        sdram.putInt(entry + ProcessTableLayout.GROUP_SIZE_OFFSET, registered.groupSize());
-        sdram.putLong(entry + ProcessTableLayout.SEND_DOORBELLS_OFFSET,
-            hps + HostProcessStructuresLayout.sendDoorbellOffset(0));
-        sdram.putLong(entry + ProcessTableLayout.RECEIVE_DOORBELLS_OFFSET,
-            hps + HostProcessStructuresLayout.receiveDoorbellOffset(contexts, 0));
-        sdram.putLong(entry + ProcessTableLayout.PROCESS_CQ_HEAD_OFFSET, hps + HostProcessStructuresLayout.CQ_HEAD_OFFSET);
-        sdram.putLong(entry + ProcessTableLayout.HPS_ADDRESS_OFFSET, hps);
-        sdram.putInt(entry + ProcessTableLayout.KIND_OFFSET, ProcessTableLayout.KIND_QNIX);
-        sdram.putLong(entry + ProcessTableLayout.VIA_STRUCTURES_OFFSET, 0);
-        sdram.putIntRelease(entry + ProcessTableLayout.STATE_OFFSET, ProcessTableLayout.STATE_FREE);
-        // Reader: the NIC control program, which checks it against the New_Process command.
-        sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, registered.osPid());
+        final ProcessTableEntry entry = processTableEntry(registered.index());
+        entry.publish(registered.osPid(), ProcessTableLayout.KIND_QNIX, registered.name().ai(), registered.name().pi(),
+            registered.group(), registered.groupSize(), hps, params.contextsPerProcess(), 0);
         return entry;
+    }
+
+    /** @return a flyweight over entry {@code index}: one per call, since registrations run on several threads. */
+    private ProcessTableEntry processTableEntry(final int index)
+    {
+        return new ProcessTableEntry().wrap(sdram, (int)layout.processEntryOffset(index));
     }
 
     /** @return which of the NIC's tables a New_Process refused for want of room found full. */
@@ -424,9 +417,8 @@ final class ProcessRegistrar
     /** Thesis 3.4, de-registration steps 1-5. */
     void deregister(final Registered registered) throws InterruptedException
     {
-        final int entry = (int)layout.processEntryOffset(registered.index());
         // Step 1: a zero PID is never scheduled again, and aborts a registration still in progress.
-        sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, 0);
+        processTableEntry(registered.index()).clearPid();
 
         // Step 2: Delete_Process, so every NIC forgets the process.
         final Quarantined held =
@@ -607,21 +599,9 @@ final class ProcessRegistrar
         final VniLayout vniLayout = layout.vni();
         sdram.setMemory((int)vni, vniLayout.length(), (byte)0);
         initialiseHostProcessStructures(hps, vni, vniLayout);
-        final int entry = (int)layout.processEntryOffset(index);
-        sdram.putInt(entry + ProcessTableLayout.NAME_AI_OFFSET, 0);
-        sdram.putInt(entry + ProcessTableLayout.NAME_PI_OFFSET, 0);
-        sdram.putInt(entry + ProcessTableLayout.GROUP_OFFSET, 0);
-        sdram.putInt(entry + ProcessTableLayout.GROUP_SIZE_OFFSET, 0);
-        sdram.putLong(entry + ProcessTableLayout.SEND_DOORBELLS_OFFSET, hps + HostProcessStructuresLayout.sendDoorbellOffset(0));
-        sdram.putLong(entry + ProcessTableLayout.RECEIVE_DOORBELLS_OFFSET,
-            hps + HostProcessStructuresLayout.receiveDoorbellOffset(params.contextsPerProcess(), 0));
-        sdram.putLong(entry + ProcessTableLayout.PROCESS_CQ_HEAD_OFFSET, hps + HostProcessStructuresLayout.CQ_HEAD_OFFSET);
-        sdram.putLong(entry + ProcessTableLayout.HPS_ADDRESS_OFFSET, hps);
-        sdram.putInt(entry + ProcessTableLayout.KIND_OFFSET, ProcessTableLayout.KIND_VIA);
-        sdram.putLong(entry + ProcessTableLayout.VIA_STRUCTURES_OFFSET, structuresAddress);
-        sdram.putIntRelease(entry + ProcessTableLayout.STATE_OFFSET, ProcessTableLayout.STATE_FREE);
-        // Reader: the NIC control program, which checks it and the Kind against New_Via_Process.
-        sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, osPid);
+        // A VIA process has no name and no group; the NIC checks the Kind against New_Via_Process.
+        processTableEntry(index).publish(osPid, ProcessTableLayout.KIND_VIA, 0, 0, 0, 0, hps,
+            params.contextsPerProcess(), structuresAddress);
 
         final DriverCommandQueueWriter.Ticket ticket =
             commandQueue.post(DriverCommand.NEW_VIA_PROCESS, label, osPid, index, 0, 0, timeoutMs);
@@ -692,8 +672,7 @@ final class ProcessRegistrar
      */
     void deregisterVia(final ViaRegistered registered) throws InterruptedException
     {
-        final int entry = (int)layout.processEntryOffset(registered.index());
-        sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, 0);
+        processTableEntry(registered.index()).clearPid();
         // Its VIA table entries go at once: the NIC honours none whose handle or generation it was not
         // given, and checks each page against the Protection Table, where the pages stay the process's.
         registered.via().releaseAll();
@@ -711,8 +690,7 @@ final class ProcessRegistrar
 
     private void deregisterViaLocally(final ViaRegistered registered) throws InterruptedException
     {
-        final int entry = (int)layout.processEntryOffset(registered.index());
-        sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, 0);
+        processTableEntry(registered.index()).clearPid();
         registered.via().releaseAll();
         release(registered.name(), registered.index(), false);
     }
@@ -720,8 +698,7 @@ final class ProcessRegistrar
     /** Steps 3-5: unmap (the process's own business), return the pages, free the entry. */
     private void deregisterLocally(final Registered registered)
     {
-        final int entry = (int)layout.processEntryOffset(registered.index());
-        sdram.putIntRelease(entry + ProcessTableLayout.PID_OFFSET, 0);
+        processTableEntry(registered.index()).clearPid();
         release(registered.name(), registered.index(), true);
     }
 

@@ -7,7 +7,7 @@ import org.qnix.abi.CommandQueueLayout;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessCommand;
-import org.qnix.abi.ProcessTableLayout;
+import org.qnix.abi.ProcessTableEntry;
 import org.qnix.abi.VniLayout;
 
 /**
@@ -32,6 +32,7 @@ final class CommandQueueReader
     private final VniLayout vni;
     private final AtomicBuffer sdram;
     private final CommandQueueEntry entry = new CommandQueueEntry();
+    private final ProcessTableEntry processEntry = new ProcessTableEntry();
     private final String nodeName;
     private final AtomicBuffer host;
     private final NicCounters counters;
@@ -99,7 +100,7 @@ final class CommandQueueReader
                 continue;
             }
             // Thesis 3.5, de-registration step 1: an entry whose PID the driver cleared is not served.
-            if (0 == sdram.getIntVolatile((int)layout.processEntryOffset(index) + ProcessTableLayout.PID_OFFSET))
+            if (0 == processEntry.wrap(sdram, (int)layout.processEntryOffset(index)).pid())
             {
                 continue;
             }

@@ -19,7 +19,7 @@ import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.NicTableLayout;
 import org.qnix.abi.NicWakeLayout;
 import org.qnix.abi.NicWakeUp;
-import org.qnix.abi.ProcessTableLayout;
+import org.qnix.abi.ProcessTableEntry;
 import org.qnix.abi.RxFifoLayout;
 import org.qnix.abi.TraceLayout;
 import org.qnix.abi.VniLayout;
@@ -143,16 +143,14 @@ public final class NodeImage implements AutoCloseable
         final AtomicBuffer host = hostFile.buffer();
         final VniLayout vni = sdramLayout.vni();
 
+        final ProcessTableEntry processEntry = new ProcessTableEntry();
         for (int i = 0; i < params.maxProcessesPerNic(); i++)
         {
-            final int entry = (int)sdramLayout.processEntryOffset(i);
             final long vniAddress = sdramLayout.vniOffset(i);
-            sdram.putLong(entry + ProcessTableLayout.VNI_COMMAND_QUEUE_OFFSET, vniAddress + vni.commandQueueOffset());
-            sdram.putLong(entry + ProcessTableLayout.VNI_SEND_CONTEXTS_OFFSET, vniAddress + vni.sendContextListOffset());
-            sdram.putLong(entry + ProcessTableLayout.VNI_RECEIVE_CONTEXTS_OFFSET,
-                vniAddress + vni.receiveContextListOffset());
-            sdram.putLong(entry + ProcessTableLayout.VNI_CONTEXT_REGIONS_OFFSET, vniAddress + vni.contextRegionsOffset());
-            sdram.putLong(entry + ProcessTableLayout.VNI_BUFFER_POOL_OFFSET, vniAddress + vni.bufferPoolOffset());
+            processEntry.wrap(sdram, (int)sdramLayout.processEntryOffset(i)).vniInfo(
+                vniAddress + vni.commandQueueOffset(), vniAddress + vni.sendContextListOffset(),
+                vniAddress + vni.receiveContextListOffset(), vniAddress + vni.contextRegionsOffset(),
+                vniAddress + vni.bufferPoolOffset());
         }
 
         final int info = (int)sdramLayout.driverInfoOffset();

@@ -13,6 +13,7 @@ import org.qnix.abi.NewProcessFlyweight;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessName;
+import org.qnix.abi.ProcessTableEntry;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.SystemMessage;
 
@@ -35,6 +36,7 @@ final class ProcessRegistrations
     private final ClusterParameters params;
     private final NicSdramLayout layout;
     private final AtomicBuffer sdram;
+    private final ProcessTableEntry processEntry = new ProcessTableEntry();
     private final NicCoordinates self;
     private final int selfIndex;
     private final NicCounters counters;
@@ -96,7 +98,7 @@ final class ProcessRegistrations
     {
         if (index < 0 || index >= residents.length || pid <= 0 || size < 1 || size > params.nameTableEntries() ||
             null != residents[index] || viaResidents[index] ||
-            sdram.getIntVolatile((int)layout.processEntryOffset(index) + ProcessTableLayout.PID_OFFSET) != pid)
+            processEntry(index).pid() != pid)
         {
             return Doorbell.BAD_COMMAND;
         }
@@ -191,10 +193,9 @@ final class ProcessRegistrations
         {
             return Doorbell.BAD_COMMAND;
         }
-        final int entry = (int)layout.processEntryOffset(index);
         // Written by the driver at registration, the PID last with release, before it posted the command.
-        if (sdram.getIntVolatile(entry + ProcessTableLayout.PID_OFFSET) != pid ||
-            ProcessTableLayout.KIND_VIA != sdram.getInt(entry + ProcessTableLayout.KIND_OFFSET))
+        final ProcessTableEntry entry = processEntry(index);
+        if (entry.pid() != pid || ProcessTableLayout.KIND_VIA != entry.kind())
         {
             return Doorbell.BAD_COMMAND;
         }
@@ -254,14 +255,14 @@ final class ProcessRegistrations
             scheduler.adopt(slot);
             slots[index] = slot;
         }
-        final int entry = (int)layout.processEntryOffset(index);
+        final ProcessTableEntry entry = processEntry(index);
         slot.aiName = ai;
         slot.piName = pi;
         slot.incarnation = incarnation;
         // Written by the driver at registration step 5, before it posted New_Process.
-        slot.sendDoorbells = sdram.getLong(entry + ProcessTableLayout.SEND_DOORBELLS_OFFSET);
-        slot.receiveDoorbells = sdram.getLong(entry + ProcessTableLayout.RECEIVE_DOORBELLS_OFFSET);
-        slot.commandQueueHeadAddress = sdram.getLong(entry + ProcessTableLayout.PROCESS_CQ_HEAD_OFFSET);
+        slot.sendDoorbells = entry.sendDoorbells();
+        slot.receiveDoorbells = entry.receiveDoorbells();
+        slot.commandQueueHeadAddress = entry.commandQueueHeadAddress();
         CommandQueueReader.resetQueue(slot);
         slot.barrierSequences.clear();
         slot.via = false;
@@ -322,10 +323,16 @@ final class ProcessRegistrations
         }
     }
 
+    /** @return the flyweight over Process Table entry {@code index}, wrapped anew: the firmware thread's only. */
+    private ProcessTableEntry processEntry(final int index)
+    {
+        return processEntry.wrap(sdram, (int)layout.processEntryOffset(index));
+    }
+
     private void setProcessState(final int index, final int state)
     {
         // Readers: `cluster status`, and the driver waiting for a registration (thesis 3.4, step 6).
-        sdram.putIntRelease((int)layout.processEntryOffset(index) + ProcessTableLayout.STATE_OFFSET, state);
+        processEntry(index).state(state);
     }
 
     /**
@@ -342,8 +349,7 @@ final class ProcessRegistrations
         List<Registration> orphaned = null;
         for (final Registration registration : registrations.values())
         {
-            final int pid = sdram.getIntVolatile(
-                (int)layout.processEntryOffset(registration.index) + ProcessTableLayout.PID_OFFSET);
+            final int pid = processEntry(registration.index).pid();
             if (pid != registration.osPid)
             {
                 orphaned = null == orphaned ? new ArrayList<>() : orphaned;

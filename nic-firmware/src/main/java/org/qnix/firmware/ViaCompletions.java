@@ -5,6 +5,7 @@ import org.qnix.abi.CqRingLayout;
 import org.qnix.abi.CqTableEntry;
 import org.qnix.abi.Futex;
 import org.qnix.abi.NicSdramLayout;
+import org.qnix.abi.ProcessTableEntry;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.ViTableEntry;
 import org.qnix.abi.ViaProcessStructuresLayout;
@@ -29,6 +30,8 @@ final class ViaCompletions
 {
     private final AtomicBuffer sdram;
     private final AtomicBuffer host;
+    /** Wrapped by {@link #alive}, and read on by the caller that asked. */
+    private final ProcessTableEntry processEntry = new ProcessTableEntry();
     private final NicSdramLayout layout;
     private final ViaTablesLayout via;
     private final ViaDescriptors descriptors;
@@ -115,7 +118,7 @@ final class ViaCompletions
     {
         // Writer: the driver (registration, then death: the PID cleared first).
         return owner >= 0 && owner < processes &&
-            0 != sdram.getIntVolatile((int)layout.processEntryOffset(owner) + ProcessTableLayout.PID_OFFSET);
+            0 != processEntry.wrap(sdram, (int)layout.processEntryOffset(owner)).pid();
     }
 
     /** The queue's completion counter, then a wake-up if the process sleeps on it. */
@@ -190,13 +193,13 @@ final class ViaCompletions
         final int op, final int resource, final int error)
     {
         counters.viaAsyncEvents.increment();
-        final int entry = (int)layout.processEntryOffset(owner);
-        if (!alive(owner) || ProcessTableLayout.KIND_VIA != sdram.getInt(entry + ProcessTableLayout.KIND_OFFSET))
+        if (!alive(owner) || ProcessTableLayout.KIND_VIA != processEntry.kind())
         {
             return;
         }
-        final long structures = sdram.getLong(entry + ProcessTableLayout.VIA_STRUCTURES_OFFSET);
-        if (structures <= 0)
+        // The driver's, from this node's host memory: a value outside it is no process's structures.
+        final long structures = processEntry.viaStructures();
+        if (structures <= 0 || structures > host.capacity() - ViaProcessStructuresLayout.LENGTH)
         {
             return;
         }

@@ -23,6 +23,7 @@ import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.ProcessName;
+import org.qnix.abi.ProcessTableEntry;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.PublishedTables;
 import org.qnix.abi.RxFifo;
@@ -79,7 +80,7 @@ public final class ClusterInspector
             final AtomicBuffer sdram = sdramFile.buffer();
             final AtomicBuffer host = hostFile.buffer();
             final int vni = (int)layout.vniOffset(index);
-            final long hps = sdram.getLong((int)layout.processEntryOffset(index) + ProcessTableLayout.HPS_ADDRESS_OFFSET);
+            final long hps = new ProcessTableEntry().wrap(sdram, (int)layout.processEntryOffset(index)).hpsAddress();
             final int contexts = params.contextsPerProcess();
             final boolean hpsSane = ClusterStatus.isSaneHpsAddress(params, hps);
             out.put("hostProcessStructures", hpsSane ? hps : impossible("address " + hps));
@@ -266,11 +267,11 @@ public final class ClusterInspector
                 sdram.getLongVolatile((int)layout.controlProgramOffset() + ControlProgramLayout.DUTY_CYCLES_OFFSET));
             final HostMemoryLayout hostLayout = new HostMemoryLayout(params);
             final List<Object> table = new ArrayList<>();
+            final ProcessTableEntry entry = new ProcessTableEntry();
             for (int p = 0; p < params.maxProcessesPerNic(); p++)
             {
-                final int entry = (int)layout.processEntryOffset(p);
                 // Writer: the driver, which writes the PID last at registration and clears it first after.
-                final int pid = sdram.getIntVolatile(entry + ProcessTableLayout.PID_OFFSET);
+                final int pid = entry.wrap(sdram, (int)layout.processEntryOffset(p)).pid();
                 final int flag = host.getIntVolatile((int)hostLayout.processFlagOffset(p));
                 if (0 == pid && 0 == flag)
                 {
@@ -279,13 +280,11 @@ public final class ClusterInspector
                 final Map<String, Object> e = new LinkedHashMap<>();
                 e.put("index", p);
                 e.put("nicPid", ProcessTableLayout.nicPid(p));
-                e.put("name", name(sdram.getInt(entry + ProcessTableLayout.NAME_AI_OFFSET),
-                    sdram.getInt(entry + ProcessTableLayout.NAME_PI_OFFSET)));
-                e.put("group", sdram.getInt(entry + ProcessTableLayout.GROUP_OFFSET));
-                e.put("groupSize", sdram.getInt(entry + ProcessTableLayout.GROUP_SIZE_OFFSET));
+                e.put("name", name(entry.nameAi(), entry.namePi()));
+                e.put("group", entry.group());
+                e.put("groupSize", entry.groupSize());
                 e.put("osPid", pid);
-                e.put("state", ProcessTableLayout.stateName(
-                    sdram.getIntVolatile(entry + ProcessTableLayout.STATE_OFFSET)));
+                e.put("state", ProcessTableLayout.stateName(entry.state()));
                 table.add(e);
             }
             out.put("processTable", table);

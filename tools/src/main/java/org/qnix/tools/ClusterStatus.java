@@ -22,6 +22,7 @@ import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicProcessor;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessName;
+import org.qnix.abi.ProcessTableEntry;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.ProtectionTableLayout;
 import org.qnix.abi.PublishedTables;
@@ -193,22 +194,17 @@ public final class ClusterStatus
                     {
                         continue;
                     }
-                    final int entry = (int)layout.processEntryOffset(p);
+                    final ProcessTableEntry entry =
+                        new ProcessTableEntry().wrap(sdram, (int)layout.processEntryOffset(p));
                     final int nicPid = ProcessTableLayout.nicPid(p);
-                    final long hps = sdram.getLong(entry + ProcessTableLayout.HPS_ADDRESS_OFFSET);
-                    processes.add(new Process(
-                        new ProcessName(sdram.getInt(entry + ProcessTableLayout.NAME_AI_OFFSET),
-                            sdram.getInt(entry + ProcessTableLayout.NAME_PI_OFFSET)),
-                        sdram.getInt(entry + ProcessTableLayout.GROUP_OFFSET),
-                        sdram.getInt(entry + ProcessTableLayout.GROUP_SIZE_OFFSET),
-                        node, nicPid, osPid,
-                        sdram.getIntVolatile(entry + ProcessTableLayout.STATE_OFFSET),
+                    final long hps = entry.hpsAddress();
+                    processes.add(new Process(new ProcessName(entry.nameAi(), entry.namePi()), entry.group(),
+                        entry.groupSize(), node, nicPid, osPid, entry.state(),
                         contextsInUse(params, host, hps, true), contextsInUse(params, host, hps, false),
                         nicPid < held.length ? held[nicPid] : 0, nicPid < locked.length ? locked[nicPid] : 0));
-                    if (ProcessTableLayout.KIND_VIA == sdram.getInt(entry + ProcessTableLayout.KIND_OFFSET))
+                    if (ProcessTableLayout.KIND_VIA == entry.kind())
                     {
-                        vipl.processes().add(new ViplProcess(node, p, nicPid, osPid,
-                            sdram.getIntVolatile(entry + ProcessTableLayout.STATE_OFFSET)));
+                        vipl.processes().add(new ViplProcess(node, p, nicPid, osPid, entry.state()));
                     }
                 }
                 readViaTables(node, layout.via(), sdram, vipl);
