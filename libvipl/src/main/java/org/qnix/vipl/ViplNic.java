@@ -42,7 +42,6 @@ import org.qnix.host.NicHeartbeat;
 import org.qnix.host.ProcessMappings;
 import org.qnix.host.RetiredMemory;
 import org.qnix.host.ViaDriverException;
-import org.qnix.host.ViaPeer;
 import org.qnix.host.ViaRegistration;
 
 /**
@@ -74,11 +73,6 @@ public final class ViplNic implements AutoCloseable
     /** VIPL 1.0, as VIP_NIC_ATTRIBUTES' ProviderVersion. */
     public static final int PROVIDER_VERSION = 0x0001_0000;
     private static final long OPEN_TIMEOUT_MS = 30_000;
-    /**
-     * How long a close waits for the driver to end the connection waits it asked it to end: the driver
-     * looks every 50 ms, so only a driver that does not run takes this long.
-     */
-    private static final long DRIVER_WAITS_END_NS = TimeUnit.SECONDS.toNanos(2);
 
     private final NicCoordinates node;
     private final String clusterName;
@@ -109,13 +103,8 @@ public final class ViplNic implements AutoCloseable
     private volatile boolean closed;
     /** Set by the close that releases the resources, under this object's monitor. */
     private boolean released;
-    /**
-     * Connection waits in the driver now: they hold this object's monitor up to their timeout, so a close
-     * from another thread asks the driver to end them, and waits for them to leave.
-     */
-    private final MappingGuard driverWaits = new MappingGuard();
-    /** Held over the close's write of Close requested and over the release's retire of {@link #structures}. */
-    private final Object closeRequestLock = new Object();
+    /** Connect, accept, reject, disconnect: driver waits that a close from another thread ends. */
+    private final ViplConnections connections;
     /** This process keeps off the NICs' CPU while the NIC is open (NicProcessor). */
     private final NicProcessor.Avoidance offNicCpu;
 
@@ -135,6 +124,7 @@ public final class ViplNic implements AutoCloseable
         this.driver = driver;
         this.registration = registration;
         this.structures = structures;
+        this.connections = new ViplConnections(this, driver, structures);
         this.events = new AsyncEvents(this, structures.buffer(),
             new DoorbellWaiter(structures.buffer(), heartbeat, guard, 0));
         this.eventsThread = new Thread(events, "vipl-errors-" + node);
@@ -450,20 +440,7 @@ public final class ViplNic implements AutoCloseable
      */
     public synchronized ConnectionRequest connectWait(final byte[] discriminator, final long timeoutMs)
     {
-        beginDriverWait();
-        try
-        {
-            final ViaPeer peer = driver.viaConnectWait(discriminator, timeoutMs);
-            return new ConnectionRequest(this, peer.handle(), RemoteVi.of(peer));
-        }
-        catch (final DriverException ex)
-        {
-            throw connectionWaitEnded(ex);
-        }
-        finally
-        {
-            driverWaits.exit();
-        }
+        return connections.connectWait(discriminator, timeoutMs);
     }
 
     /**
@@ -480,23 +457,7 @@ public final class ViplNic implements AutoCloseable
      */
     public synchronized RemoteVi connectRequest(final Vi vi, final ViplAddress remote, final long timeoutMs)
     {
-        beginDriverWait();
-        try
-        {
-            checkOwn(vi);
-            final RemoteVi server =
-                RemoteVi.of(driver.viaConnectRequest(vi.index(), remote.node().packed(), remote.discriminator(), timeoutMs));
-            vi.connected(server);
-            return server;
-        }
-        catch (final DriverException ex)
-        {
-            throw connectionWaitEnded(ex);
-        }
-        finally
-        {
-            driverWaits.exit();
-        }
+        return connections.connectRequest(vi, remote, timeoutMs);
     }
 
     /**
@@ -514,18 +475,7 @@ public final class ViplNic implements AutoCloseable
     public synchronized void connectPeerRequest(final Vi vi, final byte[] localDiscriminator, final ViplAddress remote,
         final long timeoutMs)
     {
-        ensureOpen();
-        checkOwn(vi);
-        try
-        {
-            driver.viaConnectPeerRequest(vi.index(), localDiscriminator, remote.node().packed(), remote.discriminator(),
-                timeoutMs);
-            vi.peerRequested(System.currentTimeMillis() + timeoutMs);
-        }
-        catch (final DriverException ex)
-        {
-            throw ViplException.of(ex);
-        }
+        connections.connectPeerRequest(vi, localDiscriminator, remote, timeoutMs);
     }
 
     /**
@@ -665,8 +615,7 @@ public final class ViplNic implements AutoCloseable
         {
             wakeSleepers();
         }
-        driverWaits.beginClose();
-        if (driverWaits.callsInside() > 0 && !endDriverWaits())
+        if (!connections.endWaits())
         {
             // A driver that does not look (stopped, or stuck) is left: the connection is closed under the
             // wait. The driver de-registers the process when it sees that, as at its death, and may give
@@ -676,29 +625,6 @@ public final class ViplNic implements AutoCloseable
             mappings.retire(false);
             driver.close();
         }
-    }
-
-    /**
-     * Asks the driver to end this process's connection waits, through the Close requested word of the
-     * VIA Process Structures that the driver's side of each wait looks at every 50 ms, and waits for them
-     * to leave. The connection stays, so {@link #release()} retires every mapping before it de-registers
-     * the process over it: the pages the de-registration frees are no longer this process's to read.
-     *
-     * @return false if a wait was still in the driver after {@link #DRIVER_WAITS_END_NS}.
-     */
-    private boolean endDriverWaits()
-    {
-        synchronized (closeRequestLock)
-        {
-            if (structures.isClosed())
-            {
-                // Unmapped by a release (where no overlay could be made), which came after every wait left.
-                return true;
-            }
-            // Reader: the driver, in each connection wait of this process (ViaRequests.alive).
-            structures.buffer().putIntRelease(ViaProcessStructuresLayout.CLOSE_REQUESTED_OFFSET, 1);
-        }
-        return driverWaits.awaitQuiescence(DRIVER_WAITS_END_NS);
     }
 
     /** The rest of {@link #close()}, once, under this object's monitor: after a connection wait left it. */
@@ -734,10 +660,7 @@ public final class ViplNic implements AutoCloseable
             vis.clear();
             cqsByIndex.clear();
         }
-        synchronized (closeRequestLock)
-        {
-            RetiredMemory.retire(structures, quiescent);
-        }
+        connections.retireStructures(quiescent);
         mappings.retire(quiescent);
         driver.deregister();
         driver.close();
@@ -870,7 +793,7 @@ public final class ViplNic implements AutoCloseable
      *
      * @return {@link #nicDead()} if the NIC stopped, {@link #closedException()} if it was closed, else null.
      */
-    private ViplException stoppedOrClosed()
+    ViplException stoppedOrClosed()
     {
         if (!guard.enter())
         {
@@ -1141,60 +1064,18 @@ public final class ViplNic implements AutoCloseable
 
     synchronized void accept(final ConnectionRequest request, final Vi vi)
     {
-        ensureOpen();
-        checkOwn(vi);
-        try
-        {
-            driver.viaConnectAccept(request.handle(), vi.index());
-            vi.connected(request.remote());
-        }
-        catch (final DriverException ex)
-        {
-            throw ViplException.of(ex);
-        }
+        connections.accept(request, vi);
     }
 
     synchronized void reject(final ConnectionRequest request)
     {
-        ensureOpen();
-        try
-        {
-            driver.viaConnectReject(request.handle());
-        }
-        catch (final DriverException ex)
-        {
-            throw ViplException.of(ex);
-        }
+        connections.reject(request);
     }
 
     /** @return the outcome of the VI's peer request: SUCCESS (connected), NOT_DONE, or why it failed. */
     synchronized ViplResult connectPeerOutcome(final Vi vi, final boolean block, final long timeoutMs)
     {
-        beginDriverWait();
-        try
-        {
-            checkOwn(vi);
-            vi.connected(RemoteVi.of(driver.viaConnectPeerOutcome(vi.index(), block, timeoutMs)));
-            return ViplResult.SUCCESS;
-        }
-        catch (final ViaDriverException ex)
-        {
-            // Done reports its outcomes as results, but a dead NIC as Wait does: the request is withdrawn.
-            if (block && ViplResult.NOT_DONE != ex.result() ||
-                ViplResult.ERROR_RESOURCE == ex.result() && null != stoppedOrClosed())
-            {
-                throw connectionWaitEnded(ex);
-            }
-            return ex.result();
-        }
-        catch (final DriverException ex)
-        {
-            throw connectionWaitEnded(ex);
-        }
-        finally
-        {
-            driverWaits.exit();
-        }
+        return connections.connectPeerOutcome(vi, block, timeoutMs);
     }
 
     ViState queryVi(final Vi vi)
@@ -1219,57 +1100,10 @@ public final class ViplNic implements AutoCloseable
 
     void disconnect(final Vi vi)
     {
-        ensureOpen();
-        checkOwn(vi);
-        try
-        {
-            driver.viaDisconnect(vi.index());
-        }
-        catch (final DriverException ex)
-        {
-            throw ViplException.of(ex);
-        }
+        connections.disconnect(vi);
     }
 
-    /**
-     * @return the exception a connection wait the driver ended throws: the driver ends connectWait,
-     * connectRequest and connectPeerWait with ERROR_RESOURCE once it finds this NIC dead (its heartbeat,
-     * which this process reads too), and that is the NIC-dead exception the data path's waits throw.
-     */
-    private ViplException connectionWaitEnded(final DriverException ex)
-    {
-        if (closed)
-        {
-            // The close from another thread had the driver end the wait (or closed the connection under it).
-            return new ViplException(ViplResult.INVALID_STATE, "NIC " + node + " of cluster '" + clusterName +
-                "' was closed during the connection wait", ex);
-        }
-        if (ex instanceof ViaDriverException refusal && ViplResult.ERROR_RESOURCE == refusal.result())
-        {
-            final ViplException stopped = stoppedOrClosed();
-            if (null != stopped)
-            {
-                return stopped;
-            }
-        }
-        return ViplException.of(ex);
-    }
-
-    /**
-     * Counts a driver exchange that may block until its timeout: either a close sees it counted and has the
-     * driver end it, or it sees the close. Each call is paired with {@code driverWaits.exit()}.
-     *
-     * @throws ViplException {@code INVALID_STATE} once the NIC was closed.
-     */
-    private void beginDriverWait()
-    {
-        if (!driverWaits.enter())
-        {
-            throw closedException();
-        }
-    }
-
-    private void checkOwn(final Vi vi)
+    void checkOwn(final Vi vi)
     {
         if (null == vi || vi.nic() != this || vi.isClosed())
         {
@@ -1303,7 +1137,7 @@ public final class ViplNic implements AutoCloseable
         }
     }
 
-    private void ensureOpen()
+    void ensureOpen()
     {
         if (closed)
         {
