@@ -402,20 +402,6 @@ final class Messaging
         return true;
     }
 
-    /** For the tests of the NIC's DMA checks: a descriptor of a prepared Send Context made to point elsewhere. */
-    void corruptSendDescriptor(final int context, final int descriptor, final long address)
-    {
-        enter();
-        try
-        {
-            vnic.overwriteDescriptorAddress(vnic.sendRegionOffset(context), descriptor, address);
-        }
-        finally
-        {
-            exit();
-        }
-    }
-
     // Argument checks, before anything is written
 
     void checkContext(final int context)

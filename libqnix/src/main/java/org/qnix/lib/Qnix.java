@@ -747,11 +747,6 @@ public final class Qnix implements AutoCloseable
         messaging.awaitReceive(receiveContext, status, wait, timeout, unit);
     }
 
-    void corruptSendDescriptor(final int context, final int descriptor, final long address)
-    {
-        messaging.corruptSendDescriptor(context, descriptor, address);
-    }
-
     public String toString()
     {
         return "Qnix{" + name + " on " + node + " of cluster " + clusterName + ", NIC PID " + registration.nicPid + "}";

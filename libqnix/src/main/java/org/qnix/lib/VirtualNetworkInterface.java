@@ -170,13 +170,6 @@ final class VirtualNetworkInterface
         return layout.receiveContextRegionOffset(context);
     }
 
-    /** For tests of protection: a raw Descriptor page address, as a buggy process could write it. */
-    void overwriteDescriptorAddress(final int regionOffset, final int descriptor, final long address)
-    {
-        region.wrap(vni, regionOffset).put(descriptor, address, region.offsetInPage(descriptor),
-            region.length(descriptor));
-    }
-
     // ---------------------------------------------------------------------------------------------
     // Command Queue (thesis 3.3.1-3.3.2)
     // ---------------------------------------------------------------------------------------------

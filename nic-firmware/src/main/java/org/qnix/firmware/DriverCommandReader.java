@@ -152,6 +152,8 @@ final class DriverCommandReader
     {
         // Reader: the driver, checking how far the NIC has read its queue.
         host.putIntRelease((int)hostLayout.driverCommandQueueHeadAddress(), driverHead);
+        // NIC-private (thesis Figure 7's Driver Info): no other party reads it, so a plain write; it
+        // shows the NIC's progress to whoever dumps the SDRAM (a debugger on the firmware).
         sdram.putInt((int)layout.driverInfoOffset() + DriverCommandQueueLayout.INFO_NIC_HEAD_OFFSET, driverHead);
         driverHeadPublished = driverHead;
         commandsSinceHeadUpdate = 0;

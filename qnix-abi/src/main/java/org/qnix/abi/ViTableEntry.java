@@ -202,15 +202,6 @@ public final class ViTableEntry
         return buffer.getInt(offset + ATTRIBUTES_OFFSET);
     }
 
-    /** Driver side: SetViAttributes on an Idle VI. */
-    public void attributes(final int ptag, final int attributes, final int reliability, final int maxTransfer)
-    {
-        buffer.putInt(offset + PTAG_OFFSET, ptag);
-        buffer.putInt(offset + ATTRIBUTES_OFFSET, attributes);
-        buffer.putInt(offset + RELIABILITY_OFFSET, reliability);
-        buffer.putInt(offset + MAX_TRANSFER_OFFSET, maxTransfer);
-    }
-
     public int reliability()
     {
         return buffer.getInt(offset + RELIABILITY_OFFSET);
