@@ -3,8 +3,10 @@ package org.qnix.daemon;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 
 import org.agrona.concurrent.AtomicBuffer;
@@ -51,7 +53,7 @@ final class ViaResources
     private final Map<Integer, Vi> vis = new LinkedHashMap<>();
     private final BitSet numbers = new BitSet(ViaProcessStructuresLayout.MAX_VIS);
     /** Connection requests this process was asked as a server and has not answered. */
-    private final java.util.Set<Integer> askedHandles = new java.util.LinkedHashSet<>();
+    private final Set<Integer> askedHandles = new LinkedHashSet<>();
 
     /** A registered region: its handle, the allocation it lies in and its ptag. */
     record Region(int handle, int allocation, int ptag)

@@ -23,8 +23,10 @@ import org.qnix.abi.ProcessName;
 import org.qnix.abi.ViplResult;
 
 /**
- * A process's end of its node's driver socket: the "system calls" of {@code DriverProtocol} (register,
- * de-register, group query, buffers: allocate, pool, lock, unlock, free), each a request and its reply,
+ * A process's end of its node's driver socket: the "system calls" of {@code DriverProtocol}, each a
+ * request and its reply: QNIX's (register, de-register, group query, buffers: allocate, pool, lock,
+ * unlock, free) and VIA's kernel agent's ({@code via*}: register, ptags, memory regions, CQs, VIs and
+ * their connections, issue 14),
  * like Aeron's {@code DriverProxy} for its media driver. Nothing here knows an API: libqnix and libvipl
  * both speak to the driver through it and turn its {@link DriverException}s into their own errors.
  *

@@ -18,9 +18,9 @@ import org.qnix.host.MappedViews;
  *
  * <pre>{@code
  * BufferPool pool = qnix.bufferPool(16);                 // once per process, 1..Q pages
- * MutableDirectBuffer message = pool.slice(4, 1000);     // the buffer at Buffer Pool Index 4
+ * MutableDirectBuffer message = pool.slice(4, 1000);     // the buffer at Buffer Pool Index 4: a view to keep
  * message.putLong(0, 42L);
- * // post a Send Context with buffer pool index 4 and length 1000
+ * // post a Send Context with buffer pool index 4 and length 1000; the next message reuses the view
  * }</pre>
  *
  * <p>Retired by {@link Qnix#close()}: a view kept past it reads zeros and writes nowhere ({@link
@@ -89,6 +89,7 @@ public final class BufferPool
     /**
      * @return a new view of the buffer of the pool that starts at page {@code firstPage} (its Buffer Pool
      * Index) and holds {@code length} bytes: the memory a Send or Receive Context with that index uses.
+     * Each call makes a view object: a program takes its views once and reuses them for every message.
      * @throws IllegalArgumentException if it does not fit the pool, or is longer than the largest message
      *                                  (thesis 3.3.1: transfers from the pool cannot exceed it).
      */

@@ -184,7 +184,14 @@ public final class QnixBuffer implements AutoCloseable
     }
 
     /**
-     * {@code qx_buffer_translate} of the whole buffer into a new table of K descriptors.
+     * {@code qx_buffer_translate} of the whole buffer into a new table of K descriptors: three arrays
+     * of K entries each time, so a loop that translates per message keeps one table and calls
+     * {@link #translate(int, int, PageTable)} instead.
+     *
+     * <pre>{@code
+     * PageTable pages = receive.translate();             // once, after lock()
+     * receive.translate(0, 4096, pages);                  // again, into the same table, allocating nothing
+     * }</pre>
      *
      * @see #translate(int, int, PageTable)
      */

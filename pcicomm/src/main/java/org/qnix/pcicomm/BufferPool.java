@@ -2,10 +2,9 @@ package org.qnix.pcicomm;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
+import org.agrona.collections.Int2ObjectHashMap;
 import org.qnix.vipl.MemoryAttributes;
 import org.qnix.vipl.MemoryRegion;
 import org.qnix.vipl.ProtectionTag;
@@ -35,7 +34,8 @@ final class BufferPool
     private final ProtectionTag ptag;
     private final int chunkBytes;
     private final List<MemoryRegion> chunks = new ArrayList<>();
-    private final Map<Integer, ArrayDeque<PciBuffer>> free = new HashMap<>();
+    /** Free buffers by capacity: an int key, so that a reuse boxes nothing. */
+    private final Int2ObjectHashMap<ArrayDeque<PciBuffer>> free = new Int2ObjectHashMap<>();
     private MemoryRegion current;
     private int used;
     private int registrations;
