@@ -1,7 +1,6 @@
 package org.qnix.pcicomm;
 
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import org.agrona.CloseHelper;
 import org.qnix.abi.NicCoordinates;
@@ -74,17 +73,6 @@ public final class PciConnection implements AutoCloseable
      * does not wait for it: the VI's disconnect flushes completions that end the wait at once.
      */
     private static final long IDLE_WAIT_MS = 1000;
-    private static final long IDLE_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(IDLE_WAIT_MS);
-    /**
-     * A caller's hot poll keeps the connection's thread off the CQ for at most this long from the
-     * poll's start, whatever the hot window, and the thread looks again at this interval: what arrives
-     * once a call returned (an export for a queued send, say) waits for the thread at most about twice
-     * this long.
-     * Not shorter: each look is a timer wake-up on the CPU the programs share, and looking at the end of
-     * each 300 us window instead raised a ping-pong's p99 from 39-41 to 58-68 us
-     * (docs/performance/pcicomm-hot-poll.txt).
-     */
-    private static final long STAND_DOWN_NS = TimeUnit.MILLISECONDS.toNanos(1);
     /** A listener waits for a request in slices this long, so that a close is seen. */
     private static final long ACCEPT_SLICE_MS = 200;
     private static final byte[] DISCRIMINATOR_PREFIX = {'P', 'C', 'I', 'C'};
@@ -102,16 +90,8 @@ public final class PciConnection implements AutoCloseable
     private NicCoordinates peer;
     private boolean closing;
     private boolean nicClosed;
-    /** The cluster's hot window: how long {@link #recv} and {@link #sendRecycle} poll before they wait. */
-    private final long hotNs;
-    /**
-     * Until when ({@link System#nanoTime()}) the connection's thread stays off the CQ: the end of the
-     * latest hot poll a caller started, at most {@link #STAND_DOWN_NS} after its start. The caller
-     * takes the completions itself meanwhile, and a sleeper on the CQ would only make the NIC wake it
-     * for each one, a second party on the CPU the programs share. Written by the callers; reader: the
-     * connection's thread, in {@link #awaitCallersPolling()}.
-     */
-    private volatile long callerPollsUntil;
+    /** {@link #recv} and {@link #sendRecycle} poll for the cluster's hot window; the thread keeps off the CQ. */
+    private final HotPoll hotPoll;
     /** Blocking calls' waits on the monitor, after their hot poll: each ends in a wake-up. */
     private long callerSleeps;
 
@@ -123,9 +103,7 @@ public final class PciConnection implements AutoCloseable
         this.listenerNode = listenerNode;
         this.lock = lock;
         this.state = initial;
-        this.hotNs = TimeUnit.MICROSECONDS.toNanos(nic.parameters().hotUs());
-        // nanoTime's origin is arbitrary: no poll under way is "until now", not "until 0".
-        this.callerPollsUntil = System.nanoTime();
+        this.hotPoll = new HotPoll(nic.parameters().hotUs(), IDLE_WAIT_MS);
         final ProtectionTag ptag = nic.createPtag();
         final ViplMemory control = nic.allocate(PciCommDevice.CONTROL_BYTES);
         final MemoryRegion controlRegion =
@@ -141,6 +119,7 @@ public final class PciConnection implements AutoCloseable
         this.thread = new Thread(this::run, "pcicomm-" + listenerNode + "-cid-" + cid +
             (ConnectionState.LISTENING == initial ? "-listener" : "-client"));
         thread.setDaemon(true);
+        hotPoll.thread(thread);
     }
 
     static PciConnection listen(final String cluster, final NicCoordinates node, final int cid, final int chunkBytes)
@@ -578,7 +557,7 @@ public final class PciConnection implements AutoCloseable
             }
             if (0 == work)
             {
-                if (awaitCallersPolling())
+                if (hotPoll.awaitCallers())
                 {
                     continue;
                 }
@@ -602,31 +581,6 @@ public final class PciConnection implements AutoCloseable
                 }
             }
         }
-    }
-
-    /**
-     * While callers poll the connection themselves, this thread stays off the CQ and off the monitor,
-     * which the callers take at each look (issue 13: a message answered within the hot window then
-     * costs no wake-up; with this thread on the CQ, the caller slept on the monitor until this thread
-     * took the completion and woke it). It looks again at the end of each slice, or when a caller whose
-     * poll found nothing unparks it ({@link #endHotPoll}), and returns once no poll is under way, or
-     * after {@link #IDLE_WAIT_MS}, to look at the flags.
-     *
-     * @return false if no caller was polling: the CQ is this thread's to wait on.
-     */
-    private boolean awaitCallersPolling()
-    {
-        final long start = System.nanoTime();
-        if (callerPollsUntil - start <= 0)
-        {
-            return false;
-        }
-        do
-        {
-            LockSupport.parkNanos(STAND_DOWN_NS);
-        }
-        while (callerPollsUntil - System.nanoTime() > 0 && System.nanoTime() - start < IDLE_WAIT_NS);
-        return true;
     }
 
     /**
@@ -848,7 +802,7 @@ public final class PciConnection implements AutoCloseable
     {
         final long start = System.nanoTime();
         final long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        final long hotUntil = startHotPoll(start, deadline);
+        final long hotUntil = hotPoll.start(start, deadline);
         while (true)
         {
             synchronized (this)
@@ -859,12 +813,12 @@ public final class PciConnection implements AutoCloseable
                     return taken;
                 }
             }
-            if (!yieldUntil(hotUntil))
+            if (!HotPoll.yieldUntil(hotUntil))
             {
                 break;
             }
         }
-        endHotPoll();
+        hotPoll.end();
         synchronized (this)
         {
             while (true)
@@ -888,48 +842,6 @@ public final class PciConnection implements AutoCloseable
     private boolean waitsFor(final boolean recycled)
     {
         return !recycled || device.sending();
-    }
-
-    /**
-     * Starts a blocking call's hot poll: the connection's thread keeps off the CQ until its end.
-     * @return the end of the poll: the hot window from {@code start}, or the deadline if sooner.
-     */
-    private long startHotPoll(final long start, final long deadline)
-    {
-        final long hotUntil = start + Math.min(hotNs, Math.max(0, deadline - start));
-        final long standDownUntil = Math.min(hotUntil, start + STAND_DOWN_NS);
-        // Two callers racing here may leave the earlier end: the thread then takes the CQ a little early,
-        // which costs a wake-up at most, never a completion.
-        if (standDownUntil - callerPollsUntil > 0)
-        {
-            callerPollsUntil = standDownUntil;
-        }
-        return hotUntil;
-    }
-
-    /**
-     * A hot poll found nothing and its caller is about to sleep on the monitor: the connection's thread
-     * must take the CQ now, not at the end of its slice, or a completion in between would wake the
-     * caller only then. The sleep costs a wake-up anyway; a poll that finds its answer costs none.
-     */
-    private void endHotPoll()
-    {
-        LockSupport.unpark(thread);
-    }
-
-    /** @return false once {@code hotUntil} passed; else yielded once. Off the monitor, so its thread can run. */
-    private static boolean yieldUntil(final long hotUntil) throws InterruptedException
-    {
-        if (System.nanoTime() - hotUntil >= 0)
-        {
-            return false;
-        }
-        Thread.yield();
-        if (Thread.interrupted())
-        {
-            throw new InterruptedException("interrupted while polling the connection");
-        }
-        return true;
     }
 
     /** {@link #waitUntil}, counted in {@link Statistics#callerSleeps()}. */
