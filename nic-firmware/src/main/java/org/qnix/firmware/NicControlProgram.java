@@ -104,7 +104,8 @@ public final class NicControlProgram implements Agent
         this.controlArea = (int)ctx.sdramLayout().controlProgramOffset();
         this.wire = ctx.wire();
         this.errors = ctx.errorHandler();
-        this.scheduler = new SendScheduler(ctx);
+        this.via = new ViaEngine(ctx);
+        this.scheduler = new SendScheduler(ctx, via);
         this.casts = new CastSender(ctx, scheduler);
         scheduler.castSender(casts);
         this.transfers = new TransferTable(ctx);
@@ -112,10 +113,7 @@ public final class NicControlProgram implements Agent
         this.grants = new PermissionGrants(ctx, transfers, receives);
         receives.permissionGrants(grants);
         this.groupOperations = new GroupOperations(ctx, this::acknowledgeGroup);
-        this.via = new ViaEngine(ctx);
-        scheduler.viaEngine(via);
-        this.registrations = new ProcessRegistrations(ctx, scheduler, casts, receives, groupOperations);
-        registrations.viaEngine(via);
+        this.registrations = new ProcessRegistrations(ctx, scheduler, casts, receives, groupOperations, via);
         this.rx = new SystemMessageDispatcher(ctx, scheduler, receives, grants, registrations, groupOperations,
             new ViaReceiver(ctx, via));
         this.driverCommands = new DriverCommandReader(ctx, registrations, via, rx);

@@ -55,14 +55,16 @@ final class ProcessRegistrations
     private final ProcessName[] residents;
     /** The Process Table entries a VIA process lives in (issue 14): active, but nameless. */
     private final boolean[] viaResidents;
-    private ViaEngine via;
+    private final ViaEngine via;
     /** Scratch: groups an application's registration put other processes out of. */
     private final List<GroupTable.Group> evictedGroups = new ArrayList<>();
     private boolean logEvents;
 
+    /** @param via a VIA process's VIs are the VIA role's to forget when it leaves. */
     ProcessRegistrations(final FirmwareContext ctx, final SendScheduler scheduler, final CastSender casts,
-        final ReceiveTable receives, final GroupOperations groupOperations)
+        final ReceiveTable receives, final GroupOperations groupOperations, final ViaEngine via)
     {
+        this.via = via;
         this.params = ctx.parameters();
         this.layout = ctx.sdramLayout();
         this.sdram = ctx.sdram();
@@ -171,12 +173,6 @@ final class ProcessRegistrations
         groupOperations.membersLeft(groups.removeMember(name, self, nicPid));
         counters.deletions.increment();
         return Doorbell.DONE;
-    }
-
-    /** Wired after construction: a VIA process's VIs are the VIA role's to forget when it leaves. */
-    void viaEngine(final ViaEngine via)
-    {
-        this.via = via;
     }
 
     /**

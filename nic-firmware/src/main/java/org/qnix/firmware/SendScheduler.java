@@ -70,14 +70,16 @@ final class SendScheduler
     private final boolean eagerShorts;
     private final PermissionRequests requests;
     private CastSender casts;
-    private ViaEngine via;
+    private final ViaEngine via;
     private long operationSequence;
     private int txCursor;
     /** The process whose sends {@link #doWork()} is looking at: the one {@link #passTurn()} moves past. */
     private int turn;
 
-    SendScheduler(final FirmwareContext ctx)
+    /** @param via VIA processes take their turn in the first level of the round robin. */
+    SendScheduler(final FirmwareContext ctx, final ViaEngine via)
     {
+        this.via = via;
         final ClusterParameters params = ctx.parameters();
         this.torusWidth = params.torusWidth();
         this.pageSize = params.pageSize();
@@ -113,12 +115,6 @@ final class SendScheduler
     void castSender(final CastSender casts)
     {
         this.casts = casts;
-    }
-
-    /** Wired after construction: VIA processes take their turn in the first level of the round robin. */
-    void viaEngine(final ViaEngine via)
-    {
-        this.via = via;
     }
 
     /** A Process Table entry used for the first time: its Send Contexts' entries become reachable by id. */
