@@ -29,7 +29,11 @@ import org.qnix.host.ViaPeer;
  * }
  * }</pre>
  *
- * <p>Every call but {@link #endWaits()} and {@link #retireStructures} runs under the NIC's monitor.
+ * <p>{@code connectWait}, {@code connectRequest}, {@code connectPeerRequest}, {@code accept},
+ * {@code reject} and {@code connectPeerOutcome} run under the NIC's monitor, and so does
+ * {@link #retireStructures} (from the NIC's release); {@code disconnect} and {@link #endWaits()} do not.
+ * Of these calls only {@code connectWait}, {@code connectRequest} and {@code connectPeerOutcome} wait in
+ * the driver, and only they are counted and ended by a close.
  */
 final class ViplConnections
 {

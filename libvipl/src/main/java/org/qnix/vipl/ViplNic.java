@@ -103,7 +103,7 @@ public final class ViplNic implements AutoCloseable
     private volatile boolean closed;
     /** Set by the close that releases the resources, under this object's monitor. */
     private boolean released;
-    /** Connect, accept, reject, disconnect: driver waits that a close from another thread ends. */
+    /** The connection calls; the waits among them (connectWait, connectRequest, connectPeerOutcome) a close ends. */
     private final ViplConnections connections;
     /** This process keeps off the NICs' CPU while the NIC is open (NicProcessor). */
     private final NicProcessor.Avoidance offNicCpu;

@@ -220,10 +220,7 @@ final class ProcessRegistrations
         log("Delete_Via_Process index " + index);
         viaResidents[index] = false;
         deactivate(index);
-        if (null != via)
-        {
-            via.processDeleted(index);
-        }
+        via.processDeleted(index);
         setProcessState(index, ProcessTableLayout.STATE_FREE);
         counters.deletions.increment();
         return Doorbell.DONE;

@@ -38,7 +38,7 @@ final class HotPoll
 
     private final long hotNs;
     private final long longestStandDownNs;
-    private Thread thread;
+    private final Thread thread;
     /**
      * Until when ({@link System#nanoTime()}) the connection's thread stays off the CQ: the end of the
      * latest poll a caller started, at most {@link #STAND_DOWN_NS} after its start. Written by the
@@ -49,19 +49,15 @@ final class HotPoll
     /**
      * @param hotUs              the cluster's hot window: how long a caller polls before it sleeps.
      * @param longestStandDownMs the longest {@link #awaitCallers()} keeps the thread away from its flags.
+     * @param thread             the connection's thread, which {@link #end()} unparks; not started yet.
      */
-    HotPoll(final long hotUs, final long longestStandDownMs)
+    HotPoll(final long hotUs, final long longestStandDownMs, final Thread thread)
     {
+        this.thread = thread;
         this.hotNs = TimeUnit.MICROSECONDS.toNanos(hotUs);
         this.longestStandDownNs = TimeUnit.MILLISECONDS.toNanos(longestStandDownMs);
         // nanoTime's origin is arbitrary: no poll under way is "until now", not "until 0".
         this.callerPollsUntil = System.nanoTime();
-    }
-
-    /** The connection's thread, which {@link #end()} unparks; set before it starts. */
-    void thread(final Thread thread)
-    {
-        this.thread = thread;
     }
 
     /**

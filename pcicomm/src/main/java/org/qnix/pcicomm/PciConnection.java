@@ -103,7 +103,6 @@ public final class PciConnection implements AutoCloseable
         this.listenerNode = listenerNode;
         this.lock = lock;
         this.state = initial;
-        this.hotPoll = new HotPoll(nic.parameters().hotUs(), IDLE_WAIT_MS);
         final ProtectionTag ptag = nic.createPtag();
         final ViplMemory control = nic.allocate(PciCommDevice.CONTROL_BYTES);
         final MemoryRegion controlRegion =
@@ -119,7 +118,7 @@ public final class PciConnection implements AutoCloseable
         this.thread = new Thread(this::run, "pcicomm-" + listenerNode + "-cid-" + cid +
             (ConnectionState.LISTENING == initial ? "-listener" : "-client"));
         thread.setDaemon(true);
-        hotPoll.thread(thread);
+        this.hotPoll = new HotPoll(nic.parameters().hotUs(), IDLE_WAIT_MS, thread);
     }
 
     static PciConnection listen(final String cluster, final NicCoordinates node, final int cid, final int chunkBytes)

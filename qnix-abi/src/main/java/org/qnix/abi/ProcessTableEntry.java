@@ -100,7 +100,10 @@ public final class ProcessTableEntry
         return buffer.getIntVolatile(offset + ProcessTableLayout.PID_OFFSET);
     }
 
-    /** @return the Registration State (acquire). Writer: the NIC, {@link #state(int)}. */
+    /**
+     * @return the Registration State (acquire). Writers: the driver ({@link #publish}, Free) and the NIC
+     * ({@link #state(int)}).
+     */
     public int state()
     {
         return buffer.getIntVolatile(offset + ProcessTableLayout.STATE_OFFSET);
