@@ -1,7 +1,6 @@
 package org.qnix.daemon;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -32,12 +31,8 @@ import org.qnix.firmware.NodeImage;
  * is claimed under this object's monitor, the allocator, the Driver Command Queue writer and the
  * cluster registry are synchronized.
  *
- * <p>A NIC that does not complete a deletion may only be silent (a firmware JVM stopped at a debugger
- * breakpoint, SIGSTOP, a long GC) with the process still resident: it takes the command when it resumes
- * and until then may ring doorbells in the process's Host Process Structures. The process's entry, its
- * pages and its name are then held back, not released, until the NIC completes the command or stops
- * ({@link #releaseQuarantined}): handing them to another process would let the resumed NIC write into
- * that process's memory once the pages' DMA epoch had passed, and refuse its New_Process.
+ * <p>A process whose NIC does not complete its deletion keeps its entry, pages and name until it does
+ * ({@link DeletionQuarantine}).
  *
  * <pre>{@code
  * ProcessRegistrar registrar = new ProcessRegistrar(image, registry, heartbeats);
@@ -55,7 +50,6 @@ final class ProcessRegistrar
     /** ... and at most this far apart: a group completes at most this long before its first members know. */
     private static final long POLL_MAX_MS = 20;
     private static final long LIVENESS_CHECK_MS = 50;
-    private static final long DELETE_TIMEOUT_MS = 10_000;
 
     private final NicCoordinates node;
     private final ClusterParameters params;
@@ -68,9 +62,8 @@ final class ProcessRegistrar
     private final ClusterRegistry registry;
     private final NicHeartbeats heartbeats;
     private final ViaTables viaTables;
-    private final int controlArea;
-    /** Deleted processes whose silent NIC has not taken their deletion yet; guarded by this object's monitor. */
-    private final List<Quarantined> quarantine = new ArrayList<>();
+    /** Processes whose NIC has not completed their deletion, held back until it does. */
+    private final DeletionQuarantine quarantine;
 
     /**
      * A process registered through this driver, with its memory for DMA.
@@ -93,20 +86,6 @@ final class ProcessRegistrar
     }
 
     /**
-     * A deleted process whose entry and pages are held back until its NIC completes {@code command}.
-     *
-     * @param ticket the posted command, or null while the Driver Command Queue had no room for it.
-     */
-    private record Quarantined(
-        int command, ProcessName name, int osPid, int index, DriverCommandQueueWriter.Ticket ticket)
-    {
-        Quarantined posted(final DriverCommandQueueWriter.Ticket ticket)
-        {
-            return new Quarantined(command, name, osPid, index, ticket);
-        }
-    }
-
-    /**
      * Takes over the node's page pool (its Translation and Protection Table is cleared) and the driver's
      * end of its Driver Command Queue.
      *
@@ -122,12 +101,24 @@ final class ProcessRegistrar
         this.host = image.hostMemory();
         this.registry = registry;
         this.heartbeats = heartbeats;
-        this.controlArea = (int)layout.controlProgramOffset();
         final NicWakeUp wakeUp = image.wakeUp();
         this.allocator = new PageAllocator(host, hostLayout, sdram, layout, wakeUp);
         this.commandQueue = new DriverCommandQueueWriter(sdram, host, layout, hostLayout, wakeUp);
         this.viaTables = new ViaTables(sdram, layout, node, commandQueue, heartbeats);
+        this.quarantine = new DeletionQuarantine(node, commandQueue, heartbeats, sdram,
+            (int)layout.controlProgramOffset(), this::release);
         registry.viaConnections().attach(node.packed(), viaTables);
+    }
+
+    /**
+     * Releases the entries and pages of deleted processes whose NIC has since completed their deletion,
+     * or stopped ({@link DeletionQuarantine#releaseCompleted}): from the driver's timer.
+     *
+     * @return how many entries were released.
+     */
+    int releaseQuarantined() throws InterruptedException
+    {
+        return quarantine.releaseCompleted();
     }
 
     /** @return the node's VIA tables (issue 14). */
@@ -316,7 +307,7 @@ final class ProcessRegistrar
      * the daemon 0.018 cores for as long as it waited (30 s, {@code /proc/<pid>/stat}), and a registration
      * that completes within 15 ms is looked at as often as before.
      */
-    private static void pause(final long startedMs) throws InterruptedException
+    static void pause(final long startedMs) throws InterruptedException
     {
         final long waited = System.currentTimeMillis() - startedMs;
         Thread.sleep(Math.max(POLL_MS, Math.min(POLL_MAX_MS, waited >> POLL_BACK_OFF_SHIFT)));
@@ -420,128 +411,15 @@ final class ProcessRegistrar
         // Step 1: a zero PID is never scheduled again, and aborts a registration still in progress.
         processTableEntry(registered.index()).clearPid();
 
-        // Step 2: Delete_Process, so every NIC forgets the process.
-        final Quarantined held =
-            postDeletion(DriverCommand.DELETE_PROCESS, registered.name(), registered.osPid(), registered.index());
-        if (null == held)
+        // Step 2: Delete_Process, so every NIC forgets the process. If it is held, the name stays admitted
+        // too: its NIC still has it in its Name Table, and a New_Process of the same name elsewhere would
+        // race this NIC's Delete_Process broadcast once it resumes. Nobody loses by it meanwhile: every
+        // registration of the cluster fails NIC_DEAD while a NIC is silent.
+        if (quarantine.deleteOrHold(
+            DriverCommand.DELETE_PROCESS, registered.name(), registered.osPid(), registered.index()))
         {
             deregisterLocally(registered);
         }
-        else
-        {
-            // The name stays admitted too: its NIC still has it in its Name Table, and a New_Process of the
-            // same name elsewhere would race this NIC's Delete_Process broadcast once it resumes. Nobody
-            // loses by it meanwhile: every registration of the cluster fails NIC_DEAD while a NIC is silent.
-            quarantine(held);
-        }
-    }
-
-    /**
-     * Posts a deletion command and waits for the NIC to complete it, or to be seen dead.
-     *
-     * @return null if the NIC completed the command or has stopped: nothing uses the process's entry and
-     * pages any more. Otherwise what to hold back: the NIC still runs (silent, or slow) and may take the
-     * command, and DMA for the process until then, whenever it resumes.
-     */
-    private Quarantined postDeletion(final int command, final ProcessName name, final int osPid, final int index)
-        throws InterruptedException
-    {
-        final DriverCommandQueueWriter.Ticket ticket =
-            commandQueue.post(command, name, osPid, index, 0, 0, DELETE_TIMEOUT_MS);
-        if (null == ticket)
-        {
-            return unfinished(command, name, osPid, index, null, "the Driver Command Queue stayed full");
-        }
-        final long started = System.currentTimeMillis();
-        final long deadline = started + DELETE_TIMEOUT_MS;
-        int doorbell;
-        String dead = null;
-        while (!Doorbell.isComplete(doorbell = commandQueue.doorbell(ticket)) && System.currentTimeMillis() < deadline &&
-            null == (dead = heartbeats.deadNic(node, System.currentTimeMillis())))
-        {
-            // A dead NIC completes nothing: stop waiting once its heartbeat is old (issue 17, item 9).
-            pause(started);
-        }
-        if (Doorbell.isComplete(doorbell))
-        {
-            commandQueue.release(ticket);
-            return null;
-        }
-        // The command stays posted: whoever releases the entry later watches its doorbell.
-        commandQueue.abandon(ticket);
-        return unfinished(command, name, osPid, index, ticket,
-            null != dead ? dead : "not done in " + DELETE_TIMEOUT_MS + " ms");
-    }
-
-    private Quarantined unfinished(final int command, final ProcessName name, final int osPid, final int index,
-        final DriverCommandQueueWriter.Ticket ticket, final String why)
-    {
-        final String what = (null == ticket ? "could not post " : "NIC did not complete ") +
-            DriverCommand.name(command) + " for " + name + " (" + why + ")";
-        if (nicStopped())
-        {
-            System.err.println("driver " + node + ": " + what + "; its NIC has stopped (or its firmware process is " +
-                "gone), so its Process Table entry " + index + " and its pages are released");
-            return null;
-        }
-        System.err.println("driver " + node + ": " + what + "; its NIC still runs and may resume with it resident, so" +
-            " its Process Table entry " + index + " and its pages stay held until the NIC " +
-            (null == ticket ? "has room for the command and " : "") + "completes it, or stops");
-        return new Quarantined(command, name, osPid, index, ticket);
-    }
-
-    private synchronized void quarantine(final Quarantined held)
-    {
-        quarantine.add(held);
-    }
-
-    /**
-     * Releases the entries and pages of deleted processes whose NIC has since completed their deletion
-     * command, or stopped, and posts the deletions the Driver Command Queue had no room for. Called at each
-     * claim of an entry and from the driver's timer.
-     *
-     * @return how many entries were released.
-     */
-    synchronized int releaseQuarantined() throws InterruptedException
-    {
-        if (quarantine.isEmpty())
-        {
-            return 0;
-        }
-        final boolean stopped = nicStopped();
-        int released = 0;
-        for (int i = quarantine.size() - 1; i >= 0; i--)
-        {
-            Quarantined held = quarantine.get(i);
-            if (!stopped && null == held.ticket())
-            {
-                final DriverCommandQueueWriter.Ticket ticket =
-                    commandQueue.post(held.command(), held.name(), held.osPid(), held.index(), 0, 0, 0);
-                if (null != ticket)
-                {
-                    commandQueue.abandon(ticket);
-                    held = held.posted(ticket);
-                    quarantine.set(i, held);
-                }
-            }
-            if (stopped || (null != held.ticket() && commandQueue.completed(held.ticket())))
-            {
-                quarantine.remove(i);
-                release(held.name(), held.index(), DriverCommand.DELETE_PROCESS == held.command());
-                System.err.println("driver " + node + ": released Process Table entry " + held.index() + " of " +
-                    held.name() + " and its pages: its NIC " +
-                    (stopped ? "has stopped (or its firmware process is gone)" :
-                        "completed " + DriverCommand.name(held.command())));
-                released++;
-            }
-        }
-        return released;
-    }
-
-    /** @return true if the NIC does no DMA any more (FirmwareProcess): stopped, or silent with its process gone. */
-    private boolean nicStopped()
-    {
-        return FirmwareProcess.doesNoDma(sdram, controlArea, System.currentTimeMillis());
     }
 
     /**
@@ -676,15 +554,10 @@ final class ProcessRegistrar
         // Its VIA table entries go at once: the NIC honours none whose handle or generation it was not
         // given, and checks each page against the Protection Table, where the pages stay the process's.
         registered.via().releaseAll();
-        final Quarantined held = postDeletion(
-            DriverCommand.DELETE_VIA_PROCESS, registered.name(), registered.osPid(), registered.index());
-        if (null == held)
+        if (quarantine.deleteOrHold(
+            DriverCommand.DELETE_VIA_PROCESS, registered.name(), registered.osPid(), registered.index()))
         {
             deregisterViaLocally(registered);
-        }
-        else
-        {
-            quarantine(held);
         }
     }
 
@@ -716,9 +589,18 @@ final class ProcessRegistrar
         releaseProcessTableEntry(index);
     }
 
-    private synchronized int claimProcessTableEntry(final int osPid) throws InterruptedException
+    /**
+     * Releases what the quarantine held and its NIC has since let go of, then claims a free entry. The
+     * quarantine's monitor is taken before this object's, never while it is held.
+     */
+    private int claimProcessTableEntry(final int osPid) throws InterruptedException
     {
-        releaseQuarantined();
+        quarantine.releaseCompleted();
+        return claimFreeEntry(osPid);
+    }
+
+    private synchronized int claimFreeEntry(final int osPid)
+    {
         final int processes = params.maxProcessesPerNic();
         final int hint = (int)(hostLayout.nicStatusOffset() + HostMemoryLayout.NIC_STATUS_PROCESS_ENTRY_OFFSET);
         final int start = Math.floorMod(host.getInt(hint), processes);
