@@ -22,7 +22,7 @@ import org.qnix.abi.ProcessName;
  * <pre>{@code
  * if (quarantine.deleteOrHold(DriverCommand.DELETE_PROCESS, name, osPid, index))
  * {
- *     release(name, index);          // the NIC is done with the process
+ *     deregisterLocally(registered); // the NIC is done with the process: its entry and pages go
  * }
  * ...
  * quarantine.releaseCompleted();     // at each claim of an entry, and from the driver's timer

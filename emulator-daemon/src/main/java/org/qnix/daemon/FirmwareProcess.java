@@ -12,7 +12,7 @@ import org.qnix.abi.ProcessStartTicks;
  * held deletions), and {@code qnix cluster status} says "gone" rather than "stalled".
  *
  * <pre>{@code
- * if (FirmwareProcess.doesNoDma(sdram, controlArea, System.currentTimeMillis())) { releaseHeldDeletions(); }
+ * if (FirmwareProcess.doesNoDma(sdram, controlArea, System.currentTimeMillis())) { quarantine.releaseCompleted(); }
  * }</pre>
  */
 public final class FirmwareProcess
