@@ -37,6 +37,8 @@ public final class ViplStreamTransport implements BandwidthTransport
     private final PeerProcess peer;
     private final int maxSize;
     private final int maxWindow;
+    /** The send descriptors, one per message in flight: made once, so that a stream allocates nothing. */
+    private final Descriptor[] sends;
     private int credits;
 
     private ViplStreamTransport(final ViplLink link, final MemoryRegion out, final PeerProcess peer, final int maxSize,
@@ -48,6 +50,11 @@ public final class ViplStreamTransport implements BandwidthTransport
         this.maxSize = maxSize;
         this.maxWindow = maxWindow;
         this.credits = maxWindow;
+        this.sends = new Descriptor[maxWindow];
+        for (int k = 0; k < maxWindow; k++)
+        {
+            sends[k] = link.descriptor(k * DESCRIPTOR);
+        }
     }
 
     /** @param maxWindow the largest window a stream will use: the peer keeps that many receives posted. */
@@ -107,7 +114,7 @@ public final class ViplStreamTransport implements BandwidthTransport
         {
             while (credits > 0 && sent < messages && sent - completed < window)
             {
-                final Descriptor d = link.descriptor((sent % window) * DESCRIPTOR);
+                final Descriptor d = sends[sent % window];
                 d.fields().reset().control(ViplDescriptor.OP_SEND | ViplDescriptor.CONTROL_IMMEDIATE)
                     .segmentCount(1).length(size).immediateData(sent + 1 == messages ? LAST : 0)
                     .dataSegment(0, out.address(), out.handle(), size);
