@@ -161,9 +161,10 @@ final class ProcessRegistrations
             abort(pending);
         }
 
-        messages.deleteProcess().name(name).nicPid(nicPid);
-        messages.broadcast(SystemMessage.DELETE_PROCESS_LENGTH);
-
+        // Steps 3-5 before step 1's broadcast: on the thesis' NIC they follow it within the same command,
+        // before any packet could reach another NIC; here this NIC's thread may be descheduled between the
+        // two, and another NIC would then end its waits on the process with Peer Gone while this one still
+        // lists it. Done first, a peer that saw Peer Gone finds the process gone here too.
         residents[index] = null;
         deactivate(index);
         groupOperations.processLeaving(slots[index]);
@@ -171,6 +172,9 @@ final class ProcessRegistrations
         setProcessState(index, ProcessTableLayout.STATE_FREE);
         names.remove(name, self, nicPid);
         groupOperations.membersLeft(groups.removeMember(name, self, nicPid));
+
+        messages.deleteProcess().name(name).nicPid(nicPid);
+        messages.broadcast(SystemMessage.DELETE_PROCESS_LENGTH);
         counters.deletions.increment();
         return Doorbell.DONE;
     }
