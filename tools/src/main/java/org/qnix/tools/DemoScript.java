@@ -25,6 +25,9 @@ import org.qnix.firmware.NicCounters;
  */
 final class DemoScript
 {
+    /** One row of the demo's table: program, bytes, mode, min us, median us, MB/s. */
+    private static final String ROW = "   %-12s %-10s %-10s %12s %12s %12s%n";
+
     private DemoScript()
     {
     }
@@ -34,7 +37,7 @@ final class DemoScript
     {
         out.println("== what the demo measured (latency: one way, half the round trip; bandwidth: payload MB/s;");
         out.println("   collectives: mean time of one operation on 4 processes, broadcast MB/s counts every receiver)");
-        out.printf("   %-12s %-10s %-10s %12s %12s %12s%n", "program", "bytes", "mode", "min us", "median us", "MB/s");
+        out.printf(ROW, "program", "bytes", "mode", "min us", "median us", "MB/s");
         for (final String line : results)
         {
             final Map<String, String> fields = new HashMap<>();
@@ -48,17 +51,17 @@ final class DemoScript
             }
             if (line.startsWith("VIPL_PINGPONG"))
             {
-                out.printf("   %-12s %-10s %-10s %12s %12s %12s%n", "ViplPingPong", fields.get("size"),
+                out.printf(ROW, "ViplPingPong", fields.get("size"),
                     "VIA " + fields.get("op"), fields.get("min_us"), fields.get("median_us"), "");
             }
             else if (line.startsWith("PINGPONG"))
             {
-                out.printf("   %-12s %-10s %-10s %12s %12s %12s%n", "PingPong", fields.get("size"), fields.get("mode"),
+                out.printf(ROW, "PingPong", fields.get("size"), fields.get("mode"),
                     fields.get("min_us"), fields.get("median_us"), "");
             }
             else if (line.startsWith("STREAM"))
             {
-                out.printf("   %-12s %-10s %-10s %12s %12s %12s%n", "Stream", fields.get("size"),
+                out.printf(ROW, "Stream", fields.get("size"),
                     "window " + fields.get("window"), "", "", fields.get("MB_per_s"));
             }
             else
@@ -66,7 +69,7 @@ final class DemoScript
                 final String kind = fields.get("kind");
                 final String bytes = "allreduce".equals(kind) ? Integer.parseInt(fields.get("longs")) * Long.BYTES + "" :
                     fields.getOrDefault("size", "0");
-                out.printf("   %-12s %-10s %-10s %12s %12s %12s%n", "Collectives", bytes, kind, "",
+                out.printf(ROW, "Collectives", bytes, kind, "",
                     "mean " + fields.get("mean_us"), fields.getOrDefault("MB_per_s", ""));
             }
         }
