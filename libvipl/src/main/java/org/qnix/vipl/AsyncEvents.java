@@ -3,6 +3,7 @@ package org.qnix.vipl;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.UnsafeBuffer;
+import org.qnix.abi.AsyncEventRing;
 import org.qnix.abi.ViaProcessStructuresLayout;
 import org.qnix.host.DoorbellWait;
 import org.qnix.host.DoorbellWaiter;
@@ -22,7 +23,7 @@ import org.qnix.host.DoorbellWaiter;
  * handler may close the NIC.
  *
  * <pre>{@code
- * AsyncEvents events = new AsyncEvents(nic, nic.structures());
+ * AsyncEvents events = new AsyncEvents(nic, structures, new DoorbellWaiter(structures, heartbeat, guard, 0));
  * Thread thread = new Thread(events, "vipl-errors-0-0");
  * events.handler(error -> System.err.println(error.describe()));
  * }</pre>
@@ -33,7 +34,7 @@ final class AsyncEvents implements Runnable
     private static final long WAIT_NS = TimeUnit.HOURS.toNanos(1);
 
     private final ViplNic nic;
-    private final UnsafeBuffer structures;
+    private final AsyncEventRing ring;
     private final DoorbellWaiter waiter;
     private volatile AsyncErrorHandler handler = AsyncErrorHandler.DEFAULT;
     private int head;
@@ -41,9 +42,9 @@ final class AsyncEvents implements Runnable
     AsyncEvents(final ViplNic nic, final UnsafeBuffer structures, final DoorbellWaiter waiter)
     {
         this.nic = nic;
-        this.structures = structures;
+        this.ring = new AsyncEventRing().wrap(structures, 0);
         this.waiter = waiter;
-        this.head = structures.getInt(ViaProcessStructuresLayout.ASYNC_HEAD_OFFSET);
+        this.head = ring.head();
     }
 
     void handler(final AsyncErrorHandler handler)
@@ -100,42 +101,29 @@ final class AsyncEvents implements Runnable
     AsyncError poll()
     {
         // Writer: the NIC, after the event's Valid word.
-        final int tail = structures.getIntVolatile(ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET);
-        if (head != tail)
+        if (head != ring.tailVolatile() && ring.isWhole(head))
         {
-            final int event = ViaProcessStructuresLayout.asyncEventOffset(head & Integer.MAX_VALUE);
-            if (0 != structures.getIntVolatile(event + ViaProcessStructuresLayout.EVENT_VALID_OFFSET))
-            {
-                final AsyncError error = eventAt(event);
-                structures.putInt(event + ViaProcessStructuresLayout.EVENT_VALID_OFFSET, 0);
-                head++;
-                // Reader: the NIC, which appends only while Tail - Head leaves room.
-                structures.putIntRelease(ViaProcessStructuresLayout.ASYNC_HEAD_OFFSET, head);
-                return error;
-            }
+            final AsyncError error = eventAt(head);
+            ring.take(head);
+            head++;
+            return error;
         }
-        // Writer: the NIC, with release, when an event found the ring full. Taken with an atomic swap,
-        // so that an overflow after this look is not cleared unseen.
-        if (0 != structures.getAndSetInt(ViaProcessStructuresLayout.ASYNC_OVERFLOWED_OFFSET, 0))
+        // Writer: the NIC, with release, when an event found the ring full.
+        if (ring.takeOverflowed())
         {
             return new AsyncError(nic, AsyncError.Resource.NIC, AsyncError.Code.CATASTROPHIC, null, null, 0, 0, 0, true);
         }
         return null;
     }
 
-    private AsyncError eventAt(final int event)
+    private AsyncError eventAt(final int sequence)
     {
-        final int viIndex = structures.getInt(event + ViaProcessStructuresLayout.EVENT_VI_OFFSET);
-        final int cqIndex = structures.getInt(event + ViaProcessStructuresLayout.EVENT_CQ_OFFSET);
-        final AsyncError.Resource resource =
-            AsyncError.Resource.of(structures.getInt(event + ViaProcessStructuresLayout.EVENT_RESOURCE_OFFSET));
+        final int viIndex = ring.vi(sequence);
+        final AsyncError.Resource resource = AsyncError.Resource.of(ring.resource(sequence));
         final Vi vi = viIndex >= 0 ? nic.viOfIndex(viIndex) : null;
-        return new AsyncError(nic, resource,
-            AsyncError.Code.of(structures.getInt(event + ViaProcessStructuresLayout.EVENT_ERROR_OFFSET)), vi,
-            AsyncError.Resource.CQ == resource ? cqOf(cqIndex) : null,
-            structures.getInt(event + ViaProcessStructuresLayout.EVENT_DESCRIPTOR_HANDLE_OFFSET),
-            structures.getInt(event + ViaProcessStructuresLayout.EVENT_DESCRIPTOR_OFFSET_OFFSET),
-            structures.getInt(event + ViaProcessStructuresLayout.EVENT_OP_OFFSET), false);
+        return new AsyncError(nic, resource, AsyncError.Code.of(ring.error(sequence)), vi,
+            AsyncError.Resource.CQ == resource ? cqOf(ring.cq(sequence)) : null,
+            ring.descriptorHandle(sequence), ring.descriptorOffset(sequence), ring.op(sequence), false);
     }
 
     /** The CQ an event names (a CQ's overflow), or null. */

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import org.agrona.concurrent.UnsafeBuffer;
+import org.qnix.abi.CqRing;
 import org.qnix.abi.CqRingLayout;
 import org.qnix.abi.ViplResult;
 import org.qnix.host.DoorbellWait;
@@ -50,6 +50,8 @@ public final class CompletionQueue extends DriverResource
     /** The ring and its size: both change with {@link #resize}, under this object's monitor. */
     private int entries;
     private MappedViews ring;
+    /** The ring's words, wrapped over {@link #ring}; a resize wraps it over the new one. */
+    private final CqRing entriesView;
     /** Read by {@link #wakeAll()} without the monitor. */
     private volatile DoorbellWaiter waiter;
     /** Rings of this CQ before a resize: a thread of this process may still be asleep on one. */
@@ -95,6 +97,7 @@ public final class CompletionQueue extends DriverResource
         this.cq = cq;
         this.entries = entries;
         this.ring = ring;
+        this.entriesView = new CqRing().wrap(ring.buffer(), 0, entries);
         this.waiter = nic.waiter(ring.buffer(), waits);
     }
 
@@ -112,11 +115,8 @@ public final class CompletionQueue extends DriverResource
     public synchronized Completion done()
     {
         ensureUsable();
-        final UnsafeBuffer b = ring.buffer();
-        final int head = b.getInt(CqRingLayout.HEAD_OFFSET);
-        final int entry = CqRingLayout.entryOffset(entries, head & 0xFFFFFFFFL);
         // Writer: the NIC, the Queue word last with release.
-        final int queue = b.getIntVolatile(entry + CqRingLayout.ENTRY_QUEUE_OFFSET);
+        final int queue = entriesView.headQueue();
         if (CqRingLayout.QUEUE_EMPTY == queue)
         {
             if (emptyPolls.lookDue())
@@ -125,10 +125,8 @@ public final class CompletionQueue extends DriverResource
             }
             return null;
         }
-        final int viIndex = b.getInt(entry + CqRingLayout.ENTRY_VI_OFFSET);
-        b.putInt(entry + CqRingLayout.ENTRY_QUEUE_OFFSET, CqRingLayout.QUEUE_EMPTY);
-        // Reader: the NIC, which appends only while Tail - Head leaves room.
-        b.putIntRelease(CqRingLayout.HEAD_OFFSET, head + 1);
+        final int viIndex = entriesView.headVi();
+        entriesView.takeHead();
         final boolean send = CqRingLayout.QUEUE_SEND == queue;
         final Vi vi = nic.viOfIndex(viIndex);
         return null != vi ? vi.completion(send) : send ? NO_VI_SEND : NO_VI_RECEIVE;
@@ -185,7 +183,7 @@ public final class CompletionQueue extends DriverResource
                     final DoorbellWaiter ringWaiter;
                     synchronized (this)
                     {
-                        head = ring.buffer().getInt(CqRingLayout.HEAD_OFFSET);
+                        head = entriesView.head();
                         ringWaiter = waiter;
                     }
                     // A resize meanwhile ends this wait on the former ring (see resize), and the loop goes on
@@ -325,12 +323,8 @@ public final class CompletionQueue extends DriverResource
         // The NIC appends to the new ring only. A thread that read the old Head and is about to sleep on
         // the old Tail must not wait for an entry there: the old Tail is moved past every Head it may
         // have read (none is beyond the current one), then its sleepers are woken.
-        final UnsafeBuffer old = oldRing.buffer();
-        final int head = old.getInt(CqRingLayout.HEAD_OFFSET);
-        if (old.getIntVolatile(CqRingLayout.TAIL_OFFSET) - head <= 0)
-        {
-            old.putIntVolatile(CqRingLayout.TAIL_OFFSET, head + 1);
-        }
+        entriesView.releaseWaitsAtHead();
+        entriesView.wrap(newRing.buffer(), 0, newEntries);
         oldWaiter.wakeAll(CqRingLayout.TAIL_OFFSET);
     }
 
@@ -359,9 +353,8 @@ public final class CompletionQueue extends DriverResource
         {
             return 0;
         }
-        final UnsafeBuffer b = ring.buffer();
         // Writer: the NIC (Tail); this process (Head).
-        return b.getIntVolatile(CqRingLayout.TAIL_OFFSET) - b.getInt(CqRingLayout.HEAD_OFFSET);
+        return entriesView.queued();
     }
 
     /**
@@ -375,7 +368,7 @@ public final class CompletionQueue extends DriverResource
     public synchronized boolean isOverflowed()
     {
         // Writer: the NIC, with release, when an entry found no room.
-        return !unmapped && !waits.isClosed() && 0 != ring.buffer().getIntVolatile(CqRingLayout.OVERFLOWED_OFFSET);
+        return !unmapped && !waits.isClosed() && entriesView.isOverflowed();
     }
 
     /** @return the CQ's index in the NIC's CQ table. */

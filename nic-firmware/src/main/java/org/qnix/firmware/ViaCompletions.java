@@ -1,6 +1,8 @@
 package org.qnix.firmware;
 
 import org.agrona.concurrent.AtomicBuffer;
+import org.qnix.abi.AsyncEventRing;
+import org.qnix.abi.CqRing;
 import org.qnix.abi.CqRingLayout;
 import org.qnix.abi.CqTableEntry;
 import org.qnix.abi.Futex;
@@ -39,6 +41,8 @@ final class ViaCompletions
     private final NicCounters counters;
     private final ViplDescriptor descriptor = new ViplDescriptor();
     private final CqTableEntry cq = new CqTableEntry();
+    private final CqRing cqRing = new CqRing();
+    private final AsyncEventRing eventRing = new AsyncEventRing();
     private final int processes;
 
     ViaCompletions(final FirmwareContext ctx, final ViaMemory memory, final ViaDescriptors descriptors)
@@ -145,31 +149,23 @@ final class ViaCompletions
         {
             return;
         }
-        final int ring = (int)e.ringAddress();
+        final long ringAddress = e.ringAddress();
         final int entries = e.entries();
         if (!e.isOwnedBy(owner) || entries <= 0)
         {
             return;
         }
-        final int tail = host.getInt(ring + CqRingLayout.TAIL_OFFSET);
-        // Writer: the process, taking entries (VipCQDone).
-        final int head = host.getIntVolatile(ring + CqRingLayout.HEAD_OFFSET);
-        if (tail - head >= entries)
+        final CqRing ring = cqRing.wrap(host, (int)ringAddress, entries);
+        if (!ring.append(viIndex, queue))
         {
             // VIA 1.0: an overflowed CQ is broken; the process learns it from the async event.
-            host.putIntRelease(ring + CqRingLayout.OVERFLOWED_OFFSET, 1);
             asyncEvent(owner, viIndex, cqIndex, 0, 0, 0, ViaProcessStructuresLayout.RESOURCE_CQ,
                 ViaProcessStructuresLayout.ERROR_CATASTROPHIC);
             return;
         }
-        final int entry = ring + CqRingLayout.entryOffset(entries, tail & 0xFFFFFFFFL);
-        host.putInt(entry + CqRingLayout.ENTRY_VI_OFFSET, viIndex);
-        // Reader: the process taking the entry; the Queue word says it is there.
-        host.putIntRelease(entry + CqRingLayout.ENTRY_QUEUE_OFFSET, queue);
-        host.putIntVolatile(ring + CqRingLayout.TAIL_OFFSET, tail + 1);
-        if (0 != host.getIntVolatile(ring + CqRingLayout.WAITERS_OFFSET))
+        if (ring.hasSleepers())
         {
-            Futex.wakeAll(host.addressOffset() + ring + CqRingLayout.TAIL_OFFSET);
+            Futex.wakeAll(ring.tailAddress());
             counters.doorbellWakeups.increment();
         }
     }
@@ -203,29 +199,10 @@ final class ViaCompletions
         {
             return;
         }
-        final int base = (int)structures;
-        final int tail = host.getInt(base + ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET);
-        // Writer: the process, taking events.
-        final int head = host.getIntVolatile(base + ViaProcessStructuresLayout.ASYNC_HEAD_OFFSET);
-        if (tail - head >= ViaProcessStructuresLayout.ASYNC_EVENTS)
+        final AsyncEventRing ring = eventRing.wrap(host, (int)structures);
+        if (ring.append(viIndex, cqIndex, handle, offset, op, resource, error) && ring.hasSleepers())
         {
-            host.putIntRelease(base + ViaProcessStructuresLayout.ASYNC_OVERFLOWED_OFFSET, 1);
-            return;
-        }
-        final int event = base + ViaProcessStructuresLayout.asyncEventOffset(tail & Integer.MAX_VALUE);
-        host.putInt(event + ViaProcessStructuresLayout.EVENT_VI_OFFSET, viIndex);
-        host.putInt(event + ViaProcessStructuresLayout.EVENT_CQ_OFFSET, cqIndex);
-        host.putInt(event + ViaProcessStructuresLayout.EVENT_DESCRIPTOR_HANDLE_OFFSET, handle);
-        host.putInt(event + ViaProcessStructuresLayout.EVENT_DESCRIPTOR_OFFSET_OFFSET, offset);
-        host.putInt(event + ViaProcessStructuresLayout.EVENT_OP_OFFSET, op);
-        host.putInt(event + ViaProcessStructuresLayout.EVENT_RESOURCE_OFFSET, resource);
-        host.putInt(event + ViaProcessStructuresLayout.EVENT_ERROR_OFFSET, error);
-        // Reader: the process's error handler thread; Valid says the entry is whole.
-        host.putIntRelease(event + ViaProcessStructuresLayout.EVENT_VALID_OFFSET, 1);
-        host.putIntVolatile(base + ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET, tail + 1);
-        if (0 != host.getIntVolatile(base + ViaProcessStructuresLayout.ASYNC_WAITERS_OFFSET))
-        {
-            Futex.wakeAll(host.addressOffset() + base + ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET);
+            Futex.wakeAll(ring.tailAddress());
         }
     }
 }

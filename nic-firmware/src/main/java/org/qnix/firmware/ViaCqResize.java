@@ -1,6 +1,7 @@
 package org.qnix.firmware;
 
 import org.agrona.concurrent.AtomicBuffer;
+import org.qnix.abi.CqRing;
 import org.qnix.abi.CqRingLayout;
 import org.qnix.abi.CqTableEntry;
 import org.qnix.abi.Doorbell;
@@ -29,6 +30,8 @@ final class ViaCqResize
     private final AtomicBuffer host;
     private final ViaTablesLayout via;
     private final CqTableEntry entry = new CqTableEntry();
+    private final CqRing oldRingView = new CqRing();
+    private final CqRing newRingView = new CqRing();
 
     ViaCqResize(final FirmwareContext ctx)
     {
@@ -60,9 +63,10 @@ final class ViaCqResize
         {
             return Doorbell.BAD_COMMAND;
         }
-        final int tail = host.getInt(oldRing + CqRingLayout.TAIL_OFFSET);
+        final CqRing from = oldRingView.wrap(host, oldRing, oldEntries);
+        final int tail = from.tail();
         // Writer: the process, taking entries; it takes none while its resize call runs.
-        final int head = host.getIntVolatile(oldRing + CqRingLayout.HEAD_OFFSET);
+        final int head = from.headVolatile();
         final int queued = tail - head;
         if (queued < 0 || queued > oldEntries)
         {
@@ -72,17 +76,7 @@ final class ViaCqResize
         {
             return Doorbell.NO_RESOURCES;
         }
-        for (int sequence = head; sequence != tail; sequence++)
-        {
-            final int from = oldRing + CqRingLayout.entryOffset(oldEntries, sequence & 0xFFFFFFFFL);
-            final int to = newRing + CqRingLayout.entryOffset(newEntries, sequence & 0xFFFFFFFFL);
-            host.putInt(to + CqRingLayout.ENTRY_VI_OFFSET, host.getInt(from + CqRingLayout.ENTRY_VI_OFFSET));
-            host.putInt(to + CqRingLayout.ENTRY_QUEUE_OFFSET, host.getInt(from + CqRingLayout.ENTRY_QUEUE_OFFSET));
-        }
-        host.putInt(newRing + CqRingLayout.HEAD_OFFSET, head);
-        host.putInt(newRing + CqRingLayout.OVERFLOWED_OFFSET, host.getIntVolatile(oldRing + CqRingLayout.OVERFLOWED_OFFSET));
-        // Reader: the process, which maps the new ring after the driver's answer (after this doorbell).
-        host.putIntRelease(newRing + CqRingLayout.TAIL_OFFSET, tail);
+        from.moveEntriesTo(newRingView.wrap(host, newRing, newEntries), head, tail);
         e.moveRing(newEntries, newRing);
         return Doorbell.DONE;
     }

@@ -30,7 +30,8 @@ package org.qnix.abi;
  * the power of two at or above Entries: 2^32 is a multiple of it, so the slot sequence goes on across
  * the wrap. (With Entries slots, 3 say, entry 2^32 - 1 and entry 0 would share a slot: one completion
  * overwritten, and the process waiting at a slot the NIC no longer writes.) The ring still holds
- * Entries at most: the overflow check is Tail - Head against Entries.
+ * Entries at most: the overflow check is Tail - Head against Entries. Both parties use the ring
+ * through {@link CqRing}, which holds these orders.
  */
 public final class CqRingLayout
 {

@@ -41,7 +41,8 @@ package org.qnix.abi;
  *
  * <p>An event's CQ is -1 unless it is about a CQ (its overflow); its descriptor handle, offset and op
  * (the completion status op bits, {@code ViplDescriptor.STATUS_OP_MASK}) are 0 unless it is about a
- * descriptor ({@code RESOURCE_DESCRIPTOR}).
+ * descriptor ({@code RESOURCE_DESCRIPTOR}). Both parties use the event ring through {@link
+ * AsyncEventRing}.
  */
 public final class ViaProcessStructuresLayout
 {
