@@ -3,7 +3,7 @@ package org.qnix.daemon;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.agrona.concurrent.AtomicBuffer;
+import org.qnix.abi.ControlProgramSegment;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.DriverCommand;
 import org.qnix.abi.NicCoordinates;
@@ -46,8 +46,7 @@ final class DeletionQuarantine
     private final NicCoordinates node;
     private final DriverCommandQueueWriter commandQueue;
     private final NicHeartbeats heartbeats;
-    private final AtomicBuffer sdram;
-    private final int controlArea;
+    private final ControlProgramSegment control;
     private final Release release;
     /** Deleted processes whose silent NIC has not taken their deletion yet; guarded by this object's monitor. */
     private final List<Quarantined> held = new ArrayList<>();
@@ -67,13 +66,12 @@ final class DeletionQuarantine
     }
 
     DeletionQuarantine(final NicCoordinates node, final DriverCommandQueueWriter commandQueue,
-        final NicHeartbeats heartbeats, final AtomicBuffer sdram, final int controlArea, final Release release)
+        final NicHeartbeats heartbeats, final ControlProgramSegment control, final Release release)
     {
         this.node = node;
         this.commandQueue = commandQueue;
         this.heartbeats = heartbeats;
-        this.sdram = sdram;
-        this.controlArea = controlArea;
+        this.control = control;
         this.release = release;
     }
 
@@ -200,6 +198,6 @@ final class DeletionQuarantine
     /** @return true if the NIC does no DMA any more (FirmwareProcess): stopped, or silent with its process gone. */
     private boolean nicStopped()
     {
-        return FirmwareProcess.doesNoDma(sdram, controlArea, System.currentTimeMillis());
+        return FirmwareProcess.doesNoDma(control, System.currentTimeMillis());
     }
 }

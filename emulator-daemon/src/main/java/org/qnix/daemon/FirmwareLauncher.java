@@ -130,8 +130,7 @@ final class FirmwareLauncher implements AutoCloseable
         final long deadline = System.currentTimeMillis() + timeoutMs;
         for (final NodeImage image : images)
         {
-            final int state = (int)image.sdramLayout().controlProgramOffset() + ControlProgramLayout.STATE_OFFSET;
-            while (ControlProgramLayout.STATE_RUNNING != image.sdram().getIntVolatile(state))
+            while (ControlProgramLayout.STATE_RUNNING != image.controlSegment().state())
             {
                 if (null != process && !process.isAlive())
                 {

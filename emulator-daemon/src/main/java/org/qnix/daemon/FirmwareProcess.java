@@ -1,7 +1,7 @@
 package org.qnix.daemon;
 
-import org.agrona.concurrent.AtomicBuffer;
 import org.qnix.abi.ControlProgramLayout;
+import org.qnix.abi.ControlProgramSegment;
 import org.qnix.abi.ProcessStartTicks;
 
 /**
@@ -12,7 +12,8 @@ import org.qnix.abi.ProcessStartTicks;
  * held deletions), and {@code qnix cluster status} says "gone" rather than "stalled".
  *
  * <pre>{@code
- * if (FirmwareProcess.doesNoDma(sdram, controlArea, System.currentTimeMillis())) { quarantine.releaseCompleted(); }
+ * ControlProgramSegment control = new ControlProgramSegment().wrap(sdram, (int)layout.controlProgramOffset());
+ * if (FirmwareProcess.doesNoDma(control, System.currentTimeMillis())) { quarantine.releaseCompleted(); }
  * }</pre>
  */
 public final class FirmwareProcess
@@ -25,15 +26,14 @@ public final class FirmwareProcess
      * @return true if the NIC does no DMA any more: its control program does not run its loop (stopped,
      * never started), or it went silent and the process that ran it is gone (killed).
      */
-    public static boolean doesNoDma(final AtomicBuffer sdram, final int controlArea, final long nowMs)
+    public static boolean doesNoDma(final ControlProgramSegment control, final long nowMs)
     {
         // Writer: the control program, STOPPED once its loop has ended; its heartbeat while it runs.
-        if (ControlProgramLayout.STATE_RUNNING != sdram.getIntVolatile(controlArea + ControlProgramLayout.STATE_OFFSET))
+        if (ControlProgramLayout.STATE_RUNNING != control.state())
         {
             return true;
         }
-        final long beat = sdram.getLongVolatile(controlArea + ControlProgramLayout.HEARTBEAT_TIME_OFFSET);
-        return nowMs - beat > ControlProgramLayout.HEARTBEAT_TIMEOUT_MS && isGone(sdram, controlArea);
+        return control.silenceMs(nowMs) > ControlProgramLayout.HEARTBEAT_TIMEOUT_MS && isGone(control);
     }
 
     /**
@@ -41,11 +41,11 @@ public final class FirmwareProcess
      * moment (the pid was reused); false while the control program's process lives, and whenever the
      * control area does not say which process that is (never started, or no /proc to read the start from).
      */
-    public static boolean isGone(final AtomicBuffer sdram, final int controlArea)
+    public static boolean isGone(final ControlProgramSegment control)
     {
         // Writer of both: the control program, once, before it publishes RUNNING with release.
-        final long pid = sdram.getLongVolatile(controlArea + ControlProgramLayout.PID_OFFSET);
-        final long startTicks = sdram.getLongVolatile(controlArea + ControlProgramLayout.PROCESS_START_TICKS_OFFSET);
+        final long pid = control.pid();
+        final long startTicks = control.processStartTicks();
         if (pid <= 0 || 0 == startTicks)
         {
             return false;

@@ -2,8 +2,8 @@ package org.qnix.daemon;
 
 import java.util.List;
 
-import org.agrona.concurrent.AtomicBuffer;
 import org.qnix.abi.ControlProgramLayout;
+import org.qnix.abi.ControlProgramSegment;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.firmware.NodeImage;
 
@@ -55,22 +55,19 @@ final class NicHeartbeats
 
     private static String deadReason(final NodeImage image, final long nowMs)
     {
-        final AtomicBuffer sdram = image.sdram();
-        final int control = (int)image.sdramLayout().controlProgramOffset();
-        // Writer of both: the control program, every HEARTBEAT_INTERVAL_MS while it runs its loop.
-        final int state = sdram.getIntVolatile(control + ControlProgramLayout.STATE_OFFSET);
-        final long beat = sdram.getLongVolatile(control + ControlProgramLayout.HEARTBEAT_TIME_OFFSET);
-        if (ControlProgramLayout.STATE_RUNNING != state)
+        final ControlProgramSegment control = image.controlSegment();
+        // Writer: the control program, every HEARTBEAT_INTERVAL_MS while it runs its loop.
+        if (ControlProgramLayout.STATE_RUNNING != control.state())
         {
             return "the NIC control program of node " + image.node() + " is not running (stopped)";
         }
-        final long silence = nowMs - beat;
+        final long silence = control.silenceMs(nowMs);
         if (silence > ControlProgramLayout.HEARTBEAT_TIMEOUT_MS)
         {
-            if (FirmwareProcess.isGone(sdram, control))
+            if (FirmwareProcess.isGone(control))
             {
                 return "the NIC control program of node " + image.node() + " is not running (its firmware process " +
-                    sdram.getLongVolatile(control + ControlProgramLayout.PID_OFFSET) + " is gone)";
+                    control.pid() + " is gone)";
             }
             return "the NIC control program of node " + image.node() + " is not running (no heartbeat for " +
                 silence + " ms; `qnix cluster status` shows its firmware)";

@@ -6,6 +6,7 @@ import java.util.BitSet;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.AtomicBuffer;
 import org.qnix.abi.ControlProgramLayout;
+import org.qnix.abi.ControlProgramSegment;
 import org.qnix.abi.HostMemoryLayout;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.NicWakeUp;
@@ -51,8 +52,8 @@ final class PageAllocator
     private final BitSet used;
     private final Int2ObjectHashMap<Int2ObjectHashMap<Region>> byOwner = new Int2ObjectHashMap<>();
     private final int freePagesField;
-    private final int dutyCyclesField;
-    private final int controlArea;
+    /** The NIC's liveness and DMA epoch (ControlProgramLayout); wrapped once. */
+    private final ControlProgramSegment control = new ControlProgramSegment();
     /** Pages taken back whose DMA epoch has not passed yet, oldest first. */
     private final ArrayDeque<TakenBack> takenBack = new ArrayDeque<>();
     private int free;
@@ -124,8 +125,7 @@ final class PageAllocator
         this.used = new BitSet(pages);
         this.free = pages;
         this.freePagesField = (int)(hostLayout.nicStatusOffset() + HostMemoryLayout.NIC_STATUS_FREE_PAGES_OFFSET);
-        this.dutyCyclesField = (int)(sdramLayout.controlProgramOffset() + ControlProgramLayout.DUTY_CYCLES_OFFSET);
-        this.controlArea = (int)sdramLayout.controlProgramOffset();
+        control.wrap(sdram, (int)sdramLayout.controlProgramOffset());
         // Every page starts free, so no page may look owned: a driver started over old files must not
         // leave a previous process's entries for the NIC to honour.
         sdram.setMemory((int)sdramLayout.protectionTableOffset(), (int)ProtectionTableLayout.length(sdramLayout.parameters()),
@@ -309,8 +309,8 @@ final class PageAllocator
         }
         // Writer of both: the control program. A NIC that does not run its loop, or whose firmware process is
         // gone (killed while RUNNING), does no DMA.
-        final boolean running = !FirmwareProcess.doesNoDma(sdram, controlArea, System.currentTimeMillis());
-        final long cycles = sdram.getLongVolatile(dutyCyclesField);
+        final boolean running = !FirmwareProcess.doesNoDma(control, System.currentTimeMillis());
+        final long cycles = control.dutyCycles();
         TakenBack batch;
         while (null != (batch = takenBack.peekFirst()) && (!running || cycles > batch.epoch()))
         {
@@ -359,7 +359,7 @@ final class PageAllocator
             // count below, so that every cycle the NIC starts after that count sees it (ControlProgramLayout).
             sdram.putIntVolatile((int)sdramLayout.protectionEntryOffset(region.address(i)), 0);
         }
-        final long epoch = sdram.getLongVolatile(dutyCyclesField);
+        final long epoch = control.dutyCycles();
         takenBack.addLast(new TakenBack(region.addresses.clone(), epoch));
         waitingForNic += region.pages();
         free += region.pages();

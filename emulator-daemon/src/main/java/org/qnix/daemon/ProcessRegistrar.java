@@ -105,8 +105,7 @@ final class ProcessRegistrar
         this.allocator = new PageAllocator(host, hostLayout, sdram, layout, wakeUp);
         this.commandQueue = new DriverCommandQueueWriter(sdram, host, layout, hostLayout, wakeUp);
         this.viaTables = new ViaTables(sdram, layout, node, commandQueue, heartbeats);
-        this.quarantine = new DeletionQuarantine(node, commandQueue, heartbeats, sdram,
-            (int)layout.controlProgramOffset(), this::release);
+        this.quarantine = new DeletionQuarantine(node, commandQueue, heartbeats, image.controlSegment(), this::release);
         registry.viaConnections().attach(node.packed(), viaTables);
     }
 

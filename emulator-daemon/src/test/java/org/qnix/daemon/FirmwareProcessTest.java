@@ -8,6 +8,7 @@ import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.qnix.abi.ControlProgramLayout;
+import org.qnix.abi.ControlProgramSegment;
 import org.qnix.abi.ProcessStartTicks;
 
 /**
@@ -18,6 +19,7 @@ import org.qnix.abi.ProcessStartTicks;
 class FirmwareProcessTest
 {
     private final AtomicBuffer control = new UnsafeBuffer(new byte[ControlProgramLayout.LENGTH]);
+    private final ControlProgramSegment segment = new ControlProgramSegment().wrap(control, 0);
     private final long self = ProcessHandle.current().pid();
 
     private void started(final long pid, final long startTicks)
@@ -32,16 +34,16 @@ class FirmwareProcessTest
         final long ticks = ProcessStartTicks.of(self);
         assertNotEquals(0, ticks, "this JVM's start, from /proc/self/stat");
         started(self, ticks);
-        assertFalse(FirmwareProcess.isGone(control, 0));
+        assertFalse(FirmwareProcess.isGone(segment));
     }
 
     @Test
     void aControlAreaThatNamesNoProcessIsNeverTakenForGone()
     {
         started(0, 0);
-        assertFalse(FirmwareProcess.isGone(control, 0), "a control program that never started");
+        assertFalse(FirmwareProcess.isGone(segment), "a control program that never started");
         started(self + 1_000_000, 0);
-        assertFalse(FirmwareProcess.isGone(control, 0), "a start it could not read: unknown, not gone");
+        assertFalse(FirmwareProcess.isGone(segment), "a start it could not read: unknown, not gone");
     }
 
     @Test
@@ -51,9 +53,9 @@ class FirmwareProcessTest
         final long ticks = ProcessStartTicks.of(exited.pid());
         exited.waitFor();
         started(exited.pid(), 0 == ticks ? 1 : ticks);
-        assertTrue(FirmwareProcess.isGone(control, 0), "no process has the pid");
+        assertTrue(FirmwareProcess.isGone(segment), "no process has the pid");
 
         started(self, ProcessStartTicks.of(self) - 1);
-        assertTrue(FirmwareProcess.isGone(control, 0), "the pid now names a process that started later");
+        assertTrue(FirmwareProcess.isGone(segment), "the pid now names a process that started later");
     }
 }

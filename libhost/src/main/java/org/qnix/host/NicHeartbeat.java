@@ -2,6 +2,7 @@ package org.qnix.host;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.qnix.abi.ControlProgramLayout;
+import org.qnix.abi.ControlProgramSegment;
 import org.qnix.abi.NicCoordinates;
 
 /**
@@ -21,8 +22,7 @@ import org.qnix.abi.NicCoordinates;
  */
 public final class NicHeartbeat
 {
-    private final UnsafeBuffer control;
-    private final int offset;
+    private final ControlProgramSegment segment;
     private final NicCoordinates node;
 
     /**
@@ -32,8 +32,7 @@ public final class NicHeartbeat
      */
     public NicHeartbeat(final UnsafeBuffer control, final int offset, final NicCoordinates node)
     {
-        this.control = control;
-        this.offset = offset;
+        this.segment = new ControlProgramSegment().wrap(control, offset);
         this.node = node;
     }
 
@@ -41,20 +40,15 @@ public final class NicHeartbeat
     public boolean isRunning()
     {
         // Writer: the NIC control program, every HEARTBEAT_INTERVAL_MS.
-        final int state = control.getIntVolatile(offset + ControlProgramLayout.STATE_OFFSET);
-        final long beat = control.getLongVolatile(offset + ControlProgramLayout.HEARTBEAT_TIME_OFFSET);
-        return ControlProgramLayout.STATE_RUNNING == state &&
-            System.currentTimeMillis() - beat <= ControlProgramLayout.HEARTBEAT_TIMEOUT_MS;
+        return segment.isBeating(System.currentTimeMillis());
     }
 
     /** @return why the NIC is taken for dead, naming its node; for an error message. */
     public String describeStopped()
     {
-        final int state = control.getIntVolatile(offset + ControlProgramLayout.STATE_OFFSET);
-        final long silence = System.currentTimeMillis() -
-            control.getLongVolatile(offset + ControlProgramLayout.HEARTBEAT_TIME_OFFSET);
+        final long silence = segment.silenceMs(System.currentTimeMillis());
         return "the NIC control program of node " + node + " is not running (" +
-            (ControlProgramLayout.STATE_RUNNING != state ? "stopped" : "no heartbeat for " + silence + " ms") +
+            (ControlProgramLayout.STATE_RUNNING != segment.state() ? "stopped" : "no heartbeat for " + silence + " ms") +
             "): nothing posted to it can complete";
     }
 

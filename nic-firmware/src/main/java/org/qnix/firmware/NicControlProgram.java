@@ -6,7 +6,7 @@ import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.qnix.abi.ControlProgramLayout;
-import org.qnix.abi.FileDescriptorBlock;
+import org.qnix.abi.ControlProgramSegment;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
 import org.qnix.abi.ProcessStartTicks;
@@ -54,12 +54,11 @@ public final class NicControlProgram implements Agent
     static final int TX_STEPS_PER_CYCLE = 16;
 
     private final FirmwareContext ctx;
-    private final AtomicBuffer sdram;
     private final NicCoordinates self;
     private final NicCounters counters;
     private final EpochClock epochClock;
     private final CachedEpochClock clock;
-    private final int controlArea;
+    private final ControlProgramSegment controlSegment = new ControlProgramSegment();
     private final Wire wire;
     private final SendScheduler scheduler;
     private final CastSender casts;
@@ -96,12 +95,11 @@ public final class NicControlProgram implements Agent
     public NicControlProgram(final FirmwareContext context)
     {
         this.ctx = context.conclude();
-        this.sdram = ctx.sdram();
         this.self = ctx.self();
         this.counters = ctx.counters();
         this.epochClock = ctx.epochClock();
         this.clock = ctx.cachedClock();
-        this.controlArea = (int)ctx.sdramLayout().controlProgramOffset();
+        controlSegment.wrap(ctx.sdram(), (int)ctx.sdramLayout().controlProgramOffset());
         this.wire = ctx.wire();
         this.errors = ctx.errorHandler();
         this.via = new ViaEngine(ctx);
@@ -150,22 +148,15 @@ public final class NicControlProgram implements Agent
         final long now = epochClock.time();
         clock.update(now);
         final long pid = ProcessHandle.current().pid();
-        sdram.putLong(controlArea + ControlProgramLayout.PID_OFFSET, pid);
-        sdram.putLong(controlArea + ControlProgramLayout.START_TIME_OFFSET, now);
-        // Read by the driver to tell this process from a later one with the pid (FirmwareProcess).
-        sdram.putLong(controlArea + ControlProgramLayout.PROCESS_START_TICKS_OFFSET, ProcessStartTicks.of(pid));
-        sdram.putInt(controlArea + ControlProgramLayout.VERSION_OFFSET, FileDescriptorBlock.LAYOUT_VERSION);
-        sdram.putInt(controlArea + ControlProgramLayout.MODE_OFFSET, mode);
-        sdram.putInt(controlArea + ControlProgramLayout.DEBUG_PORT_OFFSET, debugPort);
+        // The start is read by the driver to tell this process from a later one with the pid (FirmwareProcess).
+        controlSegment.identify(pid, now, ProcessStartTicks.of(pid), mode, debugPort);
         writeHeartbeat(now);
-        // Readers: the daemon waiting for this NIC at `cluster up`, and `cluster status`.
-        sdram.putIntRelease(controlArea + ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_RUNNING);
+        controlSegment.running();
     }
 
     public void onClose()
     {
-        // Readers: the daemon and `cluster status`: this NIC no longer runs its loop.
-        sdram.putIntRelease(controlArea + ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_STOPPED);
+        controlSegment.stopped();
     }
 
     public int doWork()
@@ -186,9 +177,8 @@ public final class NicControlProgram implements Agent
         // RX (thesis 3.5, steps 1-4).
         work += rx.doWork();
         // Reader: the driver, holding back pages it took from a process until no DMA that checked
-        // them before they were taken can still be copying (ControlProgramLayout, DMA epoch). A
-        // volatile store: the cycle's Protection Table loads come before it.
-        sdram.putLongVolatile(controlArea + ControlProgramLayout.DUTY_CYCLES_OFFSET, ++dutyCycles);
+        // them before they were taken can still be copying (ControlProgramLayout, DMA epoch).
+        controlSegment.dutyCycles(++dutyCycles);
         return work;
     }
 
@@ -286,9 +276,7 @@ public final class NicControlProgram implements Agent
     private void writeHeartbeat(final long now)
     {
         lastHeartbeatMs = now;
-        sdram.putLong(controlArea + ControlProgramLayout.HEARTBEAT_COUNTER_OFFSET, ++heartbeat);
-        // Readers: the daemon, `cluster status` and user libraries checking that the NIC is alive.
-        sdram.putLongRelease(controlArea + ControlProgramLayout.HEARTBEAT_TIME_OFFSET, now);
+        controlSegment.beat(++heartbeat, now);
         counters.heartbeats.increment();
     }
 

@@ -9,6 +9,7 @@ import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.ControlProgramSegment;
 import org.qnix.abi.CountersLayout;
 import org.qnix.abi.DriverCommandQueueLayout;
 import org.qnix.abi.FileDescriptorBlock;
@@ -49,6 +50,8 @@ public final class NodeImage implements AutoCloseable
     private final MappedFile rxFile;
     private final MappedFile countersFile;
     private final MappedFile wakeFile;
+    /** Wrapped once: immutable from then on, so the driver's threads share it. */
+    private final ControlProgramSegment controlSegment = new ControlProgramSegment();
 
     private NodeImage(
         final NicCoordinates node, final ClusterParameters params, final MappedFile sdramFile,
@@ -64,6 +67,7 @@ public final class NodeImage implements AutoCloseable
         this.rxFile = rxFile;
         this.countersFile = countersFile;
         this.wakeFile = wakeFile;
+        controlSegment.wrap(sdramFile.buffer(), (int)sdramLayout.controlProgramOffset());
     }
 
     /**
@@ -202,6 +206,12 @@ public final class NodeImage implements AutoCloseable
     public AtomicBuffer sdram()
     {
         return sdramFile.buffer();
+    }
+
+    /** @return the NIC Control Program segment of the SDRAM: who runs the NIC, its heartbeat, its DMA epoch. */
+    public ControlProgramSegment controlSegment()
+    {
+        return controlSegment;
     }
 
     public AtomicBuffer hostMemory()

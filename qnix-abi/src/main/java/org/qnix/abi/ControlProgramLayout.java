@@ -40,6 +40,8 @@ package org.qnix.abi;
  * past {@code E}, the one cycle that may have checked the page before it was cleared has finished,
  * and the page may go to another process.
  *
+ * <p>Its one writer and its readers use it through {@link ControlProgramSegment}.
+ *
  * <p>A firmware JVM killed with SIGKILL leaves its state RUNNING; only its heartbeat goes silent, as
  * at a debugger breakpoint. The pid and the process start ({@link ProcessStartTicks}, 0 if unknown) tell
  * the two apart: no process of that pid with that start means the control program's process is gone and

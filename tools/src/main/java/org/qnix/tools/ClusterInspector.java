@@ -13,7 +13,7 @@ import org.qnix.abi.CommandQueueEntry;
 import org.qnix.abi.CommandQueueLayout;
 import org.qnix.abi.ContextLayout;
 import org.qnix.abi.ContextRegionDescriptor;
-import org.qnix.abi.ControlProgramLayout;
+import org.qnix.abi.ControlProgramSegment;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.FileDescriptorBlock;
 import org.qnix.abi.HostMemoryLayout;
@@ -263,8 +263,7 @@ public final class ClusterInspector
         {
             final AtomicBuffer sdram = sdramFile.buffer();
             final AtomicBuffer host = hostFile.buffer();
-            out.put("dutyCycles",
-                sdram.getLongVolatile((int)layout.controlProgramOffset() + ControlProgramLayout.DUTY_CYCLES_OFFSET));
+            out.put("dutyCycles", new ControlProgramSegment().wrap(sdram, (int)layout.controlProgramOffset()).dutyCycles());
             final HostMemoryLayout hostLayout = new HostMemoryLayout(params);
             final List<Object> table = new ArrayList<>();
             final ProcessTableEntry entry = new ProcessTableEntry();

@@ -11,6 +11,7 @@ import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.ControlProgramLayout;
+import org.qnix.abi.ControlProgramSegment;
 import org.qnix.abi.CqTableEntry;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.FileDescriptorBlock;
@@ -168,17 +169,16 @@ public final class ClusterStatus
                 final AtomicBuffer host = hostFile.buffer();
                 FileDescriptorBlock.verify(sdram, FileDescriptorBlock.TYPE_NIC_SDRAM, dir.nicSdram(node).toString());
                 FileDescriptorBlock.verify(host, FileDescriptorBlock.TYPE_HOST_MEMORY, dir.hostMemory(node).toString());
-                final int control = (int)layout.controlProgramOffset();
-                final long heartbeatAgeMs = Math.max(0, System.currentTimeMillis() -
-                    sdram.getLongVolatile(control + ControlProgramLayout.HEARTBEAT_TIME_OFFSET));
+                final ControlProgramSegment control =
+                    new ControlProgramSegment().wrap(sdram, (int)layout.controlProgramOffset());
+                final long heartbeatAgeMs = control.silenceMs(System.currentTimeMillis());
                 nodes.add(new Node(node,
-                    sdram.getLongVolatile(control + ControlProgramLayout.PID_OFFSET),
-                    sdram.getIntVolatile(control + ControlProgramLayout.STATE_OFFSET),
+                    control.pid(),
+                    control.state(),
                     // Only a silent NIC's process is looked up in /proc: firmwareStateName asks no more.
-                    heartbeatAgeMs > ControlProgramLayout.HEARTBEAT_TIMEOUT_MS &&
-                        FirmwareProcess.isGone(sdram, control),
-                    sdram.getInt(control + ControlProgramLayout.MODE_OFFSET),
-                    sdram.getInt(control + ControlProgramLayout.DEBUG_PORT_OFFSET),
+                    heartbeatAgeMs > ControlProgramLayout.HEARTBEAT_TIMEOUT_MS && FirmwareProcess.isGone(control),
+                    control.mode(),
+                    control.debugPort(),
                     heartbeatAgeMs,
                     host.getIntVolatile((int)(hostLayout.nicStatusOffset() + HostMemoryLayout.NIC_STATUS_FREE_PAGES_OFFSET)),
                     hostLayout.pagePoolPages(),

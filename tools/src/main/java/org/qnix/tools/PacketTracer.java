@@ -12,7 +12,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
-import org.qnix.abi.ControlProgramLayout;
+import org.qnix.abi.ControlProgramSegment;
 import org.qnix.abi.CountersLayout;
 import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
@@ -69,7 +69,8 @@ public final class PacketTracer implements AutoCloseable
         final NicWakeUp wakeUp;
         final AtomicBuffer control;
         final OneToOneRingBuffer ring;
-        final int dutyCycles;
+        /** The NIC Control Program segment: its duty cycle count. */
+        final ControlProgramSegment controlProgram;
         long droppedAtStart;
         boolean taken;
 
@@ -84,7 +85,7 @@ public final class PacketTracer implements AutoCloseable
                 TraceLayout.CONTROL_LENGTH);
             this.ring = new OneToOneRingBuffer(
                 new UnsafeBuffer(counters.buffer(), CountersLayout.TRACE_RING_OFFSET, TraceLayout.RING_LENGTH));
-            this.dutyCycles = (int)layout.controlProgramOffset() + ControlProgramLayout.DUTY_CYCLES_OFFSET;
+            this.controlProgram = new ControlProgramSegment().wrap(sdram.buffer(), (int)layout.controlProgramOffset());
         }
     }
 
@@ -211,13 +212,13 @@ public final class PacketTracer implements AutoCloseable
         for (int i = 0; i < nics.size(); i++)
         {
             nics.get(i).control.putIntRelease(TraceLayout.CAPTURE_LENGTH_OFFSET, 0);
-            cycles[i] = nics.get(i).sdram.buffer().getLongVolatile(nics.get(i).dutyCycles);
+            cycles[i] = nics.get(i).controlProgram.dutyCycles();
         }
         final long deadline = System.currentTimeMillis() + STOP_WAIT_MS;
         for (int i = 0; i < nics.size(); i++)
         {
             // Writer: the NIC, after each duty cycle; two more cycles and none can still see tracing on.
-            while (nics.get(i).sdram.buffer().getLongVolatile(nics.get(i).dutyCycles) < cycles[i] + 2 &&
+            while (nics.get(i).controlProgram.dutyCycles() < cycles[i] + 2 &&
                 System.currentTimeMillis() < deadline)
             {
                 // An idle NIC sleeps and runs no duty cycle until woken.
