@@ -107,6 +107,8 @@ public final class ViplNic implements AutoCloseable
     private final ViplConnections connections;
     /** This process keeps off the NICs' CPU while the NIC is open (NicProcessor). */
     private final NicProcessor.Avoidance offNicCpu;
+    /** VipNSGetHostByName, VipNSGetHostByAddr, VipQuerySystemManagementInfo: the cluster's names. */
+    private final ViplNameService names;
 
     private ViplNic(final NicCoordinates node, final String clusterName, final ClusterParameters params,
         final Path hostMemory, final DriverProxy driver, final ViaRegistration registration, final MappedFile structures,
@@ -120,6 +122,7 @@ public final class ViplNic implements AutoCloseable
         this.node = node;
         this.clusterName = clusterName;
         this.params = params;
+        this.names = new ViplNameService(clusterName, params);
         this.hostMemory = hostMemory;
         this.driver = driver;
         this.registration = registration;
@@ -510,23 +513,7 @@ public final class ViplNic implements AutoCloseable
      */
     public ViplAddress hostByName(final String name)
     {
-        if (null == name)
-        {
-            throw new ViplException(ViplResult.INVALID_PARAMETER, "no name");
-        }
-        final String coordinates = name.startsWith("node-") ? name.substring("node-".length()) : name;
-        final NicCoordinates host;
-        try
-        {
-            host = NicCoordinates.parse(coordinates);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            throw new ViplException(ViplResult.ERROR_NAMESERVICE, "no host '" + name + "' in cluster '" + clusterName +
-                "': names are X-Y or node-X-Y");
-        }
-        checkInTorus(host, name);
-        return new ViplAddress(host, new byte[0]);
+        return names.hostByName(name);
     }
 
     /**
@@ -541,12 +528,7 @@ public final class ViplNic implements AutoCloseable
      */
     public String hostByAddress(final ViplAddress address)
     {
-        if (null == address)
-        {
-            throw new ViplException(ViplResult.INVALID_PARAMETER, "no address");
-        }
-        checkInTorus(address.node(), address.node().toString());
-        return address.node().directoryName();
+        return names.hostByAddress(address);
     }
 
     /**
@@ -569,21 +551,7 @@ public final class ViplNic implements AutoCloseable
      */
     public List<ViplAddress> querySystemManagementInfo()
     {
-        final List<ViplAddress> hosts = new ArrayList<>(params.nodeCount());
-        for (int i = 0; i < params.nodeCount(); i++)
-        {
-            hosts.add(new ViplAddress(NicCoordinates.ofIndex(i, params.torusWidth()), new byte[0]));
-        }
-        return List.copyOf(hosts);
-    }
-
-    private void checkInTorus(final NicCoordinates host, final String name)
-    {
-        if (!params.hasNode(host))
-        {
-            throw new ViplException(ViplResult.ERROR_NAMESERVICE, "no host '" + name + "' in the " + params.torus() +
-                " torus of cluster '" + clusterName + "'");
-        }
+        return names.hosts();
     }
 
     /**
