@@ -57,7 +57,7 @@ final class AsyncEvents implements Runnable
     {
         while (true)
         {
-            if (!nic.enterGuard())
+            if (!nic.dataPath().enterGuard())
             {
                 return;
             }
@@ -68,14 +68,14 @@ final class AsyncEvents implements Runnable
             }
             finally
             {
-                nic.exitGuard();
+                nic.dataPath().exitGuard();
             }
             if (null != next)
             {
                 dispatch(next);
                 continue;
             }
-            final int code = nic.await(waiter, ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET,
+            final int code = nic.dataPath().await(waiter, ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET,
                 ViaProcessStructuresLayout.ASYNC_WAITERS_OFFSET, CountReached.of(head + 1), WAIT_NS, DoorbellWait.SLEEP);
             if (DoorbellWaiter.NIC_DEAD == code)
             {

@@ -98,7 +98,7 @@ public final class CompletionQueue extends DriverResource
         this.entries = entries;
         this.ring = ring;
         this.entriesView = new CqRing().wrap(ring.buffer(), 0, entries);
-        this.waiter = nic.waiter(ring.buffer(), waits);
+        this.waiter = nic.dataPath().waiter(ring.buffer(), waits);
     }
 
     /**
@@ -121,7 +121,7 @@ public final class CompletionQueue extends DriverResource
         {
             if (emptyPolls.lookDue())
             {
-                nic.checkRunning();
+                nic.dataPath().checkRunning();
             }
             return null;
         }
@@ -170,7 +170,7 @@ public final class CompletionQueue extends DriverResource
             }
             // Inside the NIC's guard (its close unmaps the ring and the control area the heartbeat is read
             // from) and the CQ's own (its destroy gives the ring back to the driver) until the sleep ended.
-            nic.enterGuardOrThrow();
+            nic.dataPath().enterGuardOrThrow();
             try
             {
                 if (!waits.enter())
@@ -193,7 +193,7 @@ public final class CompletionQueue extends DriverResource
                     if (DoorbellWaiter.NIC_DEAD == code)
                     {
                         // Still inside the NIC's guard: it reads the control area.
-                        throw nic.nicDead();
+                        throw nic.dataPath().nicDead();
                     }
                     if (DoorbellWaiter.CLOSED == code)
                     {
@@ -207,7 +207,7 @@ public final class CompletionQueue extends DriverResource
             }
             finally
             {
-                nic.exitGuard();
+                nic.dataPath().exitGuard();
             }
         }
     }
@@ -249,7 +249,7 @@ public final class CompletionQueue extends DriverResource
         }
         try
         {
-            nic.notifications().submit(() ->
+            nic.dataPath().notifications().submit(() ->
             {
                 final Completion completion;
                 try
@@ -319,7 +319,7 @@ public final class CompletionQueue extends DriverResource
         formerRings.add(oldRing);
         ring = newRing;
         entries = newEntries;
-        waiter = nic.waiter(newRing.buffer(), waits);
+        waiter = nic.dataPath().waiter(newRing.buffer(), waits);
         // The NIC appends to the new ring only. A thread that read the old Head and is about to sleep on
         // the old Tail must not wait for an entry there: the old Tail is moved past every Head it may
         // have read (none is beyond the current one), then its sleepers are woken.
@@ -431,7 +431,7 @@ public final class CompletionQueue extends DriverResource
         // First: a CQ made while the NIC closed may have missed the close of its waits.
         if (nic.isClosed())
         {
-            throw nic.closedException();
+            throw nic.dataPath().closedException();
         }
         if (unmapped)
         {

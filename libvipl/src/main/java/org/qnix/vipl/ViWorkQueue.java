@@ -70,7 +70,7 @@ final class ViWorkQueue
         final MappingGuard ends)
     {
         this.nic = nic;
-        this.waiter = nic.waiter(structures, ends);
+        this.waiter = nic.dataPath().waiter(structures, ends);
         this.structures = structures;
         this.line = line;
         this.counter = line + ViaProcessStructuresLayout.COMPLETION_COUNTER_OFFSET;
@@ -91,14 +91,14 @@ final class ViWorkQueue
     void post(final Descriptor descriptor, final boolean send, final int vi, final int handle, final int offset)
     {
         // The descriptor's memory and the Command Queue are what the NIC's close unmaps.
-        nic.enterGuardOrThrow();
+        nic.dataPath().enterGuardOrThrow();
         try
         {
             postInside(descriptor, send, vi, handle, offset);
         }
         finally
         {
-            nic.exitGuard();
+            nic.dataPath().exitGuard();
         }
     }
 
@@ -118,7 +118,7 @@ final class ViWorkQueue
         tail++;
         try
         {
-            nic.postInside(send, vi, handle, offset);
+            nic.dataPath().post(send, vi, handle, offset);
         }
         catch (final RuntimeException ex)
         {
@@ -137,14 +137,14 @@ final class ViWorkQueue
     Descriptor done()
     {
         // Its status is in memory the NIC's close unmaps.
-        nic.enterGuardOrThrow();
+        nic.dataPath().enterGuardOrThrow();
         try
         {
             return doneInside();
         }
         finally
         {
-            nic.exitGuard();
+            nic.dataPath().exitGuard();
         }
     }
 
@@ -166,7 +166,7 @@ final class ViWorkQueue
         }
         if (emptyPolls.lookDue())
         {
-            nic.checkRunning();
+            nic.dataPath().checkRunning();
         }
         return null;
     }
@@ -238,7 +238,7 @@ final class ViWorkQueue
             // From the counter's read to the end of the sleep inside the NIC's guard: its close unmaps the
             // VIA Process Structures, and the control area the heartbeat is read from, only once no call is
             // inside. The sleep itself ends when the VI's guard closes, which the NIC's close does too.
-            nic.enterGuardOrThrow();
+            nic.dataPath().enterGuardOrThrow();
             try
             {
                 // Read before the oldest's status: the NIC writes the status, then the counter (release),
@@ -276,7 +276,7 @@ final class ViWorkQueue
 
                     case DoorbellWaiter.NIC_DEAD:
                         // Still inside the guard: it reads the control area.
-                        throw nic.nicDead();
+                        throw nic.dataPath().nicDead();
 
                     default:
                         throw endedDuringWait();
@@ -284,7 +284,7 @@ final class ViWorkQueue
             }
             finally
             {
-                nic.exitGuard();
+                nic.dataPath().exitGuard();
             }
         }
     }

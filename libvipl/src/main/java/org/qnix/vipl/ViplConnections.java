@@ -159,7 +159,7 @@ final class ViplConnections
         {
             // Done reports its outcomes as results, but a dead NIC as Wait does: the request is withdrawn.
             if (block && ViplResult.NOT_DONE != ex.result() ||
-                ViplResult.ERROR_RESOURCE == ex.result() && null != nic.stoppedOrClosed())
+                ViplResult.ERROR_RESOURCE == ex.result() && null != nic.dataPath().stoppedOrClosed())
             {
                 throw connectionWaitEnded(ex);
             }
@@ -247,12 +247,12 @@ final class ViplConnections
         if (nic.isClosed())
         {
             // The close from another thread had the driver end the wait (or closed the connection under it).
-            return new ViplException(ViplResult.INVALID_STATE, nic.closedException().getMessage() +
+            return new ViplException(ViplResult.INVALID_STATE, nic.dataPath().closedException().getMessage() +
                 " during the connection wait", ex);
         }
         if (ex instanceof ViaDriverException refusal && ViplResult.ERROR_RESOURCE == refusal.result())
         {
-            final ViplException stopped = nic.stoppedOrClosed();
+            final ViplException stopped = nic.dataPath().stoppedOrClosed();
             if (null != stopped)
             {
                 return stopped;
@@ -271,7 +271,7 @@ final class ViplConnections
     {
         if (!driverWaits.enter())
         {
-            throw nic.closedException();
+            throw nic.dataPath().closedException();
         }
     }
 }

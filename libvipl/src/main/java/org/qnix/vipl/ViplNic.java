@@ -5,10 +5,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.function.IntPredicate;
 
 import org.agrona.CloseHelper;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -22,23 +18,18 @@ import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicProcessor;
 import org.qnix.abi.NicSdramLayout;
-import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.ViTableEntry;
 import org.qnix.abi.ViaProcessStructuresLayout;
 import org.qnix.abi.ViaTablesLayout;
 import org.qnix.abi.ViplDescriptor;
 import org.qnix.abi.ViplResult;
 import org.qnix.host.BufferRegion;
-import org.qnix.host.CommandQueueWriter;
-import org.qnix.host.DoorbellWait;
 import org.qnix.host.DoorbellWaiter;
 import org.qnix.host.DriverException;
 import org.qnix.host.DriverProxy;
 import org.qnix.host.HostMemoryException;
 import org.qnix.host.HostMemoryMapping;
 import org.qnix.host.MappedViews;
-import org.qnix.host.MappingGuard;
-import org.qnix.host.NicHeartbeat;
 import org.qnix.host.ProcessMappings;
 import org.qnix.host.RetiredMemory;
 import org.qnix.host.ViaDriverException;
@@ -83,11 +74,8 @@ public final class ViplNic implements AutoCloseable
     private final MappedFile structures;
     /** The VNI (its Command Queue), Host Process Structures (Tail, Head), control page, NIC's wake-up line. */
     private final ProcessMappings mappings;
-    /** VIA_POST_SEND and VIA_POST_RECV go here (issue 14); posts of several threads serialise on it. */
-    private final CommandQueueWriter commands;
-    private final NicHeartbeat heartbeat;
-    /** Every wait runs inside it, so that a close ends the waits before it unmaps. */
-    private final MappingGuard guard = new MappingGuard();
+    /** The posts and waits, and the guard a close ends them with. */
+    private final ViplDataPath dataPath;
     private final Int2ObjectHashMap<Vi> vis = new Int2ObjectHashMap<>();
     private final List<ViplMemory> memories = new ArrayList<>();
     private final List<CompletionQueue> cqs = new ArrayList<>();
@@ -96,9 +84,6 @@ public final class ViplNic implements AutoCloseable
     /** The async-event ring's reader and its daemon thread (VipErrorCallback). */
     private final AsyncEvents events;
     private final Thread eventsThread;
-    /** VipSendNotify, VipRecvNotify, VipCQNotify: their waits, each on a thread of its own while it waits. */
-    private ExecutorService notifications;
-    private final Object notificationsLock = new Object();
     /** Set first by {@link #close()}, without this object's monitor: every later call refuses. */
     private volatile boolean closed;
     /** Set by the close that releases the resources, under this object's monitor. */
@@ -116,9 +101,7 @@ public final class ViplNic implements AutoCloseable
     {
         this.offNicCpu = offNicCpu;
         this.mappings = mappings;
-        this.heartbeat = new NicHeartbeat(mappings.control(), 0, node);
-        this.commands =
-            new CommandQueueWriter(params, mappings.vni(), mappings.hps(), mappings.wakeUp(), heartbeat, guard);
+        this.dataPath = new ViplDataPath(node, clusterName, params, mappings);
         this.node = node;
         this.clusterName = clusterName;
         this.params = params;
@@ -129,7 +112,7 @@ public final class ViplNic implements AutoCloseable
         this.structures = structures;
         this.connections = new ViplConnections(this, driver, structures);
         this.events = new AsyncEvents(this, structures.buffer(),
-            new DoorbellWaiter(structures.buffer(), heartbeat, guard, 0));
+            new DoorbellWaiter(structures.buffer(), dataPath.heartbeat(), dataPath.guard(), 0));
         this.eventsThread = new Thread(events, "vipl-errors-" + node);
         eventsThread.setDaemon(true);
     }
@@ -579,7 +562,7 @@ public final class ViplNic implements AutoCloseable
     {
         closed = true;
         // Waits end (CLOSED) before anything they read is unmapped; the sleepers are woken to see it.
-        if (guard.beginClose())
+        if (dataPath.beginClose())
         {
             wakeSleepers();
         }
@@ -603,14 +586,7 @@ public final class ViplNic implements AutoCloseable
             return;
         }
         released = true;
-        final boolean quiescent = guard.awaitCloseQuiescence("vipl", "NIC " + node);
-        synchronized (notificationsLock)
-        {
-            if (null != notifications)
-            {
-                notifications.shutdownNow();
-            }
-        }
+        final boolean quiescent = dataPath.quiesce();
         // Retired, not unmapped (RetiredMemory), and before the driver de-registers the process, which
         // frees the pages: a call still inside reads zeros, never an unmapped page or the next owner's.
         for (final ViplMemory memory : memories)
@@ -650,7 +626,8 @@ public final class ViplNic implements AutoCloseable
     /** Ends the waits of every VI and CQ, which look at guards of their own, and wakes their sleepers. */
     private void wakeSleepers()
     {
-        new DoorbellWaiter(structures.buffer(), heartbeat, guard).wakeAll(ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET);
+        new DoorbellWaiter(structures.buffer(), dataPath.heartbeat(), dataPath.guard())
+            .wakeAll(ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET);
         // Not this object's monitor, which a connection wait may hold: VIs and CQs are both kept under vis.
         synchronized (vis)
         {
@@ -660,175 +637,19 @@ public final class ViplNic implements AutoCloseable
     }
 
     // ---------------------------------------------------------------------------------------------
-    // The data path: posts and waits, without this object's monitor (a connection wait holds it).
+    // What the VIs, CQs and async-event reader reach without this object's monitor (a connection
+    // wait holds it): the data path (ViplDataPath), and the VIs and CQs by table index.
     // ---------------------------------------------------------------------------------------------
-
-    /**
-     * A VIA_POST_SEND or VIA_POST_RECV on the Command Queue, as QNIX commands are posted: the VI in Context,
-     * the descriptor's memory handle in Group and its offset from the region's base in Size. Inside the
-     * guard, which the work queue entered.
-     *
-     * @throws ViplException {@code INVALID_STATE} if the NIC is closed while the queue is full,
-     *                       {@code ERROR_RESOURCE} if it stays full for {@link CommandQueueWriter#RESOURCE_WAIT_NS}.
-     * @throws ViplNicDeadException if the NIC stops while the queue is full.
-     */
-    void postInside(final boolean send, final int vi, final int handle, final int offset)
-    {
-        final int command = send ? ProcessCommand.VIA_POST_SEND : ProcessCommand.VIA_POST_RECV;
-        final int code;
-        synchronized (commands)
-        {
-            code = commands.post(command, vi, handle, offset, CommandQueueWriter.RESOURCE_WAIT_NS);
-        }
-        switch (code)
-        {
-            case CommandQueueWriter.POSTED:
-                return;
-
-            case CommandQueueWriter.TIMED_OUT:
-                throw new ViplException(ViplResult.ERROR_RESOURCE,
-                    commands.describeFull(CommandQueueWriter.RESOURCE_WAIT_NS));
-
-            case CommandQueueWriter.NIC_DEAD:
-                throw nicDead();
-
-            default:
-                // The close waits for this post to leave the guard before it unmaps the queue.
-                throw new ViplException(ViplResult.INVALID_STATE, "the NIC was closed while a post waited for " +
-                    "room in the Command Queue");
-        }
-    }
 
     UnsafeBuffer structures()
     {
         return structures.buffer();
     }
 
-    /**
-     * @return a waiter on words of {@code words} (the VIA Process Structures, a CQ ring), ended by the
-     * close of {@code ends}: a VI's or CQ's own guard, which this NIC's close closes too.
-     */
-    DoorbellWaiter waiter(final UnsafeBuffer words, final MappingGuard ends)
+    /** @return the posts and waits of this NIC's VIs and CQs, and the guard its close ends them with. */
+    ViplDataPath dataPath()
     {
-        return new DoorbellWaiter(words, heartbeat, ends, TimeUnit.MICROSECONDS.toNanos(params.hotUs()));
-    }
-
-    /** One wait of {@code waiter}, inside the guard. @return a {@link DoorbellWaiter} code. */
-    int await(final DoorbellWaiter waiter, final int value, final int waiters, final IntPredicate complete,
-        final long timeoutNs, final DoorbellWait wait)
-    {
-        if (!guard.enter())
-        {
-            return DoorbellWaiter.CLOSED;
-        }
-        try
-        {
-            return waiter.await(value, waiters, complete, timeoutNs, wait);
-        }
-        finally
-        {
-            guard.exit();
-        }
-    }
-
-    /**
-     * For a run of {@code Done} polls that found nothing ({@link org.qnix.host.EmptyPolls}): looks at
-     * the NIC, inside the guard (a close retires its control area).
-     *
-     * @throws ViplNicDeadException once it stopped, so that a loop of polls ends as a wait does.
-     * @throws ViplException        {@code INVALID_STATE} once the NIC was closed.
-     */
-    void checkRunning()
-    {
-        final ViplException stopped = stoppedOrClosed();
-        if (null != stopped)
-        {
-            throw stopped;
-        }
-    }
-
-    /**
-     * @return the exception a wait ends with when the NIC stopped. Only inside the guard: it reads the
-     * control area, which a close retires; outside it, {@link #stoppedOrClosed()}.
-     */
-    ViplNicDeadException nicDead()
-    {
-        return new ViplNicDeadException(node, heartbeat.describeStopped());
-    }
-
-    /**
-     * Looks at the heartbeat inside the guard, for a caller outside it.
-     *
-     * @return {@link #nicDead()} if the NIC stopped, {@link #closedException()} if it was closed, else null.
-     */
-    ViplException stoppedOrClosed()
-    {
-        if (!guard.enter())
-        {
-            return closedException();
-        }
-        try
-        {
-            return heartbeat.isRunning() ? null : nicDead();
-        }
-        finally
-        {
-            guard.exit();
-        }
-    }
-
-    /** @return what a call on this NIC, or a wait or poll of its VIs and CQs, throws once it was closed. */
-    ViplException closedException()
-    {
-        return new ViplException(ViplResult.INVALID_STATE, "NIC " + node + " of cluster '" + clusterName +
-            "' was closed");
-    }
-
-    /**
-     * Enters the guard the data path's calls run in: the close unmaps what they read only once none is
-     * inside. Each successful call is paired with {@link #exitGuard()}.
-     *
-     * @throws ViplException {@code INVALID_STATE} once the NIC was closed.
-     */
-    void enterGuardOrThrow()
-    {
-        if (!guard.enter())
-        {
-            throw closedException();
-        }
-    }
-
-    boolean enterGuard()
-    {
-        return guard.enter();
-    }
-
-    void exitGuard()
-    {
-        guard.exit();
-    }
-
-    /** @return the pool the notifications wait on: daemon threads, made as needed, ended by the close. */
-    ExecutorService notifications()
-    {
-        // Not this object's monitor: a connection wait may hold it, and notifications are the data path's.
-        synchronized (notificationsLock)
-        {
-            if (guard.isClosed())
-            {
-                throw closedException();
-            }
-            if (null == notifications)
-            {
-            notifications = Executors.newCachedThreadPool(task ->
-            {
-                final Thread thread = new Thread(task, "vipl-notify-" + node);
-                thread.setDaemon(true);
-                return thread;
-            });
-            }
-            return notifications;
-        }
+        return dataPath;
     }
 
     /** @return the CQ of this NIC with table index {@code index}, or null. */
@@ -940,7 +761,7 @@ public final class ViplNic implements AutoCloseable
         catch (final DriverException ex)
         {
             final ViplException failed = ViplException.of(ex);
-            final ViplException stopped = ViplResult.INVALID_STATE == failed.result() ? stoppedOrClosed() : null;
+            final ViplException stopped = ViplResult.INVALID_STATE == failed.result() ? dataPath.stoppedOrClosed() : null;
             if (null != stopped)
             {
                 throw stopped;
@@ -1109,7 +930,7 @@ public final class ViplNic implements AutoCloseable
     {
         if (closed)
         {
-            throw closedException();
+            throw dataPath.closedException();
         }
     }
 
