@@ -46,9 +46,10 @@ public final class NicHeartbeat
     /** @return why the NIC is taken for dead, naming its node; for an error message. */
     public String describeStopped()
     {
+        final int state = segment.state();
         final long silence = segment.silenceMs(System.currentTimeMillis());
         return "the NIC control program of node " + node + " is not running (" +
-            (ControlProgramLayout.STATE_RUNNING != segment.state() ? "stopped" : "no heartbeat for " + silence + " ms") +
+            (ControlProgramLayout.STATE_RUNNING != state ? "stopped" : "no heartbeat for " + silence + " ms") +
             "): nothing posted to it can complete";
     }
 

@@ -52,7 +52,7 @@ public final class CompletionQueue extends DriverResource
     private MappedViews ring;
     /** The ring's words, wrapped over {@link #ring}; a resize wraps it over the new one. */
     private final CqRing entriesView;
-    /** Read by {@link #wakeAll()} without the monitor. */
+    /** Read by {@link #endWaits()} without the monitor. */
     private volatile DoorbellWaiter waiter;
     /** Rings of this CQ before a resize: a thread of this process may still be asleep on one. */
     private final List<MappedViews> formerRings = new ArrayList<>();

@@ -238,7 +238,7 @@ final class ViplDataPath
     /** @return the pool the notifications wait on: daemon threads, made as needed, ended by the close. */
     ExecutorService notifications()
     {
-        // Not this object's monitor: a connection wait may hold it, and notifications are the data path's.
+        // A lock of its own, not the NIC's monitor: a connection wait may hold that one.
         synchronized (notificationsLock)
         {
             if (guard.isClosed())

@@ -22,7 +22,8 @@ import org.agrona.concurrent.AtomicBuffer;
  * an event at the Tail, its fields first and the Valid word last with release, then the Tail; the
  * process's error handler thread takes events at the Head, clearing Valid, and hands the Head back
  * with release. A full ring sets Overflowed instead, which the process takes with an atomic swap.
- * Events are numbered by Tail and Head as 31-bit counts (the ring's 64 entries divide 2^31).
+ * Tail and Head are 32-bit counts; an event's slot is its count's low 31 bits modulo the ring's 64
+ * entries, which divide 2^31, so the slots go on in order across the wrap.
  *
  * <pre>{@code
  * // NIC (ViaCompletions.asyncEvent)
@@ -52,11 +53,13 @@ public final class AsyncEventRing
      * NIC side: appends an event, or, if the ring holds {@link ViaProcessStructuresLayout#ASYNC_EVENTS}
      * already, sets Overflowed and appends nothing.
      *
-     * @param cq        the CQ the event is about, -1 for none.
-     * @param handle    the descriptor's memory handle, 0 unless it is about a descriptor; as
-     *                  {@code descriptor} (its offset) and {@code op} (its status op bits).
-     * @param resource  a {@code RESOURCE_*} code.
-     * @param error     an {@code ERROR_*} code.
+     * @param vi         the VI the event is about (NIC VI table index), -1 for none.
+     * @param cq         the CQ the event is about, -1 for none.
+     * @param handle     the descriptor's memory handle, 0 unless the event is about a descriptor.
+     * @param descriptor the descriptor's offset in that region, 0 unless it is about one.
+     * @param op         the descriptor's completion status op bits, 0 unless it is about one.
+     * @param resource   a {@code RESOURCE_*} code.
+     * @param error      an {@code ERROR_*} code.
      * @return true if the event was appended.
      */
     public boolean append(final int vi, final int cq, final int handle, final int descriptor, final int op,

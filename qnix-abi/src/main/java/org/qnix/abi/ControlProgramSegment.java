@@ -21,7 +21,8 @@ import org.agrona.concurrent.AtomicBuffer;
  * writer, the control program, and its readers (the driver, the tools, the user libraries) use it.
  * The control program writes who it is, then its first heartbeat, then State Running with release;
  * a reader that sees Running reads the rest. Every heartbeat writes the counter, then the time with
- * release. Immutable once wrapped, so one instance may serve several threads.
+ * release. Its users wrap it once and only read through it from then on, so one instance may serve
+ * several threads.
  *
  * <pre>{@code
  * // Control program, at its start and every HEARTBEAT_INTERVAL_MS.

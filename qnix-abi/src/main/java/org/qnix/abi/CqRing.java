@@ -47,11 +47,6 @@ public final class CqRing
         return this;
     }
 
-    public int entries()
-    {
-        return entries;
-    }
-
     /**
      * NIC side: appends an entry for a descriptor {@code queue} ({@link CqRingLayout#QUEUE_SEND} or
      * {@link CqRingLayout#QUEUE_RECEIVE}) of VI {@code vi} completed, or, if the ring holds Entries
