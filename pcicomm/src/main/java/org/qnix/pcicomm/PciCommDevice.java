@@ -29,26 +29,13 @@ import org.qnix.vipl.ViplMemory;
  * given: the NIC completes a VI's sends in order, and a send's last write completes after its data is
  * in the peer's memory (Reliable Reception).
  *
- * <p>Slots: {@link #RECEIVE_SLOTS} receive descriptors, each with room for one control message, stay
- * posted on the VI (reposted as soon as taken); {@link #SEND_SLOTS} send descriptors, reused in a ring
- * in posting order. Their memory is one registered region, laid out as
- * {@code [receive descriptors][send descriptors][receive messages][send messages]}.
+ * <p>Slots: {@link ControlRegionLayout#RECEIVE_SLOTS} receive descriptors, each with room for one
+ * control message, stay posted on the VI (reposted as soon as taken);
+ * {@link ControlRegionLayout#SEND_SLOTS} send descriptors, reused in a ring in posting order. Their
+ * memory is one registered region, the {@link ControlRegionLayout control region}.
  */
 final class PciCommDevice
 {
-    /** Receive descriptors each end keeps posted: the credits of the peer ({@link CreditWindow}). */
-    static final int RECEIVE_SLOTS = 32;
-    /** Send descriptors in flight at most. */
-    static final int SEND_SLOTS = 64;
-    static final int DESCRIPTOR_BYTES = ViplDescriptor.ALIGNMENT;
-    static final int RECEIVE_DESCRIPTORS_OFFSET = 0;
-    static final int SEND_DESCRIPTORS_OFFSET = RECEIVE_DESCRIPTORS_OFFSET + RECEIVE_SLOTS * DESCRIPTOR_BYTES;
-    static final int RECEIVE_MESSAGES_OFFSET = SEND_DESCRIPTORS_OFFSET + SEND_SLOTS * DESCRIPTOR_BYTES;
-    static final int SEND_MESSAGES_OFFSET = RECEIVE_MESSAGES_OFFSET + RECEIVE_SLOTS * PciCommMessage.MAX_LENGTH;
-    static final int CONTROL_BYTES = SEND_MESSAGES_OFFSET + SEND_SLOTS * PciCommMessage.MAX_LENGTH;
-    /** Entries a CQ needs for every descriptor that can be posted at once. */
-    static final int CQ_ENTRIES = 2 * (RECEIVE_SLOTS + SEND_SLOTS);
-
     private static final int KIND_DATA = 0;
     private static final int KIND_CONTROL = 1;
     private static final int KIND_DISCONNECT = 2;
@@ -59,11 +46,11 @@ final class PciCommDevice
     private final MemoryRegion controlRegion;
     private final UnsafeBuffer controlBuffer;
     private final int maxTransfer;
-    private final Descriptor[] receives = new Descriptor[RECEIVE_SLOTS];
-    private final Descriptor[] sends = new Descriptor[SEND_SLOTS];
-    private final int[] sendKinds = new int[SEND_SLOTS];
+    private final Descriptor[] receives = new Descriptor[ControlRegionLayout.RECEIVE_SLOTS];
+    private final Descriptor[] sends = new Descriptor[ControlRegionLayout.SEND_SLOTS];
+    private final int[] sendKinds = new int[ControlRegionLayout.SEND_SLOTS];
     private final PciCommMessage message = new PciCommMessage();
-    private final CreditWindow credits = new CreditWindow(RECEIVE_SLOTS);
+    private final CreditWindow credits = new CreditWindow(ControlRegionLayout.RECEIVE_SLOTS);
     private final RemoteExports remote = new RemoteExports();
     /** Preposted, not yet exported; exported, not yet filled; filled, not yet received. */
     private final ArrayDeque<PciBuffer> toExport = new ArrayDeque<>();
@@ -112,20 +99,20 @@ final class PciCommDevice
         this.controlRegion = controlRegion;
         this.controlBuffer = control.buffer();
         this.maxTransfer = maxTransfer;
-        for (int i = 0; i < RECEIVE_SLOTS; i++)
+        for (int i = 0; i < ControlRegionLayout.RECEIVE_SLOTS; i++)
         {
-            receives[i] = control.descriptor(RECEIVE_DESCRIPTORS_OFFSET + i * DESCRIPTOR_BYTES);
+            receives[i] = control.descriptor(ControlRegionLayout.receiveDescriptorOffset(i));
         }
-        for (int i = 0; i < SEND_SLOTS; i++)
+        for (int i = 0; i < ControlRegionLayout.SEND_SLOTS; i++)
         {
-            sends[i] = control.descriptor(SEND_DESCRIPTORS_OFFSET + i * DESCRIPTOR_BYTES);
+            sends[i] = control.descriptor(ControlRegionLayout.sendDescriptorOffset(i));
         }
     }
 
     /** Every receive slot to the NIC: before connecting, so the peer's first message finds one (issue 14). */
     void postReceives()
     {
-        for (int i = 0; i < RECEIVE_SLOTS; i++)
+        for (int i = 0; i < ControlRegionLayout.RECEIVE_SLOTS; i++)
         {
             postReceive(i);
         }
@@ -358,7 +345,7 @@ final class PciCommDevice
         while (null != (done = vi.sendDone()))
         {
             final long sequence = sendsCompleted++;
-            final int slot = (int)(sequence % SEND_SLOTS);
+            final int slot = (int)(sequence % ControlRegionLayout.SEND_SLOTS);
             work++;
             if (done.hasError())
             {
@@ -387,7 +374,7 @@ final class PciCommDevice
         Descriptor done;
         while (null != (done = vi.recvDone()))
         {
-            final int slot = (int)(receivesCompleted++ % RECEIVE_SLOTS);
+            final int slot = (int)(receivesCompleted++ % ControlRegionLayout.RECEIVE_SLOTS);
             work++;
             final int status = done.status();
             if (done.hasError())
@@ -438,7 +425,9 @@ final class PciCommDevice
 
     private void onMessage(final int slot, final int length)
     {
-        final int at = RECEIVE_MESSAGES_OFFSET + slot * PciCommMessage.MAX_LENGTH;
+        // Writer: the NIC, by DMA, before the receive descriptor's status (release), which recvDone read
+        // with acquire before this call: plain reads of the message are enough.
+        final int at = ControlRegionLayout.receiveMessageOffset(slot);
         final String bad = PciCommMessage.check(controlBuffer, at, length, maxTransfer);
         if (null != bad)
         {
@@ -500,7 +489,7 @@ final class PciCommDevice
 
     private boolean sendSlotFree()
     {
-        return sendsPosted - sendsCompleted < SEND_SLOTS;
+        return sendsPosted - sendsCompleted < ControlRegionLayout.SEND_SLOTS;
     }
 
     /** Exports every preposted buffer not yet exported, up to a message's worth at a time. */
@@ -509,8 +498,8 @@ final class PciCommDevice
         int work = 0;
         while (!toExport.isEmpty() && credits.canSend(CreditWindow.KEEP_FOR_DATA) && sendSlotFree())
         {
-            final int slot = (int)(sendsPosted % SEND_SLOTS);
-            final PciCommMessage m = message.wrap(controlBuffer, SEND_MESSAGES_OFFSET + slot * PciCommMessage.MAX_LENGTH);
+            final int slot = (int)(sendsPosted % ControlRegionLayout.SEND_SLOTS);
+            final PciCommMessage m = message.wrap(controlBuffer, ControlRegionLayout.sendMessageOffset(slot));
             int n = 0;
             while (n < PciCommMessage.MAX_ENTRIES && !toExport.isEmpty())
             {
@@ -535,7 +524,7 @@ final class PciCommDevice
             final PciBuffer buffer = outgoing.peekFirst();
             final int bytes = Math.min(Math.min(buffer.length() - buffer.posted, remote.length()), maxTransfer);
             final long sequence = sendsPosted;
-            final int slot = (int)(sequence % SEND_SLOTS);
+            final int slot = (int)(sequence % ControlRegionLayout.SEND_SLOTS);
             final Descriptor d = sends[slot];
             d.fields().reset().control(ViplDescriptor.OP_RDMA_WRITE | ViplDescriptor.CONTROL_IMMEDIATE)
                 .segmentCount(1).length(bytes).immediateData(bytes)
@@ -561,8 +550,8 @@ final class PciCommDevice
     {
         if (credits.shouldReturn() && credits.canSend(CreditWindow.KEEP_FOR_CREDIT) && sendSlotFree())
         {
-            final int slot = (int)(sendsPosted % SEND_SLOTS);
-            final PciCommMessage m = message.wrap(controlBuffer, SEND_MESSAGES_OFFSET + slot * PciCommMessage.MAX_LENGTH);
+            final int slot = (int)(sendsPosted % ControlRegionLayout.SEND_SLOTS);
+            final PciCommMessage m = message.wrap(controlBuffer, ControlRegionLayout.sendMessageOffset(slot));
             m.type(PciCommMessage.CREDIT).entryCount(0).credits(credits.takeOwed());
             stats.creditMessagesSent++;
             postControl(slot, KIND_CONTROL, m.length());
@@ -578,8 +567,8 @@ final class PciCommDevice
         {
             return 0;
         }
-        final int slot = (int)(sendsPosted % SEND_SLOTS);
-        final PciCommMessage m = message.wrap(controlBuffer, SEND_MESSAGES_OFFSET + slot * PciCommMessage.MAX_LENGTH);
+        final int slot = (int)(sendsPosted % ControlRegionLayout.SEND_SLOTS);
+        final PciCommMessage m = message.wrap(controlBuffer, ControlRegionLayout.sendMessageOffset(slot));
         m.type(PciCommMessage.DISCONNECT).entryCount(0).credits(credits.takeOwed());
         postControl(slot, KIND_DISCONNECT, m.length());
         disconnectPosted = true;
@@ -590,7 +579,7 @@ final class PciCommDevice
     {
         final Descriptor d = sends[slot];
         d.fields().reset().control(ViplDescriptor.OP_SEND).segmentCount(1).length(length)
-            .dataSegment(0, control.address(SEND_MESSAGES_OFFSET + slot * PciCommMessage.MAX_LENGTH),
+            .dataSegment(0, control.address(ControlRegionLayout.sendMessageOffset(slot)),
                 controlRegion.handle(), length);
         sendKinds[slot] = kind;
         stats.controlMessagesSent++;
@@ -604,6 +593,8 @@ final class PciCommDevice
         sendsPosted++;
         try
         {
+            // Reader of the descriptor and its message, both written with plain stores: this node's NIC,
+            // after the Command Queue entry the post publishes with release.
             vi.postSend(d, controlRegion);
         }
         catch (final ViplException ex)
@@ -616,7 +607,7 @@ final class PciCommDevice
     {
         final Descriptor d = receives[slot];
         d.fields().reset().control(ViplDescriptor.OP_SEND).segmentCount(1)
-            .dataSegment(0, control.address(RECEIVE_MESSAGES_OFFSET + slot * PciCommMessage.MAX_LENGTH),
+            .dataSegment(0, control.address(ControlRegionLayout.receiveMessageOffset(slot)),
                 controlRegion.handle(), PciCommMessage.MAX_LENGTH);
         try
         {

@@ -104,10 +104,10 @@ public final class PciConnection implements AutoCloseable
         this.lock = lock;
         this.state = initial;
         final ProtectionTag ptag = nic.createPtag();
-        final ViplMemory control = nic.allocate(PciCommDevice.CONTROL_BYTES);
+        final ViplMemory control = nic.allocate(ControlRegionLayout.LENGTH);
         final MemoryRegion controlRegion =
             nic.registerMem(control, 0, control.length(), new MemoryAttributes(ptag, false, false));
-        this.cq = nic.createCq(PciCommDevice.CQ_ENTRIES);
+        this.cq = nic.createCq(ControlRegionLayout.CQ_ENTRIES);
         final int maxTransfer = nic.parameters().maxMessageBytes();
         // Reliable Reception: a write completes once its bytes are in the peer's memory, so a recycled
         // buffer's data has landed, and a completed DISCONNECT was received before the VI goes away.
