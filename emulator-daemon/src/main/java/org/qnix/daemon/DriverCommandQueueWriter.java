@@ -89,9 +89,12 @@ final class DriverCommandQueueWriter
         abandoned[position] = false;
         final long sequence = nextSequence++;
         sequences[position] = sequence;
+        // Reader: the NIC, which rings it (Done or an error) once it has taken the command, and the
+        // tools that list the queue; Used before the entry, so no earlier command's answer shows.
         host.putIntRelease((int)hostLayout.driverDoorbellOffset(position), Doorbell.USED);
         entry(position).publish(command, name, pid, index, group, size, generation);
         tail = (tail + 1) % entries;
+        // Reader: the NIC (DriverCommandReader), which reads the Tail with acquire, then the entry.
         host.putIntRelease((int)(hostLayout.nicStatusOffset() + HostMemoryLayout.NIC_STATUS_DCQ_TAIL_OFFSET), tail);
         // An idle NIC sleeps: the command just published wakes it.
         wakeUp.ring();

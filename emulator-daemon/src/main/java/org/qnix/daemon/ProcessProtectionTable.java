@@ -245,6 +245,9 @@ final class ProcessProtectionTable
         allocator.protect(region, 1);
         final VniLayout vni = layout.vni();
         final long poolAddress = layout.vniOffset(index) + vni.bufferPoolOffset();
+        // Reader: the NIC (ContextReader), at a Send of a context that names the pool; plain stores,
+        // since the process learns of the pool only from this request's reply and names it in a
+        // command it publishes with release after that. The NIC checks each page's owner anyway.
         for (int i = 0; i < pages; i++)
         {
             sdram.putLong((int)(poolAddress + (long)i * VniLayout.BUFFER_POOL_ENTRY_LENGTH), region.address(i));

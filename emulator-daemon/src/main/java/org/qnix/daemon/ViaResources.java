@@ -16,6 +16,7 @@ import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.ViTableEntry;
 import org.qnix.abi.ViaAddressSpace;
+import org.qnix.abi.ViaCloseRequest;
 import org.qnix.abi.ViaProcessStructuresLayout;
 import org.qnix.abi.ViaTablesLayout;
 import org.qnix.abi.ViplResult;
@@ -47,6 +48,8 @@ final class ViaResources
     private final int owner;
     private final AtomicBuffer host;
     private final long structuresAddress;
+    /** Wrapped once, then only read through: other threads' waits may look at it too. */
+    private final ViaCloseRequest closeRequest = new ViaCloseRequest();
     private final Map<Integer, Integer> ptags = new LinkedHashMap<>();
     private final Map<Integer, Region> regions = new LinkedHashMap<>();
     private final Map<Integer, Cq> cqs = new LinkedHashMap<>();
@@ -106,6 +109,7 @@ final class ViaResources
         this.node = node;
         this.owner = owner;
         this.structuresAddress = structuresAddress;
+        closeRequest.wrap(host, (int)structuresAddress);
     }
 
     int owner()
@@ -120,7 +124,7 @@ final class ViaResources
     boolean closeRequested()
     {
         // Writer: the process, with release, from its close(); any value is its own business.
-        return 0 != host.getIntVolatile((int)structuresAddress + ViaProcessStructuresLayout.CLOSE_REQUESTED_OFFSET);
+        return closeRequest.isRequested();
     }
 
     /** {@code VipCreatePtag}. */

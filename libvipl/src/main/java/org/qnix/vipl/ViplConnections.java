@@ -3,7 +3,7 @@ package org.qnix.vipl;
 import java.util.concurrent.TimeUnit;
 
 import org.qnix.abi.MappedFile;
-import org.qnix.abi.ViaProcessStructuresLayout;
+import org.qnix.abi.ViaCloseRequest;
 import org.qnix.abi.ViplResult;
 import org.qnix.host.DriverException;
 import org.qnix.host.DriverProxy;
@@ -231,8 +231,7 @@ final class ViplConnections
                 // Unmapped by a release (where no overlay could be made), which came after every wait left.
                 return true;
             }
-            // Reader: the driver, in each connection wait of this process (ViaRequests.alive).
-            structures.buffer().putIntRelease(ViaProcessStructuresLayout.CLOSE_REQUESTED_OFFSET, 1);
+            new ViaCloseRequest().wrap(structures.buffer(), 0).request();
         }
         return driverWaits.awaitQuiescence(DRIVER_WAITS_END_NS);
     }

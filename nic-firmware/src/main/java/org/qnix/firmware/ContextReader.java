@@ -134,6 +134,8 @@ final class ContextReader
         final int pool = (int)(layout.vniOffset(processIndex) + vni.bufferPoolOffset());
         for (int i = 0; i < pages; i++)
         {
+            // Writer: the driver, before its reply to the process's qx_buffer_pool, so before the command
+            // this read follows. Any value is checked: the page must be locked by this process.
             final long address = sdram.getLong(pool + (poolIndex + i) * VniLayout.BUFFER_POOL_ENTRY_LENGTH);
             final int check = checkPage(nicPid, address);
             if (0 != check)

@@ -75,6 +75,17 @@ class AsyncEventRingTest
     }
 
     @Test
+    void closeRequestedIsItsOwnWordBesideTheRing()
+    {
+        final ViaCloseRequest request = new ViaCloseRequest().wrap(host, AT);
+        assertFalse(request.isRequested());
+        request.request();
+        assertEquals(1, host.getInt(AT + ViaProcessStructuresLayout.CLOSE_REQUESTED_OFFSET));
+        assertTrue(request.isRequested());
+        assertEquals(0, process.head(), "the event ring's Head, on the same line, is untouched");
+    }
+
+    @Test
     void theSleepersAreTheWaitersWordAndTheFutexWordIsTheTail()
     {
         assertFalse(nic.hasSleepers());
