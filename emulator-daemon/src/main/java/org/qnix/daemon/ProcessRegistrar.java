@@ -15,6 +15,7 @@ import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.NicWakeUp;
 import org.qnix.abi.ProcessName;
+import org.qnix.abi.ProcessFlagArray;
 import org.qnix.abi.ProcessTableEntry;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.PublishedTables;
@@ -64,6 +65,8 @@ final class ProcessRegistrar
     private final ViaTables viaTables;
     /** Processes whose NIC has not completed their deletion, held back until it does. */
     private final DeletionQuarantine quarantine;
+    /** Guarded by this object's monitor: a claim is a look and a write. */
+    private final ProcessFlagArray processFlags = new ProcessFlagArray();
 
     /**
      * A process registered through this driver, with its memory for DMA.
@@ -99,6 +102,7 @@ final class ProcessRegistrar
         this.hostLayout = image.hostLayout();
         this.sdram = image.sdram();
         this.host = image.hostMemory();
+        processFlags.wrap(host, hostLayout, params.maxProcessesPerNic());
         this.registry = registry;
         this.heartbeats = heartbeats;
         final NicWakeUp wakeUp = image.wakeUp();
@@ -600,26 +604,11 @@ final class ProcessRegistrar
 
     private synchronized int claimFreeEntry(final int osPid)
     {
-        final int processes = params.maxProcessesPerNic();
-        final int hint = (int)(hostLayout.nicStatusOffset() + HostMemoryLayout.NIC_STATUS_PROCESS_ENTRY_OFFSET);
-        final int start = Math.floorMod(host.getInt(hint), processes);
-        for (int i = 0; i < processes; i++)
-        {
-            final int index = (start + i) % processes;
-            final int flag = (int)hostLayout.processFlagOffset(index);
-            if (0 == host.getIntVolatile(flag))
-            {
-                // Reader: `qnix cluster status`, in another JVM.
-                host.putIntRelease(flag, osPid);
-                host.putInt(hint, (index + 1) % processes);
-                return index;
-            }
-        }
-        return -1;
+        return processFlags.claim(osPid);
     }
 
     private synchronized void releaseProcessTableEntry(final int index)
     {
-        host.putIntRelease((int)hostLayout.processFlagOffset(index), 0);
+        processFlags.release(index);
     }
 }

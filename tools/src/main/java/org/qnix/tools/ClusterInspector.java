@@ -23,6 +23,7 @@ import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessCommand;
 import org.qnix.abi.ProcessName;
+import org.qnix.abi.ProcessFlagArray;
 import org.qnix.abi.ProcessTableEntry;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.PublishedTables;
@@ -267,11 +268,12 @@ public final class ClusterInspector
             final HostMemoryLayout hostLayout = new HostMemoryLayout(params);
             final List<Object> table = new ArrayList<>();
             final ProcessTableEntry entry = new ProcessTableEntry();
+            final ProcessFlagArray flags = new ProcessFlagArray().wrap(host, hostLayout, params.maxProcessesPerNic());
             for (int p = 0; p < params.maxProcessesPerNic(); p++)
             {
                 // Writer: the driver, which writes the PID last at registration and clears it first after.
                 final int pid = entry.wrap(sdram, (int)layout.processEntryOffset(p)).pid();
-                final int flag = host.getIntVolatile((int)hostLayout.processFlagOffset(p));
+                final int flag = flags.osPid(p);
                 if (0 == pid && 0 == flag)
                 {
                     continue;

@@ -23,6 +23,7 @@ import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicProcessor;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.ProcessName;
+import org.qnix.abi.ProcessFlagArray;
 import org.qnix.abi.ProcessTableEntry;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.ProtectionTableLayout;
@@ -187,9 +188,10 @@ public final class ClusterStatus
                 final long[] held = new long[params.maxProcessesPerNic() + 1];
                 final long[] locked = new long[params.maxProcessesPerNic() + 1];
                 pagesByOwner(params, layout, hostLayout, sdram, held, locked);
+                final ProcessFlagArray flags = new ProcessFlagArray().wrap(host, hostLayout, params.maxProcessesPerNic());
                 for (int p = 0; p < params.maxProcessesPerNic(); p++)
                 {
-                    final int osPid = host.getIntVolatile((int)hostLayout.processFlagOffset(p));
+                    final int osPid = flags.osPid(p);
                     if (0 == osPid)
                     {
                         continue;
