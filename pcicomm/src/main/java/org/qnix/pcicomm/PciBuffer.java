@@ -1,5 +1,7 @@
 package org.qnix.pcicomm;
 
+import java.util.ArrayDeque;
+
 import org.agrona.concurrent.UnsafeBuffer;
 import org.qnix.vipl.MemoryRegion;
 
@@ -50,6 +52,25 @@ public final class PciBuffer
         this.offset = offset;
         this.capacity = capacity;
         this.view = new UnsafeBuffer(region.memory().buffer(), offset, capacity);
+    }
+
+    /** @return the oldest buffer of {@code queue}, now the application's, or null. */
+    static PciBuffer handBack(final ArrayDeque<PciBuffer> queue)
+    {
+        final PciBuffer buffer = queue.pollFirst();
+        if (null != buffer)
+        {
+            buffer.owner = WITH_APPLICATION;
+        }
+        return buffer;
+    }
+
+    /** Every buffer of {@code queue} back to the application, in order. */
+    static void handBackAll(final ArrayDeque<PciBuffer> queue)
+    {
+        while (null != handBack(queue))
+        {
+        }
     }
 
     /** @return the buffer's bytes, {@link #capacity()} long, in the DMA memory the NIC reads and writes. */

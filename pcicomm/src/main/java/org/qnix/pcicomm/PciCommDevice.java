@@ -1,7 +1,5 @@
 package org.qnix.pcicomm;
 
-import java.util.ArrayDeque;
-
 import org.agrona.concurrent.UnsafeBuffer;
 import org.qnix.abi.ViplDescriptor;
 import org.qnix.vipl.CompletionQueue;
@@ -13,12 +11,12 @@ import org.qnix.vipl.ViplMemory;
 
 /**
  * The device of one connection (seed 000, 5.2), from the point of view of this node: the outgoing queue
- * of buffers to transmit, the exported queue of the peer's buffers to transmit into
- * ({@link RemoteExports}), our preposted buffers waiting to be exported and then filled, and the
- * control messages ({@link PciCommMessage}) that pass between the two ends, all over one Reliable
- * Reception VI. {@link #doWork()} is one step, Agent-style: take the NIC's completions, in posting
- * order on each queue, then post what can be posted. Not thread safe: its {@link PciConnection} calls it
- * under its monitor.
+ * of buffers to transmit ({@link OutgoingQueue}), the exported queue of the peer's buffers to transmit
+ * into ({@link RemoteExports}), our preposted buffers waiting to be exported and then filled
+ * ({@link PrepostedBuffers}), and the control messages ({@link PciCommMessage}) that pass between the
+ * two ends, all over one Reliable Reception VI. {@link #doWork()} is one step, Agent-style: take the
+ * NIC's completions, in posting order on each queue, then post what can be posted. Not thread safe: its
+ * {@link PciConnection} calls it under its monitor.
  *
  * <p>Data moves by RDMA write with immediate data: one write per exported buffer, of the bytes
  * {@code min(bytes left of the send, exported length)}, the byte count as immediate data. A send
@@ -52,14 +50,8 @@ final class PciCommDevice
     private final PciCommMessage message = new PciCommMessage();
     private final CreditWindow credits = new CreditWindow(ControlRegionLayout.RECEIVE_SLOTS);
     private final RemoteExports remote = new RemoteExports();
-    /** Preposted, not yet exported; exported, not yet filled; filled, not yet received. */
-    private final ArrayDeque<PciBuffer> toExport = new ArrayDeque<>();
-    private final ArrayDeque<PciBuffer> exported = new ArrayDeque<>();
-    private final ArrayDeque<PciBuffer> filled = new ArrayDeque<>();
-    /** Sent, not all posted; all posted, not completed; completed, not yet recycled. */
-    private final ArrayDeque<PciBuffer> outgoing = new ArrayDeque<>();
-    private final ArrayDeque<PciBuffer> inFlight = new ArrayDeque<>();
-    private final ArrayDeque<PciBuffer> recycled = new ArrayDeque<>();
+    private final PrepostedBuffers preposted = new PrepostedBuffers();
+    private final OutgoingQueue outgoing = new OutgoingQueue();
     private long sendsPosted;
     private long sendsCompleted;
     private long receivesCompleted;
@@ -72,9 +64,6 @@ final class PciCommDevice
     /** An error completion after the peer's DISCONNECT: its end of the VI is gone. */
     private boolean peerGone;
     private PciCommException failure;
-    /** Sends given back to the application when the connection ended before they were in the peer's memory. */
-    private int sendsHandedBack;
-    private long bytesHandedBack;
 
     private final Statistics stats = new Statistics();
 
@@ -136,7 +125,7 @@ final class PciCommDevice
         {
             return work;
         }
-        if (peerClosed || closeRequested && outgoing.isEmpty())
+        if (peerClosed || closeRequested && outgoing.isWritten())
         {
             work += postDisconnect();
         }
@@ -156,59 +145,33 @@ final class PciCommDevice
     /** @return true if one more buffer may be preposted: the peer refuses more than {@link RemoteExports#MAX_EXPORTS}. */
     boolean canPrepost()
     {
-        return toExport.size() + exported.size() < RemoteExports.MAX_EXPORTS;
+        return preposted.canPrepost();
     }
 
     void prepost(final PciBuffer buffer, final int length)
     {
-        buffer.length(length);
-        buffer.owner = PciBuffer.PREPOSTED;
-        toExport.addLast(buffer);
+        preposted.prepost(buffer, length);
     }
 
     PciBuffer takeFilled()
     {
-        return handBack(filled);
+        return preposted.takeFilled();
     }
 
     void send(final PciBuffer buffer, final int length)
     {
-        buffer.length(length);
-        buffer.posted = 0;
-        buffer.owner = PciBuffer.SENDING;
-        outgoing.addLast(buffer);
+        outgoing.add(buffer, length);
     }
 
     PciBuffer takeRecycled()
     {
-        return handBack(recycled);
-    }
-
-    /** @return the oldest buffer of {@code queue}, now the application's, or null. */
-    private static PciBuffer handBack(final ArrayDeque<PciBuffer> queue)
-    {
-        final PciBuffer buffer = queue.pollFirst();
-        if (null != buffer)
-        {
-            buffer.owner = PciBuffer.WITH_APPLICATION;
-        }
-        return buffer;
+        return outgoing.takeRecycled();
     }
 
     /** @return true if sent buffers are still with the library (queued or in flight). */
     boolean sending()
     {
-        return !outgoing.isEmpty() || !inFlight.isEmpty();
-    }
-
-    boolean hasFilled()
-    {
-        return !filled.isEmpty();
-    }
-
-    boolean hasRecycled()
-    {
-        return !recycled.isEmpty();
+        return outgoing.isSending();
     }
 
     /** {@code disconnect()}: the queued data goes first, then this end's DISCONNECT. */
@@ -259,38 +222,17 @@ final class PciCommDevice
     /** @return the bytes queued for sending that no write carried yet. */
     long bytesNotWritten()
     {
-        long bytes = 0;
-        for (final PciBuffer b : outgoing)
-        {
-            bytes += b.length() - b.posted;
-        }
-        return bytes;
+        return outgoing.bytesNotWritten();
     }
 
     /**
-     * The connection ended (closed or broken): the sends still queued will not be written, and those in
-     * flight are not known to have landed (their completions were flushed, or never came), so their
-     * buffers go back to the application, counted for the exception that says so. The VI is disconnected
+     * The connection ended (closed or broken): what was sent and is not known to be in the peer's memory
+     * goes back to the application ({@link OutgoingQueue#handBackUnsent()}). The VI is disconnected
      * first: the NIC no longer reads them.
      */
     void handBackUnsent()
     {
-        sendsHandedBack += outgoing.size() + inFlight.size();
-        bytesHandedBack += bytesNotWritten();
-        for (final PciBuffer b : inFlight)
-        {
-            bytesHandedBack += b.length();
-        }
-        handBackAll(outgoing);
-        handBackAll(inFlight);
-    }
-
-    /** Every buffer of {@code queue} back to the application, in order. */
-    private static void handBackAll(final ArrayDeque<PciBuffer> queue)
-    {
-        while (null != handBack(queue))
-        {
-        }
+        outgoing.handBackUnsent();
     }
 
     /**
@@ -300,14 +242,7 @@ final class PciCommDevice
      */
     String unsent()
     {
-        final int sends = sendsHandedBack + (peerClosed ? outgoing.size() : 0);
-        if (0 == sends)
-        {
-            return null;
-        }
-        return sends + (1 == sends ? " send" : " sends") + " queued here (up to " +
-            (bytesHandedBack + (peerClosed ? bytesNotWritten() : 0)) + " bytes) did not reach the peer's memory" +
-            (0 == sendsHandedBack ? "" : "; their buffers are back with the application");
+        return outgoing.unsent(peerClosed);
     }
 
     /** @return the protocol's state in a line: what a stalled close or a bug report needs. */
@@ -322,16 +257,6 @@ final class PciCommDevice
     Statistics statistics()
     {
         return stats;
-    }
-
-    int credits()
-    {
-        return credits.credits();
-    }
-
-    int remoteExports()
-    {
-        return remote.size();
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -355,10 +280,7 @@ final class PciCommDevice
             if (KIND_DATA == sendKinds[slot])
             {
                 // Sends complete in posting order: a buffer whose last write completed is in the peer's memory.
-                while (!inFlight.isEmpty() && inFlight.peekFirst().lastSequence <= sequence)
-                {
-                    recycled.addLast(inFlight.pollFirst());
-                }
+                outgoing.recycleThrough(sequence);
             }
             else if (KIND_DISCONNECT == sendKinds[slot])
             {
@@ -408,7 +330,7 @@ final class PciCommDevice
     /** The peer filled the oldest exported buffer: the immediate data is how many bytes. */
     private void onWrite(final int status, final int bytes)
     {
-        final PciBuffer buffer = exported.peekFirst();
+        final PciBuffer buffer = preposted.oldestExported();
         if (0 == (status & ViplDescriptor.STATUS_IMMEDIATE) || null == buffer || bytes < 1 || bytes > buffer.length())
         {
             fail(PciCommException.Reason.CONNECTION_LOST, "the peer wrote " + bytes + " bytes into " +
@@ -416,9 +338,7 @@ final class PciCommDevice
                 ": not a PCIComm peer, or a broken one");
             return;
         }
-        exported.pollFirst();
-        buffer.length(bytes);
-        filled.addLast(buffer);
+        preposted.fillOldest(bytes);
         stats.buffersFilled++;
         stats.bytesReceived += bytes;
     }
@@ -496,16 +416,15 @@ final class PciCommDevice
     private int postExports()
     {
         int work = 0;
-        while (!toExport.isEmpty() && credits.canSend(CreditWindow.KEEP_FOR_DATA) && sendSlotFree())
+        while (preposted.hasToExport() && credits.canSend(CreditWindow.KEEP_FOR_DATA) && sendSlotFree())
         {
             final int slot = (int)(sendsPosted % ControlRegionLayout.SEND_SLOTS);
             final PciCommMessage m = message.wrap(controlBuffer, ControlRegionLayout.sendMessageOffset(slot));
             int n = 0;
-            while (n < PciCommMessage.MAX_ENTRIES && !toExport.isEmpty())
+            while (n < PciCommMessage.MAX_ENTRIES && preposted.hasToExport())
             {
-                final PciBuffer buffer = toExport.pollFirst();
+                final PciBuffer buffer = preposted.nextToExport();
                 m.entry(n++, buffer.address(), buffer.handle(), buffer.length());
-                exported.addLast(buffer);
             }
             m.type(PciCommMessage.EXPORT).entryCount(n).credits(credits.takeOwed());
             stats.buffersExported += n;
@@ -519,9 +438,10 @@ final class PciCommDevice
     private int postWrites()
     {
         int work = 0;
-        while (!outgoing.isEmpty() && !remote.isEmpty() && credits.canSend(CreditWindow.KEEP_FOR_DATA) && sendSlotFree())
+        while (!outgoing.isWritten() && !remote.isEmpty() && credits.canSend(CreditWindow.KEEP_FOR_DATA) &&
+            sendSlotFree())
         {
-            final PciBuffer buffer = outgoing.peekFirst();
+            final PciBuffer buffer = outgoing.head();
             final int bytes = Math.min(Math.min(buffer.length() - buffer.posted, remote.length()), maxTransfer);
             final long sequence = sendsPosted;
             final int slot = (int)(sequence % ControlRegionLayout.SEND_SLOTS);
@@ -533,14 +453,9 @@ final class PciCommDevice
             remote.remove();
             sendKinds[slot] = KIND_DATA;
             post(d);
-            buffer.posted += bytes;
+            outgoing.wrote(buffer, bytes, sequence);
             stats.dataWrites++;
             stats.dataBytesWritten += bytes;
-            if (buffer.posted == buffer.length())
-            {
-                buffer.lastSequence = sequence;
-                inFlight.addLast(outgoing.pollFirst());
-            }
             work++;
         }
         return work;
