@@ -236,38 +236,38 @@ final class ViaRequests implements AutoCloseable
             switch (type)
             {
                 case DriverProtocol.VIA_CONNECT_WAIT ->
-                    connectionAsked(via, via.connectWait(discriminator, wait, () -> alive(via)));
+                    connectionAsked(via, via.requests().connectWait(discriminator, wait, () -> alive(via)));
                 case DriverProtocol.VIA_CONNECT_ACCEPT ->
                 {
-                    via.accept(handle, vi);
+                    via.requests().accept(handle, vi);
                     replies.ok();
                 }
                 case DriverProtocol.VIA_CONNECT_REJECT ->
                 {
-                    via.reject(handle);
+                    via.requests().reject(handle);
                     replies.ok();
                 }
                 case DriverProtocol.VIA_CONNECT_REQUEST ->
-                    replies.viaConnected(via.connectRequest(vi, serverNode, discriminator, wait, () -> alive(via)));
+                    replies.viaConnected(via.requests().connectRequest(vi, serverNode, discriminator, wait, () -> alive(via)));
                 case DriverProtocol.VIA_CONNECT_PEER_REQUEST ->
                 {
-                    via.connectPeerRequest(vi, discriminator, serverNode, remoteDiscriminator, wait);
+                    via.requests().connectPeerRequest(vi, discriminator, serverNode, remoteDiscriminator, wait);
                     replies.ok();
                 }
                 case DriverProtocol.VIA_CONNECT_PEER_DONE ->
-                    replies.viaConnected(via.connectPeerOutcome(vi, false, () -> alive(via)));
+                    replies.viaConnected(via.requests().connectPeerOutcome(vi, false, () -> alive(via)));
                 case DriverProtocol.VIA_CONNECT_PEER_WAIT ->
-                    replies.viaConnected(via.connectPeerOutcome(vi, true, () -> alive(via)));
+                    replies.viaConnected(via.requests().connectPeerOutcome(vi, true, () -> alive(via)));
                 default ->
                 {
-                    via.disconnect(vi);
+                    via.requests().disconnect(vi);
                     replies.ok();
                 }
             }
         }
         catch (final ViaRefusal ex)
         {
-            if (isWait(type) && via.closeRequested())
+            if (isWait(type) && via.requests().closeRequested())
             {
                 // The library reports its own close, whatever ended the wait just then.
                 replies.viaFailed(ViplResult.INVALID_STATE, "the process closed its NIC during the connection " +
@@ -291,7 +291,7 @@ final class ViaRequests implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            via.unask(request);
+            via.requests().unask(request);
             throw ex;
         }
     }
@@ -304,7 +304,7 @@ final class ViaRequests implements AutoCloseable
      */
     private boolean alive(final ViaResources via)
     {
-        return !via.closeRequested() && !hungUp.getAsBoolean() && Processes.isAlive(callerPid);
+        return !via.requests().closeRequested() && !hungUp.getAsBoolean() && Processes.isAlive(callerPid);
     }
 
     private static byte[] readDiscriminator(final DataInputStream in) throws IOException

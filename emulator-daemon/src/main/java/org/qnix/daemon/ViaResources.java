@@ -3,20 +3,15 @@ package org.qnix.daemon;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.function.BooleanSupplier;
 
 import org.agrona.concurrent.AtomicBuffer;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.CqRingLayout;
 import org.qnix.abi.NicCoordinates;
-import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.ViTableEntry;
 import org.qnix.abi.ViaAddressSpace;
-import org.qnix.abi.ViaCloseRequest;
 import org.qnix.abi.ViaProcessStructuresLayout;
 import org.qnix.abi.ViaTablesLayout;
 import org.qnix.abi.ViplResult;
@@ -27,6 +22,7 @@ import org.qnix.abi.ViplResult;
  * anything is written into the NIC's {@link ViaTables}: the owner, the ptag, the range, the limits, and
  * what is still in use. A refusal is a {@link ViaRefusal} carrying the VIPL code the library reports.
  * {@link #releaseAll()} is process death: every VI, region and CQ of the process leaves the tables.
+ * Its connection calls are {@link ViaConnectionRequests}', which it owns.
  *
  * <p>Used by its process's one connection thread; the tables it shares with the node's other
  * processes are synchronized.
@@ -41,22 +37,18 @@ import org.qnix.abi.ViplResult;
 final class ViaResources
 {
     private final ViaTables tables;
-    private final ViaConnections connections;
     private final ProcessProtectionTable memory;
     private final ClusterParameters params;
     private final NicCoordinates node;
     private final int owner;
-    private final AtomicBuffer host;
     private final long structuresAddress;
-    /** Wrapped once, then only read through: other threads' waits may look at it too. */
-    private final ViaCloseRequest closeRequest = new ViaCloseRequest();
     private final Map<Integer, Integer> ptags = new LinkedHashMap<>();
     private final Map<Integer, Region> regions = new LinkedHashMap<>();
     private final Map<Integer, Cq> cqs = new LinkedHashMap<>();
     private final Map<Integer, Vi> vis = new LinkedHashMap<>();
     private final BitSet numbers = new BitSet(ViaProcessStructuresLayout.MAX_VIS);
-    /** Connection requests this process was asked as a server and has not answered. */
-    private final Set<Integer> askedHandles = new LinkedHashSet<>();
+    /** The connection calls, checked for this process's VIs. */
+    private final ViaConnectionRequests requests;
 
     /** A registered region: its handle, the allocation it lies in and its ptag. */
     record Region(int handle, int allocation, int ptag)
@@ -101,15 +93,14 @@ final class ViaResources
         final ClusterParameters params, final NicCoordinates node, final int owner, final AtomicBuffer host,
         final long structuresAddress)
     {
-        this.host = host;
         this.tables = tables;
-        this.connections = connections;
         this.memory = memory;
         this.params = params;
         this.node = node;
         this.owner = owner;
         this.structuresAddress = structuresAddress;
-        closeRequest.wrap(host, (int)structuresAddress);
+        this.requests = new ViaConnectionRequests(connections, tables, node, owner, this::ownVi, host,
+            structuresAddress);
     }
 
     int owner()
@@ -117,14 +108,10 @@ final class ViaResources
         return owner;
     }
 
-    /**
-     * @return whether the process's {@code close()} asked for its connection waits to end (its VIA Process
-     * Structures' Close requested word): the waits then end, and the process de-registers after.
-     */
-    boolean closeRequested()
+    /** @return the process's connection calls and its Close requested word. */
+    ViaConnectionRequests requests()
     {
-        // Writer: the process, with release, from its close(); any value is its own business.
-        return closeRequest.isRequested();
+        return requests;
     }
 
     /** {@code VipCreatePtag}. */
@@ -381,155 +368,8 @@ final class ViaResources
             throw new ViaRefusal(ViplResult.INVALID_STATE, "VI " + vi + " is " + ViTableEntry.stateName(state) +
                 ": only an idle VI can be destroyed (disconnect it first)");
         }
-        connections.forgetPeerRequest(node.packed(), vi);
+        requests.forgetVi(vi);
         forget(created);
-    }
-
-    /**
-     * {@code VipConnectWait} on this process's node with {@code discriminator}: TIMEOUT, or
-     * {@code ERROR_RESOURCE} once this node's NIC is dead.
-     *
-     * @return the request asked of this process, to accept or reject by its handle.
-     */
-    ViaConnections.Request connectWait(final byte[] discriminator, final long timeoutMs, final BooleanSupplier alive)
-        throws ViaRefusal, InterruptedException
-    {
-        checkDiscriminator(discriminator);
-        final ViaConnections.Request request =
-            connections.connectWait(ViaConnections.Key.of(node.packed(), discriminator), timeoutMs, alive);
-        if (null == request)
-        {
-            final String dead = tables.deadNic();
-            if (null != dead)
-            {
-                throw new ViaRefusal(ViplResult.ERROR_RESOURCE, "the connection wait ended: " + dead);
-            }
-            throw new ViaRefusal(ViplResult.TIMEOUT, "no connection request for discriminator " +
-                ViaConnections.Key.of(node.packed(), discriminator).discriminator() + " on node " + node + " within " +
-                timeoutMs + " ms");
-        }
-        askedHandles.add(request.handle());
-        return request;
-    }
-
-    /** A request {@link #connectWait} took that this process never learnt of: it waits for a server again. */
-    void unask(final ViaConnections.Request request)
-    {
-        askedHandles.remove(request.handle());
-        connections.unask(request);
-    }
-
-    /**
-     * {@code VipConnectAccept} of an asked request with one of this process's Idle VIs. Refused
-     * {@code INVALID_STATE} for a VI that is not Idle, the request still asked: VIA lets the server accept
-     * it with another VI or reject it, and the client waits for that (or for the server's death).
-     */
-    void accept(final int handle, final int vi) throws ViaRefusal, InterruptedException
-    {
-        final Vi own = ownVi(vi);
-        if (!askedHandles.contains(handle))
-        {
-            throw new ViaRefusal(ViplResult.INVALID_PARAMETER, "connection request " + handle +
-                " was not asked of this process, or was answered");
-        }
-        final ViplResult result = connections.accept(handle, endpoint(own));
-        final boolean stillAsked = connections.isAsked(handle);
-        if (!stillAsked)
-        {
-            // Answered (connected, or ended with a mismatch), or withdrawn by its client meanwhile.
-            askedHandles.remove(handle);
-        }
-        if (ViplResult.SUCCESS != result)
-        {
-            throw new ViaRefusal(result, "VI " + vi + " cannot accept connection request " + handle + ": " + result +
-                (stillAsked ? " (the VI is not Idle); the request stays asked: accept it with an Idle VI or reject it" :
-                    ""));
-        }
-    }
-
-    /** {@code VipConnectReject}. */
-    void reject(final int handle) throws ViaRefusal
-    {
-        if (!askedHandles.remove(handle) || ViplResult.SUCCESS != connections.reject(handle, node.packed()))
-        {
-            throw new ViaRefusal(ViplResult.INVALID_PARAMETER, "connection request " + handle +
-                " was not asked of this process, or was answered");
-        }
-    }
-
-    /**
-     * {@code VipConnectRequest}: blocks until accepted (the server's end), rejected, timed out, or this
-     * node's NIC found dead ({@code ERROR_RESOURCE}, the VI Idle again).
-     */
-    ViaConnections.Endpoint connectRequest(final int vi, final int serverNode, final byte[] discriminator,
-        final long timeoutMs, final BooleanSupplier alive) throws ViaRefusal, InterruptedException
-    {
-        final Vi own = ownVi(vi);
-        checkDiscriminator(discriminator);
-        final ViaConnections.Outcome outcome = connections.connectRequest(endpoint(own),
-            ViaConnections.Key.of(serverNode, discriminator), timeoutMs, alive);
-        if (ViplResult.SUCCESS != outcome.result())
-        {
-            throw new ViaRefusal(outcome.result(), "VI " + vi + "'s connection request to node " +
-                NicCoordinates.unpack(serverNode) + " ended " + outcome.result() + nicDeadReason(outcome.result()));
-        }
-        return outcome.server();
-    }
-
-    /** {@code VipConnectPeerRequest}: posted at once; the VI is Connect Pending until matched or timed out. */
-    void connectPeerRequest(final int vi, final byte[] localDiscriminator, final int remoteNode,
-        final byte[] remoteDiscriminator, final long timeoutMs) throws ViaRefusal, InterruptedException
-    {
-        final Vi own = ownVi(vi);
-        checkDiscriminator(localDiscriminator);
-        checkDiscriminator(remoteDiscriminator);
-        final ViplResult result = connections.connectPeerRequest(endpoint(own),
-            ViaConnections.Key.of(node.packed(), localDiscriminator), ViaConnections.Key.of(remoteNode, remoteDiscriminator),
-            timeoutMs);
-        if (ViplResult.SUCCESS != result)
-        {
-            throw new ViaRefusal(result, "VI " + vi + "'s peer connection request to node " +
-                NicCoordinates.unpack(remoteNode) + " was not posted: " + result +
-                (ViplResult.INVALID_PARAMETER == result ? " (unknown node, or the same addresses already asked)" : ""));
-        }
-    }
-
-    /**
-     * {@code VipConnectPeerDone} ({@code block} false) or {@code VipConnectPeerWait}, which ends
-     * {@code ERROR_RESOURCE} once this node's NIC is dead (the request withdrawn, the VI Idle again).
-     *
-     * @return the peer's end.
-     */
-    ViaConnections.Endpoint connectPeerOutcome(final int vi, final boolean block, final BooleanSupplier alive)
-        throws ViaRefusal, InterruptedException
-    {
-        ownVi(vi);
-        final ViaConnections.Outcome outcome = connections.connectPeerOutcome(node.packed(), vi, block, alive);
-        if (ViplResult.SUCCESS != outcome.result())
-        {
-            throw new ViaRefusal(outcome.result(), "VI " + vi + "'s peer connection: " + outcome.result() +
-                (ViplResult.INVALID_STATE == outcome.result() ? " (no peer connection request outstanding)" : "") +
-                nicDeadReason(outcome.result()));
-        }
-        return outcome.server();
-    }
-
-    /** @return for a connection wait that ended ERROR_RESOURCE (its NIC dead), why, for the message; else "". */
-    private String nicDeadReason(final ViplResult result)
-    {
-        if (ViplResult.ERROR_RESOURCE != result)
-        {
-            return "";
-        }
-        final String dead = tables.deadNic();
-        return ": " + (null != dead ? dead : "the NIC of node " + node + " stopped meanwhile");
-    }
-
-    /** {@code VipDisconnect}: Idle again; a connected peer goes to Error. */
-    void disconnect(final int vi) throws ViaRefusal, InterruptedException
-    {
-        ownVi(vi);
-        connections.disconnect(node.packed(), vi);
     }
 
     /** {@code VipQueryVi}: the State the VI table holds, where the NIC or a departed peer may have put Error. */
@@ -542,13 +382,11 @@ final class ViaResources
     /** Process death or de-registration: every VI, region and CQ leaves the NIC's tables, VIs first. */
     void releaseAll() throws InterruptedException
     {
-        connections.forgetAsked(askedHandles.stream().mapToInt(Integer::intValue).toArray());
-        askedHandles.clear();
+        requests.forgetAsked();
         for (final Vi vi : vis.values().toArray(new Vi[0]))
         {
             // The peers of its connected VIs see the connection lost (issue 14).
-            connections.forgetPeerRequest(node.packed(), vi.vi());
-            connections.disconnect(node.packed(), vi.vi());
+            requests.endConnection(vi.vi());
             forget(vi);
         }
         for (final Region region : regions.values().toArray(new Region[0]))
@@ -581,21 +419,6 @@ final class ViaResources
             throw new ViaRefusal(ViplResult.INVALID_PARAMETER, "no VI " + vi + " of this process");
         }
         return own;
-    }
-
-    private ViaConnections.Endpoint endpoint(final Vi vi)
-    {
-        return new ViaConnections.Endpoint(node.packed(), vi.vi(), ProcessTableLayout.nicPid(owner), vi.reliability(),
-            vi.maxTransfer(), vi.attributes());
-    }
-
-    private static void checkDiscriminator(final byte[] discriminator) throws ViaRefusal
-    {
-        if (discriminator.length > ViaTablesLayout.MAX_DISCRIMINATOR_BYTES)
-        {
-            throw new ViaRefusal(ViplResult.INVALID_PARAMETER, "a discriminator of " + discriminator.length +
-                " bytes is longer than " + ViaTablesLayout.MAX_DISCRIMINATOR_BYTES);
-        }
     }
 
     private int users(final int ptag) throws ViaRefusal
