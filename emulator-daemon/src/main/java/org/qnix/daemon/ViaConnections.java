@@ -35,6 +35,13 @@ final class ViaConnections
 {
     static final long POLL_MS = 50;
 
+    /** {@link #join}: both NICs know the connection. */
+    private static final int JOINED = 0;
+    /** {@link #join}: the first NIC refused it (its VI was not Idle); nothing changed. */
+    private static final int FIRST_REFUSED = 1;
+    /** {@link #join}: the second NIC refused it; the first was disconnected again. */
+    private static final int SECOND_REFUSED = 2;
+
     private final Map<Integer, ViaTables> tablesByNode = new HashMap<>();
     private final Map<Key, ArrayDeque<Request>> waiting = new HashMap<>();
     private final Map<Integer, Request> asked = new HashMap<>();
@@ -64,6 +71,12 @@ final class ViaConnections
     record Endpoint(int node, int vi, int nicPid, int reliability, int maxTransfer, int attributes)
     {
         long key()
+        {
+            return key(node, vi);
+        }
+
+        /** @return the key of VI {@code vi} of node {@code node}, as {@link #key()} gives it. */
+        static long key(final int node, final int vi)
         {
             return (long)node << 32 | (vi & 0xFFFF_FFFFL);
         }
@@ -232,34 +245,21 @@ final class ViaConnections
             return ViplResult.INVALID_STATE;
         }
         asked.remove(handle);
-        final ViplResult mismatch = request.client.reliability() != server.reliability() ?
-            ViplResult.INVALID_RELIABILITY_LEVEL :
-            request.client.maxTransfer() != server.maxTransfer() ? ViplResult.INVALID_MTU : null;
+        final ViplResult mismatch = mismatch(request.client, server);
         if (null != mismatch)
         {
             request.result = mismatch;
             notifyAll();
             return mismatch;
         }
-        final int id = nextId();
-        final Endpoint client = request.client;
-        // Each NIC learns of the connection through a driver command (issue 14); the client's is told
-        // last, so that it cannot send before the server's NIC knows the connection.
-        if (!serverTables.connect(server.vi(), id, client.node(), client.vi(), client.nicPid()))
+        // The client's NIC is told last, so that it cannot send before the server's NIC knows the connection.
+        final int joined = join(server, request.client);
+        if (JOINED != joined)
         {
             request.result = ViplResult.REJECT;
             notifyAll();
-            return ViplResult.INVALID_STATE;
+            return FIRST_REFUSED == joined ? ViplResult.INVALID_STATE : ViplResult.REJECT;
         }
-        if (!tables(client.node()).connect(client.vi(), id, server.node(), server.vi(), server.nicPid()))
-        {
-            serverTables.disconnect(server.vi());
-            request.result = ViplResult.REJECT;
-            notifyAll();
-            return ViplResult.REJECT;
-        }
-        peers.put(server.key(), client);
-        peers.put(client.key(), server);
         request.server = server;
         request.result = ViplResult.SUCCESS;
         notifyAll();
@@ -293,7 +293,7 @@ final class ViaConnections
      */
     synchronized void disconnect(final int node, final int vi) throws InterruptedException
     {
-        final Endpoint peer = peers.remove((long)node << 32 | (vi & 0xFFFF_FFFFL));
+        final Endpoint peer = peers.remove(Endpoint.key(node, vi));
         final int connectionId = tables(node).connectionId(vi);
         tables(node).disconnect(vi);
         if (null != peer)
@@ -355,7 +355,7 @@ final class ViaConnections
     synchronized Outcome connectPeerOutcome(final int node, final int vi, final boolean block,
         final BooleanSupplier alive) throws InterruptedException
     {
-        final long key = (long)node << 32 | (vi & 0xFFFF_FFFFL);
+        final long key = Endpoint.key(node, vi);
         final PeerRequest request = peerByVi.get(key);
         if (null == request)
         {
@@ -393,7 +393,7 @@ final class ViaConnections
     /** The VI's process is gone, or it is destroyed: its peer-to-peer request, if any, goes. */
     synchronized void forgetPeerRequest(final int node, final int vi)
     {
-        final PeerRequest request = peerByVi.remove((long)node << 32 | (vi & 0xFFFF_FFFFL));
+        final PeerRequest request = peerByVi.remove(Endpoint.key(node, vi));
         if (null != request && peerWaiting.get(request.key) == request)
         {
             peerWaiting.remove(request.key);
@@ -429,27 +429,14 @@ final class ViaConnections
     /** Two peer requests that name each other: checked like an accept, then both NICs told. */
     private void match(final PeerRequest a, final PeerRequest b) throws InterruptedException
     {
-        final ViplResult mismatch = a.self.reliability() != b.self.reliability() ?
-            ViplResult.INVALID_RELIABILITY_LEVEL :
-            a.self.maxTransfer() != b.self.maxTransfer() ? ViplResult.INVALID_MTU : null;
-        if (null == mismatch)
+        final ViplResult mismatch = mismatch(a.self, b.self);
+        if (null == mismatch && JOINED == join(a.self, b.self))
         {
-            final int id = nextId();
-            final boolean first = tables(a.self.node()).connect(a.self.vi(), id, b.self.node(), b.self.vi(), b.self.nicPid());
-            if (first && tables(b.self.node()).connect(b.self.vi(), id, a.self.node(), a.self.vi(), a.self.nicPid()))
-            {
-                peers.put(a.self.key(), b.self);
-                peers.put(b.self.key(), a.self);
-                a.peer = b.self;
-                b.peer = a.self;
-                a.result = ViplResult.SUCCESS;
-                b.result = ViplResult.SUCCESS;
-                return;
-            }
-            if (first)
-            {
-                tables(a.self.node()).disconnect(a.self.vi());
-            }
+            a.peer = b.self;
+            b.peer = a.self;
+            a.result = ViplResult.SUCCESS;
+            b.result = ViplResult.SUCCESS;
+            return;
         }
         final ViplResult failed = null != mismatch ? mismatch : ViplResult.INVALID_STATE;
         a.result = failed;
@@ -458,10 +445,41 @@ final class ViaConnections
         tables(b.self.node()).unpending(b.self.vi());
     }
 
+    /** @return what VIA 1.0 refuses to connect two ends for (reliability level, then MTU), or null. */
+    private static ViplResult mismatch(final Endpoint a, final Endpoint b)
+    {
+        return a.reliability() != b.reliability() ? ViplResult.INVALID_RELIABILITY_LEVEL :
+            a.maxTransfer() != b.maxTransfer() ? ViplResult.INVALID_MTU : null;
+    }
+
+    /**
+     * Connects {@code first} and {@code second} under a new connection id, each NIC through a driver
+     * command (issue 14), {@code first}'s NIC first; if the second refuses, the first is disconnected
+     * again. Once both know it, the manager records the pair.
+     *
+     * @return {@link #JOINED}, {@link #FIRST_REFUSED} or {@link #SECOND_REFUSED}.
+     */
+    private int join(final Endpoint first, final Endpoint second) throws InterruptedException
+    {
+        final int id = nextId();
+        if (!tables(first.node()).connect(first.vi(), id, second.node(), second.vi(), second.nicPid()))
+        {
+            return FIRST_REFUSED;
+        }
+        if (!tables(second.node()).connect(second.vi(), id, first.node(), first.vi(), first.nicPid()))
+        {
+            tables(first.node()).disconnect(first.vi());
+            return SECOND_REFUSED;
+        }
+        peers.put(first.key(), second);
+        peers.put(second.key(), first);
+        return JOINED;
+    }
+
     /** @return true if the VI is one end of a connection the manager made. */
     synchronized boolean isConnected(final int node, final int vi)
     {
-        return peers.containsKey((long)node << 32 | (vi & 0xFFFF_FFFFL));
+        return peers.containsKey(Endpoint.key(node, vi));
     }
 
     /**
