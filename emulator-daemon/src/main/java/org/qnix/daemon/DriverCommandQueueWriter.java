@@ -89,12 +89,13 @@ final class DriverCommandQueueWriter
         abandoned[position] = false;
         final long sequence = nextSequence++;
         sequences[position] = sequence;
-        // Reader: the NIC, which rings it (Done or an error) once it has taken the command, and the
-        // tools that list the queue; Used before the entry, so no earlier command's answer shows.
+        // Readers: this driver's threads waiting for the command (doorbell, completed, reclaim); Used
+        // before the entry, so that no earlier command's answer shows. The NIC only writes it.
         host.putIntRelease((int)hostLayout.driverDoorbellOffset(position), Doorbell.USED);
         entry(position).publish(command, name, pid, index, group, size, generation);
         tail = (tail + 1) % entries;
-        // Reader: the NIC (DriverCommandReader), which reads the Tail with acquire, then the entry.
+        // The thesis' Tail; nothing reads it here: the NIC polls each entry's Command word at its
+        // own Head (DriverCommandReader), and the entry's release above publishes the command.
         host.putIntRelease((int)(hostLayout.nicStatusOffset() + HostMemoryLayout.NIC_STATUS_DCQ_TAIL_OFFSET), tail);
         // An idle NIC sleeps: the command just published wakes it.
         wakeUp.ring();

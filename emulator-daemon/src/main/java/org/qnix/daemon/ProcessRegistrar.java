@@ -14,8 +14,8 @@ import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.NicWakeUp;
-import org.qnix.abi.ProcessName;
 import org.qnix.abi.ProcessFlagArray;
+import org.qnix.abi.ProcessName;
 import org.qnix.abi.ProcessTableEntry;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.PublishedTables;
@@ -55,7 +55,6 @@ final class ProcessRegistrar
     private final NicCoordinates node;
     private final ClusterParameters params;
     private final NicSdramLayout layout;
-    private final HostMemoryLayout hostLayout;
     private final AtomicBuffer sdram;
     private final AtomicBuffer host;
     private final PageAllocator allocator;
@@ -99,7 +98,7 @@ final class ProcessRegistrar
         this.node = image.node();
         this.params = image.parameters();
         this.layout = image.sdramLayout();
-        this.hostLayout = image.hostLayout();
+        final HostMemoryLayout hostLayout = image.hostLayout();
         this.sdram = image.sdram();
         this.host = image.hostMemory();
         processFlags.wrap(host, hostLayout, params.maxProcessesPerNic());

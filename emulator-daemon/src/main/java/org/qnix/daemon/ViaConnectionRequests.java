@@ -43,7 +43,7 @@ final class ViaConnectionRequests
     private final NicCoordinates node;
     private final int owner;
     private final OwnVis vis;
-    /** Wrapped once, then only read through: other threads' waits may look at it too. */
+    /** Wrapped once, then only read through, on the process's connection thread. */
     private final ViaCloseRequest closeRequest = new ViaCloseRequest();
     /** Connection requests this process was asked as a server and has not answered. */
     private final Set<Integer> askedHandles = new LinkedHashSet<>();

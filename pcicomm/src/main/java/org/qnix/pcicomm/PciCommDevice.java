@@ -508,8 +508,8 @@ final class PciCommDevice
         sendsPosted++;
         try
         {
-            // Reader of the descriptor and its message, both written with plain stores: this node's NIC,
-            // after the Command Queue entry the post publishes with release.
+            // Reader of the descriptor (and a control send's message), written with plain stores: this
+            // node's NIC, after the Command Queue entry the post publishes with release.
             vi.postSend(d, controlRegion);
         }
         catch (final ViplException ex)

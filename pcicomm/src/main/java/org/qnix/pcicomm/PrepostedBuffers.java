@@ -12,7 +12,7 @@ import java.util.ArrayDeque;
  * <pre>{@code
  * if (buffers.canPrepost()) { buffers.prepost(buffer, length); }     // PciConnection.prepostRecv
  * PciBuffer next = buffers.nextToExport();                          // into an EXPORT message
- * PciBuffer filled = buffers.fillOldest(bytes);                     // a write's completion
+ * if (null != buffers.oldestExported()) { buffers.fillOldest(bytes); }    // a write's completion
  * PciBuffer received = buffers.takeFilled();
  * }</pre>
  */

@@ -9,10 +9,11 @@ import org.agrona.concurrent.AtomicBuffer;
  * process's own waits, so any value the process writes is its own business.
  *
  * <pre>{@code
- * // Process (VipCloseNic)
- * new ViaCloseRequest().wrap(structures, 0).request();
- * // Driver, in a connection wait of that process
- * if (closeRequest.wrap(host, (int)structuresAddress).isRequested()) { end the wait INVALID_STATE; }
+ * // Process (VipCloseNic), over its mapping of the structures
+ * new ViaCloseRequest().wrap(structures.buffer(), 0).request();
+ * // Driver: wrapped once over host memory, then looked at in each connection wait of that process
+ * ViaCloseRequest closeRequest = new ViaCloseRequest().wrap(host, (int)structuresAddress);
+ * if (closeRequest.isRequested()) { ... }
  * }</pre>
  */
 public final class ViaCloseRequest
