@@ -12,6 +12,7 @@ import org.qnix.abi.DriverProtocol;
 import org.qnix.abi.HostMemoryLayout;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicMemoryInfo;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.NicWakeUp;
 import org.qnix.abi.ProcessFlagArray;
@@ -368,15 +369,8 @@ final class ProcessRegistrar
 
     private void initialiseHostProcessStructures(final long hps, final long vni, final VniLayout vniLayout)
     {
-        final int base = (int)hps;
-        host.putLong(base + HostProcessStructuresLayout.COMMAND_QUEUE_ADDRESS_OFFSET, vni + vniLayout.commandQueueOffset());
-        host.putLong(base + HostProcessStructuresLayout.SEND_CONTEXTS_ADDRESS_OFFSET, vni + vniLayout.sendContextListOffset());
-        host.putLong(base + HostProcessStructuresLayout.RECEIVE_CONTEXTS_ADDRESS_OFFSET,
-            vni + vniLayout.receiveContextListOffset());
-        host.putLong(base + HostProcessStructuresLayout.CONTEXT_REGIONS_ADDRESS_OFFSET,
-            vni + vniLayout.contextRegionsOffset());
-        host.putLong(base + HostProcessStructuresLayout.BUFFER_POOL_ADDRESS_OFFSET, vni + vniLayout.bufferPoolOffset());
-        host.putLong(base + HostProcessStructuresLayout.VNI_LENGTH_OFFSET, vniLayout.length());
+        // Reader: the process, once it has the reply (ProcessMappings); plain stores, see NicMemoryInfo.
+        new NicMemoryInfo().wrap(host, (int)hps).publish(vni, vniLayout);
         // VNI Status and every Doorbell start at zero (Free): the allocator hands out zeroed pages.
     }
 

@@ -11,6 +11,7 @@ import org.qnix.abi.DriverProtocol;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.NicMemoryInfo;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.NicWakeUp;
 
@@ -73,7 +74,8 @@ public final class ProcessMappings implements AutoCloseable
             hps = MappedFile.mapExisting(dir.hostMemory(node), hpsAddress,
                 (long)HostProcessStructuresLayout.pages(params.contextsPerProcess(), params.pageSize()) *
                 params.pageSize());
-            final long commandQueue = hps.buffer().getLong(HostProcessStructuresLayout.COMMAND_QUEUE_ADDRESS_OFFSET);
+            // Writer: the driver, before its reply (NicMemoryInfo).
+            final long commandQueue = new NicMemoryInfo().wrap(hps.buffer(), 0).commandQueueAddress();
             if (commandQueue != vniAddress)
             {
                 throw new DriverException(DriverProtocol.REFUSED, "the Host Process Structures at " + hpsAddress +
