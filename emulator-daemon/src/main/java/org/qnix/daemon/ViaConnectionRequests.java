@@ -227,7 +227,7 @@ final class ViaConnectionRequests
         connections.forgetPeerRequest(node.packed(), vi);
     }
 
-    /** The process died or de-registered: its asked requests go back to their clients. */
+    /** The process died or de-registered: the requests it was asked and never answered end REJECT. */
     void forgetAsked()
     {
         connections.forgetAsked(askedHandles.stream().mapToInt(Integer::intValue).toArray());

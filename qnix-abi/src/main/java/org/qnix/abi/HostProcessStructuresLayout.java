@@ -10,7 +10,7 @@ package org.qnix.abi;
  * moving the Command Queue Head does not take the line away from a process spinning on another
  * doorbell or posting a command: the Command Queue Tail and the hints are the process's line, the
  * Head the NIC's, and each doorbell (which both write, in turn, as the hand-off of one operation) a
- * line of its own.
+ * line of its own. The driver writes the NIC Memory Info through {@link NicMemoryInfo}.
  *
  * <pre>
  *  NIC Memory Info (64 bytes, driver):
