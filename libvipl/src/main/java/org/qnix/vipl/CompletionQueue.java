@@ -154,6 +154,29 @@ public final class CompletionQueue extends DriverResource
      */
     public Completion await(final long timeoutMs, final DoorbellWait wait)
     {
+        final Completion done = poll(timeoutMs, wait);
+        if (null == done)
+        {
+            throw new ViplException(ViplResult.TIMEOUT, "CQ " + cq + ": nothing completed in " + timeoutMs + " ms");
+        }
+        return done;
+    }
+
+    /**
+     * {@link #await(long, DoorbellWait)} that answers a timeout with null instead of a {@code TIMEOUT}
+     * exception, as {@code BlockingQueue.poll} does: for a loop that wakes now and then to look at
+     * something else, and should not allocate an exception each time nothing came.
+     *
+     * <pre>{@code
+     * while (running) { CompletionQueue.Completion c = cq.poll(1_000, DoorbellWait.SLEEP); if (null != c) { ... } }
+     * }</pre>
+     *
+     * @return the oldest entry, or null if none came within {@code timeoutMs}.
+     * @throws ViplNicDeadException if the NIC stops meanwhile; {@link ViplException} {@code INVALID_STATE} if
+     *                              the NIC is closed or the CQ destroyed.
+     */
+    public Completion poll(final long timeoutMs, final DoorbellWait wait)
+    {
         final long timeoutNs = TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         final long deadline = System.nanoTime() + timeoutNs;
         while (true)
@@ -166,7 +189,7 @@ public final class CompletionQueue extends DriverResource
             final long left = deadline - System.nanoTime();
             if (left <= 0)
             {
-                throw new ViplException(ViplResult.TIMEOUT, "CQ " + cq + ": nothing completed in " + timeoutMs + " ms");
+                return null;
             }
             // Inside the NIC's guard (its close unmaps the ring and the control area the heartbeat is read
             // from) and the CQ's own (its destroy gives the ring back to the driver) until the sleep ended.

@@ -21,7 +21,7 @@ import java.util.concurrent.locks.LockSupport;
  * while (HotPoll.yieldUntil(hotUntil));
  * hotPoll.end();                                 // about to sleep on the monitor: the thread takes the CQ now
  * // the connection's thread, with nothing to do:
- * if (!hotPoll.awaitCallers()) { cq.await(IDLE_WAIT_MS); }
+ * if (!hotPoll.awaitCallers()) { cq.poll(IDLE_WAIT_MS, DoorbellWait.SLEEP); }
  * }</pre>
  */
 final class HotPoll

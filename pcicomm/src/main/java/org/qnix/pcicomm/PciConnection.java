@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import org.agrona.CloseHelper;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ViplResult;
+import org.qnix.host.DoorbellWait;
 import org.qnix.vipl.CompletionQueue;
 import org.qnix.vipl.ConnectionRequest;
 import org.qnix.vipl.MemoryAttributes;
@@ -562,21 +563,19 @@ public final class PciConnection implements AutoCloseable
                 }
                 try
                 {
-                    cq.await(IDLE_WAIT_MS);
+                    // Null when nothing came: the loop looks at its flags again, allocating nothing.
+                    cq.poll(IDLE_WAIT_MS, DoorbellWait.SLEEP);
                 }
                 catch (final ViplException ex)
                 {
-                    if (ViplResult.TIMEOUT != ex.result())
+                    synchronized (this)
                     {
-                        synchronized (this)
-                        {
-                            // ERROR_RESOURCE: the NIC stopped; INVALID_STATE: it was closed under us.
-                            device.fail(PciCommException.Reason.CONNECTION_LOST, "the NIC ended the wait: " +
-                                ex.getMessage());
-                            tearDown();
-                        }
-                        return;
+                        // ERROR_RESOURCE: the NIC stopped; INVALID_STATE: it was closed under us.
+                        device.fail(PciCommException.Reason.CONNECTION_LOST, "the NIC ended the wait: " +
+                            ex.getMessage());
+                        tearDown();
                     }
+                    return;
                 }
             }
         }

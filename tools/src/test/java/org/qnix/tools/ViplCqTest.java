@@ -23,6 +23,7 @@ import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ViplDescriptor;
 import org.qnix.abi.ViplResult;
 import org.qnix.firmware.NicCounters;
+import org.qnix.host.DoorbellWait;
 import org.qnix.vipl.CompletionQueue;
 import org.qnix.vipl.Descriptor;
 import org.qnix.vipl.MemoryAttributes;
@@ -103,6 +104,31 @@ class ViplCqTest extends ViplClusterTest
             pair.close();
             pair.server.close();
             cq.close();
+        }
+    }
+
+    @Test
+    void pollAnswersATimeoutWithNullAndAnEntryOnceOneCompletes() throws Exception
+    {
+        try (ViplNic serverNic = Vipl.openNic("1-0", dir.name()); ViplNic clientNic = Vipl.openNic("0-0", dir.name()))
+        {
+            final CompletionQueue cq = serverNic.createCq(16);
+            final Pair pair = Pair.connect(serverNic, clientNic, Reliability.RELIABLE_DELIVERY, cq, "cq-poll");
+            assertNull(cq.poll(50, DoorbellWait.SLEEP), "nothing completed: null, not an exception");
+            assertEquals(ViplResult.TIMEOUT,
+                assertThrows(ViplException.class, () -> cq.await(50, DoorbellWait.SLEEP)).result(),
+                "await still says TIMEOUT");
+            pair.postReceive(0, 16);
+            pair.send(0, 4, 0);
+            final CompletionQueue.Completion c = cq.poll(60_000, DoorbellWait.SLEEP);
+            assertNotNull(c);
+            assertSame(pair.server, c.vi());
+            pair.close();
+            pair.server.close();
+            cq.close();
+            assertEquals(ViplResult.INVALID_STATE,
+                assertThrows(ViplException.class, () -> cq.poll(50, DoorbellWait.SLEEP)).result(),
+                "a destroyed CQ refuses, as await does");
         }
     }
 
