@@ -34,6 +34,8 @@ final class AsyncEvents implements Runnable
     private static final long WAIT_NS = TimeUnit.HOURS.toNanos(1);
 
     private final ViplNic nic;
+    /** The NIC's posts, waits and guard: read once here, not on every call. */
+    private final ViplDataPath dataPath;
     private final AsyncEventRing ring;
     private final DoorbellWaiter waiter;
     private volatile AsyncErrorHandler handler = AsyncErrorHandler.DEFAULT;
@@ -42,6 +44,7 @@ final class AsyncEvents implements Runnable
     AsyncEvents(final ViplNic nic, final UnsafeBuffer structures, final DoorbellWaiter waiter)
     {
         this.nic = nic;
+        this.dataPath = nic.dataPath();
         this.ring = new AsyncEventRing().wrap(structures, 0);
         this.waiter = waiter;
         this.head = ring.head();
@@ -57,7 +60,7 @@ final class AsyncEvents implements Runnable
     {
         while (true)
         {
-            if (!nic.dataPath().enterGuard())
+            if (!dataPath.enterGuard())
             {
                 return;
             }
@@ -68,14 +71,14 @@ final class AsyncEvents implements Runnable
             }
             finally
             {
-                nic.dataPath().exitGuard();
+                dataPath.exitGuard();
             }
             if (null != next)
             {
                 dispatch(next);
                 continue;
             }
-            final int code = nic.dataPath().await(waiter, ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET,
+            final int code = dataPath.await(waiter, ViaProcessStructuresLayout.ASYNC_TAIL_OFFSET,
                 ViaProcessStructuresLayout.ASYNC_WAITERS_OFFSET, CountReached.of(head + 1), WAIT_NS, DoorbellWait.SLEEP);
             if (DoorbellWaiter.NIC_DEAD == code)
             {

@@ -98,7 +98,7 @@ public final class CompletionQueue extends DriverResource
         this.entries = entries;
         this.ring = ring;
         this.entriesView = new CqRing().wrap(ring.buffer(), 0, entries);
-        this.waiter = nic.dataPath().waiter(ring.buffer(), waits);
+        this.waiter = dataPath.waiter(ring.buffer(), waits);
     }
 
     /**
@@ -115,18 +115,19 @@ public final class CompletionQueue extends DriverResource
     public synchronized Completion done()
     {
         ensureUsable();
+        final int head = entriesView.head();
         // Writer: the NIC, the Queue word last with release.
-        final int queue = entriesView.headQueue();
+        final int queue = entriesView.queue(head);
         if (CqRingLayout.QUEUE_EMPTY == queue)
         {
             if (emptyPolls.lookDue())
             {
-                nic.dataPath().checkRunning();
+                dataPath.checkRunning();
             }
             return null;
         }
-        final int viIndex = entriesView.headVi();
-        entriesView.takeHead();
+        final int viIndex = entriesView.vi(head);
+        entriesView.take(head);
         final boolean send = CqRingLayout.QUEUE_SEND == queue;
         final Vi vi = nic.viOfIndex(viIndex);
         return null != vi ? vi.completion(send) : send ? NO_VI_SEND : NO_VI_RECEIVE;
@@ -193,7 +194,7 @@ public final class CompletionQueue extends DriverResource
             }
             // Inside the NIC's guard (its close unmaps the ring and the control area the heartbeat is read
             // from) and the CQ's own (its destroy gives the ring back to the driver) until the sleep ended.
-            nic.dataPath().enterGuardOrThrow();
+            dataPath.enterGuardOrThrow();
             try
             {
                 if (!waits.enter())
@@ -216,7 +217,7 @@ public final class CompletionQueue extends DriverResource
                     if (DoorbellWaiter.NIC_DEAD == code)
                     {
                         // Still inside the NIC's guard: it reads the control area.
-                        throw nic.dataPath().nicDead();
+                        throw dataPath.nicDead();
                     }
                     if (DoorbellWaiter.CLOSED == code)
                     {
@@ -230,7 +231,7 @@ public final class CompletionQueue extends DriverResource
             }
             finally
             {
-                nic.dataPath().exitGuard();
+                dataPath.exitGuard();
             }
         }
     }
@@ -272,7 +273,7 @@ public final class CompletionQueue extends DriverResource
         }
         try
         {
-            nic.dataPath().notifications().submit(() ->
+            dataPath.notifications().submit(() ->
             {
                 final Completion completion;
                 try
@@ -342,7 +343,7 @@ public final class CompletionQueue extends DriverResource
         formerRings.add(oldRing);
         ring = newRing;
         entries = newEntries;
-        waiter = nic.dataPath().waiter(newRing.buffer(), waits);
+        waiter = dataPath.waiter(newRing.buffer(), waits);
         // The NIC appends to the new ring only. A thread that read the old Head and is about to sleep on
         // the old Tail must not wait for an entry there: the old Tail is moved past every Head it may
         // have read (none is beyond the current one), then its sleepers are woken.
@@ -454,7 +455,7 @@ public final class CompletionQueue extends DriverResource
         // First: a CQ made while the NIC closed may have missed the close of its waits.
         if (nic.isClosed())
         {
-            throw nic.dataPath().closedException();
+            throw dataPath.closedException();
         }
         if (unmapped)
         {

@@ -15,11 +15,14 @@ package org.qnix.vipl;
 abstract class DriverResource implements AutoCloseable
 {
     final ViplNic nic;
+    /** The NIC's posts, waits and guard: read once here, not on every call. */
+    final ViplDataPath dataPath;
     private boolean closed;
 
     DriverResource(final ViplNic nic)
     {
         this.nic = nic;
+        this.dataPath = nic.dataPath();
     }
 
     boolean isClosed()

@@ -139,7 +139,7 @@ public final class Vi extends DriverResource
         if (nic.isClosed())
         {
             // Before the checks below: the NIC's close unmapped the memory too.
-            throw nic.dataPath().closedException();
+            throw dataPath.closedException();
         }
         if (null == descriptor || null == region || region.isClosed() || descriptor.memory().isClosed())
         {
@@ -280,7 +280,7 @@ public final class Vi extends DriverResource
         queue.claimNotify();
         try
         {
-            nic.dataPath().notifications().submit(() ->
+            dataPath.notifications().submit(() ->
             {
                 final Descriptor descriptor;
                 try

@@ -49,6 +49,8 @@ final class ViWorkQueue
     private final int counter;
     private final int waiters;
     private final ViplNic nic;
+    /** The NIC's posts, waits and guard: read once here, not on every call. */
+    private final ViplDataPath dataPath;
     private final DoorbellWaiter waiter;
     private final String name;
     /** Done polls of this queue that found nothing: a loop of them looks at the NIC now and then. */
@@ -70,7 +72,8 @@ final class ViWorkQueue
         final MappingGuard ends)
     {
         this.nic = nic;
-        this.waiter = nic.dataPath().waiter(structures, ends);
+        this.dataPath = nic.dataPath();
+        this.waiter = dataPath.waiter(structures, ends);
         this.structures = structures;
         this.line = line;
         this.counter = line + ViaProcessStructuresLayout.COMPLETION_COUNTER_OFFSET;
@@ -91,14 +94,14 @@ final class ViWorkQueue
     void post(final Descriptor descriptor, final boolean send, final int vi, final int handle, final int offset)
     {
         // The descriptor's memory and the Command Queue are what the NIC's close unmaps.
-        nic.dataPath().enterGuardOrThrow();
+        dataPath.enterGuardOrThrow();
         try
         {
             postInside(descriptor, send, vi, handle, offset);
         }
         finally
         {
-            nic.dataPath().exitGuard();
+            dataPath.exitGuard();
         }
     }
 
@@ -118,7 +121,7 @@ final class ViWorkQueue
         tail++;
         try
         {
-            nic.dataPath().post(send, vi, handle, offset);
+            dataPath.post(send, vi, handle, offset);
         }
         catch (final RuntimeException ex)
         {
@@ -137,14 +140,14 @@ final class ViWorkQueue
     Descriptor done()
     {
         // Its status is in memory the NIC's close unmaps.
-        nic.dataPath().enterGuardOrThrow();
+        dataPath.enterGuardOrThrow();
         try
         {
             return doneInside();
         }
         finally
         {
-            nic.dataPath().exitGuard();
+            dataPath.exitGuard();
         }
     }
 
@@ -166,7 +169,7 @@ final class ViWorkQueue
         }
         if (emptyPolls.lookDue())
         {
-            nic.dataPath().checkRunning();
+            dataPath.checkRunning();
         }
         return null;
     }
@@ -238,7 +241,7 @@ final class ViWorkQueue
             // From the counter's read to the end of the sleep inside the NIC's guard: its close unmaps the
             // VIA Process Structures, and the control area the heartbeat is read from, only once no call is
             // inside. The sleep itself ends when the VI's guard closes, which the NIC's close does too.
-            nic.dataPath().enterGuardOrThrow();
+            dataPath.enterGuardOrThrow();
             try
             {
                 // Read before the oldest's status: the NIC writes the status, then the counter (release),
@@ -276,7 +279,7 @@ final class ViWorkQueue
 
                     case DoorbellWaiter.NIC_DEAD:
                         // Still inside the guard: it reads the control area.
-                        throw nic.dataPath().nicDead();
+                        throw dataPath.nicDead();
 
                     default:
                         throw endedDuringWait();
@@ -284,7 +287,7 @@ final class ViWorkQueue
             }
             finally
             {
-                nic.dataPath().exitGuard();
+                dataPath.exitGuard();
             }
         }
     }

@@ -44,6 +44,8 @@ final class ViplConnections
     private static final long DRIVER_WAITS_END_NS = TimeUnit.SECONDS.toNanos(2);
 
     private final ViplNic nic;
+    /** The NIC's posts, waits and guard: read once here, not on every call. */
+    private final ViplDataPath dataPath;
     private final DriverProxy driver;
     private final MappedFile structures;
     /**
@@ -57,6 +59,7 @@ final class ViplConnections
     ViplConnections(final ViplNic nic, final DriverProxy driver, final MappedFile structures)
     {
         this.nic = nic;
+        this.dataPath = nic.dataPath();
         this.driver = driver;
         this.structures = structures;
     }
@@ -159,7 +162,7 @@ final class ViplConnections
         {
             // Done reports its outcomes as results, but a dead NIC as Wait does: the request is withdrawn.
             if (block && ViplResult.NOT_DONE != ex.result() ||
-                ViplResult.ERROR_RESOURCE == ex.result() && null != nic.dataPath().stoppedOrClosed())
+                ViplResult.ERROR_RESOURCE == ex.result() && null != dataPath.stoppedOrClosed())
             {
                 throw connectionWaitEnded(ex);
             }
@@ -246,12 +249,12 @@ final class ViplConnections
         if (nic.isClosed())
         {
             // The close from another thread had the driver end the wait (or closed the connection under it).
-            return new ViplException(ViplResult.INVALID_STATE, nic.dataPath().closedException().getMessage() +
+            return new ViplException(ViplResult.INVALID_STATE, dataPath.closedException().getMessage() +
                 " during the connection wait", ex);
         }
         if (ex instanceof ViaDriverException refusal && ViplResult.ERROR_RESOURCE == refusal.result())
         {
-            final ViplException stopped = nic.dataPath().stoppedOrClosed();
+            final ViplException stopped = dataPath.stoppedOrClosed();
             if (null != stopped)
             {
                 return stopped;
@@ -270,7 +273,7 @@ final class ViplConnections
     {
         if (!driverWaits.enter())
         {
-            throw nic.dataPath().closedException();
+            throw dataPath.closedException();
         }
     }
 }

@@ -25,8 +25,9 @@ import org.agrona.concurrent.AtomicBuffer;
  *
  * // Process (VipCQDone): the oldest entry, if there is one.
  * CqRing ring = new CqRing().wrap(mappedRing, 0, entries);
- * int queue = ring.headQueue();
- * if (CqRingLayout.QUEUE_EMPTY != queue) { int vi = ring.headVi(); ring.takeHead(); ... }
+ * int head = ring.head();
+ * int queue = ring.queue(head);
+ * if (CqRingLayout.QUEUE_EMPTY != queue) { int vi = ring.vi(head); ring.take(head); ... }
  * }</pre>
  */
 public final class CqRing
@@ -34,6 +35,8 @@ public final class CqRing
     private AtomicBuffer buffer;
     private int offset;
     private int entries;
+    /** slots(Entries) - 1: the slot of entry n is n & mask (CqRingLayout). */
+    private int mask;
 
     /**
      * @param offset  the ring's first byte in {@code buffer}.
@@ -44,6 +47,7 @@ public final class CqRing
         this.buffer = buffer;
         this.offset = offset;
         this.entries = entries;
+        this.mask = CqRingLayout.slots(entries) - 1;
         return this;
     }
 
@@ -133,27 +137,26 @@ public final class CqRing
     }
 
     /**
-     * Process side: @return the Queue word of the entry at the Head (acquire; the NIC writes it last),
+     * Process side: @return the Queue word of entry {@code sequence} (acquire; the NIC writes it last),
      * {@link CqRingLayout#QUEUE_EMPTY} while the NIC has not appended it.
      */
-    public int headQueue()
+    public int queue(final int sequence)
     {
-        return buffer.getIntVolatile(entryOffset(head()) + ENTRY_QUEUE_OFFSET);
+        return buffer.getIntVolatile(entryOffset(sequence) + ENTRY_QUEUE_OFFSET);
     }
 
-    /** Process side: @return the VI of the entry at the Head; only after {@link #headQueue()} saw it. */
-    public int headVi()
+    /** Process side: @return the VI of entry {@code sequence}; only after {@link #queue(int)} saw it. */
+    public int vi(final int sequence)
     {
-        return buffer.getInt(entryOffset(head()) + ENTRY_VI_OFFSET);
+        return buffer.getInt(entryOffset(sequence) + ENTRY_VI_OFFSET);
     }
 
-    /** Process side: takes the entry at the Head, then hands the Head on with release. */
-    public void takeHead()
+    /** Process side: takes entry {@code sequence}, the one at the Head, then hands the Head on past it with release. */
+    public void take(final int sequence)
     {
-        final int head = head();
-        buffer.putInt(entryOffset(head) + ENTRY_QUEUE_OFFSET, QUEUE_EMPTY);
+        buffer.putInt(entryOffset(sequence) + ENTRY_QUEUE_OFFSET, QUEUE_EMPTY);
         // Reader: the NIC, which appends only while Tail - Head leaves room.
-        buffer.putIntRelease(offset + HEAD_OFFSET, head + 1);
+        buffer.putIntRelease(offset + HEAD_OFFSET, sequence + 1);
     }
 
     /** Process side: @return the entries appended and not taken. */
@@ -185,6 +188,7 @@ public final class CqRing
 
     private int entryOffset(final int sequence)
     {
-        return offset + CqRingLayout.entryOffset(entries, sequence & 0xFFFFFFFFL);
+        // As CqRingLayout.entryOffset, with the mask worked out once at wrap.
+        return offset + CqRingLayout.ENTRIES_OFFSET + (sequence & mask) * CqRingLayout.ENTRY_LENGTH;
     }
 }

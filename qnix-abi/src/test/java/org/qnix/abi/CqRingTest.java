@@ -36,12 +36,12 @@ class CqRingTest
         assertEquals(1, host.getInt(AT + CqRingLayout.TAIL_OFFSET));
         assertEquals(1, process.queued());
 
-        assertEquals(CqRingLayout.QUEUE_RECEIVE, process.headQueue());
-        assertEquals(7, process.headVi());
-        process.takeHead();
+        assertEquals(CqRingLayout.QUEUE_RECEIVE, process.queue(process.head()));
+        assertEquals(7, process.vi(process.head()));
+        process.take(process.head());
         assertEquals(1, host.getInt(AT + CqRingLayout.HEAD_OFFSET));
         assertEquals(CqRingLayout.QUEUE_EMPTY, host.getInt(slot + CqRingLayout.ENTRY_QUEUE_OFFSET));
-        assertEquals(CqRingLayout.QUEUE_EMPTY, process.headQueue(), "nothing at the next Head yet");
+        assertEquals(CqRingLayout.QUEUE_EMPTY, process.queue(process.head()), "nothing at the next Head yet");
         assertEquals(0, process.queued());
     }
 
@@ -61,8 +61,8 @@ class CqRingTest
         assertEquals(ENTRIES, process.queued());
         for (int i = 0; i < ENTRIES; i++)
         {
-            assertEquals(i, process.headVi());
-            process.takeHead();
+            assertEquals(i, process.vi(process.head()));
+            process.take(process.head());
         }
     }
 
@@ -106,14 +106,14 @@ class CqRingTest
             }
             else if (model.isEmpty())
             {
-                assertEquals(CqRingLayout.QUEUE_EMPTY, process.headQueue(), "step " + step);
+                assertEquals(CqRingLayout.QUEUE_EMPTY, process.queue(process.head()), "step " + step);
             }
             else
             {
                 final int expected = model.removeFirst();
-                assertEquals(1 + (expected & 1), process.headQueue(), "step " + step);
-                assertEquals(expected, process.headVi(), "step " + step);
-                process.takeHead();
+                assertEquals(1 + (expected & 1), process.queue(process.head()), "step " + step);
+                assertEquals(expected, process.vi(process.head()), "step " + step);
+                process.take(process.head());
             }
             assertEquals(model.size(), process.queued(), "step " + step);
         }
@@ -130,7 +130,7 @@ class CqRingTest
         {
             nic.append(10 + i, CqRingLayout.QUEUE_SEND);
         }
-        process.takeHead();
+        process.take(process.head());
         host.putInt(AT + CqRingLayout.OVERFLOWED_OFFSET, 1);
         final int newAt = AT + CqRingLayout.length(64);
         final CqRing bigger = new CqRing().wrap(host, newAt, 16);
@@ -142,9 +142,9 @@ class CqRingTest
         assertTrue(bigger.isOverflowed());
         for (int i = 1; i < 4; i++)
         {
-            assertEquals(CqRingLayout.QUEUE_SEND, bigger.headQueue());
-            assertEquals(10 + i, bigger.headVi());
-            bigger.takeHead();
+            assertEquals(CqRingLayout.QUEUE_SEND, bigger.queue(bigger.head()));
+            assertEquals(10 + i, bigger.vi(bigger.head()));
+            bigger.take(bigger.head());
         }
         assertEquals(0, bigger.queued());
     }
@@ -156,7 +156,7 @@ class CqRingTest
         process.releaseWaitsAtHead();
         assertEquals(1, process.tailVolatile(), "an entry is there: the Tail already passes the Head");
 
-        process.takeHead();
+        process.take(process.head());
         process.releaseWaitsAtHead();
         assertEquals(2, process.tailVolatile());
         assertEquals(1, process.head());
