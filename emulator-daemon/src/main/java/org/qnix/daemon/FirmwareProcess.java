@@ -33,7 +33,7 @@ public final class FirmwareProcess
         {
             return true;
         }
-        return control.silenceMs(nowMs) > ControlProgramLayout.HEARTBEAT_TIMEOUT_MS && isGone(control);
+        return control.isSilent(nowMs) && isGone(control);
     }
 
     /**

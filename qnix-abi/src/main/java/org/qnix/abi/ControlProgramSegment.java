@@ -122,10 +122,19 @@ public final class ControlProgramSegment
         return Math.max(0, nowMs - heartbeatTimeMs());
     }
 
+    /**
+     * @return true if no heartbeat came for more than {@code HEARTBEAT_TIMEOUT_MS} at {@code nowMs}:
+     * a control program that does not run its loop (stopped, killed, or at a breakpoint).
+     */
+    public boolean isSilent(final long nowMs)
+    {
+        return silenceMs(nowMs) > HEARTBEAT_TIMEOUT_MS;
+    }
+
     /** @return true if the control program runs its loop and beat within {@code HEARTBEAT_TIMEOUT_MS}. */
     public boolean isBeating(final long nowMs)
     {
-        return STATE_RUNNING == state() && nowMs - heartbeatTimeMs() <= HEARTBEAT_TIMEOUT_MS;
+        return STATE_RUNNING == state() && !isSilent(nowMs);
     }
 
     /** @return the OS pid of the process running the control program (acquire). */
