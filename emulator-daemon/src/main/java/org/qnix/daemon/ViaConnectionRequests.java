@@ -84,8 +84,8 @@ final class ViaConnectionRequests
         throws ViaRefusal, InterruptedException
     {
         checkDiscriminator(discriminator);
-        final ViaConnections.Request request =
-            connections.connectWait(ViaConnections.Key.of(node.packed(), discriminator), timeoutMs, alive);
+        final ViaConnections.Key key = ViaConnections.Key.of(node.packed(), discriminator);
+        final ViaConnections.Request request = connections.connectWait(key, timeoutMs, alive);
         if (null == request)
         {
             final String dead = tables.deadNic();
@@ -94,8 +94,7 @@ final class ViaConnectionRequests
                 throw new ViaRefusal(ViplResult.ERROR_RESOURCE, "the connection wait ended: " + dead);
             }
             throw new ViaRefusal(ViplResult.TIMEOUT, "no connection request for discriminator " +
-                ViaConnections.Key.of(node.packed(), discriminator).discriminator() + " on node " + node + " within " +
-                timeoutMs + " ms");
+                key.discriminator() + " on node " + node + " within " + timeoutMs + " ms");
         }
         askedHandles.add(request.handle());
         return request;
@@ -237,7 +236,7 @@ final class ViaConnectionRequests
     /** At the process's death, before VI {@code vi} leaves the tables: its peer sees the connection lost. */
     void endConnection(final int vi) throws InterruptedException
     {
-        connections.forgetPeerRequest(node.packed(), vi);
+        forgetVi(vi);
         connections.disconnect(node.packed(), vi);
     }
 

@@ -35,13 +35,6 @@ final class ViaConnections
 {
     static final long POLL_MS = 50;
 
-    /** {@link #join}: both NICs know the connection. */
-    private static final int JOINED = 0;
-    /** {@link #join}: the first NIC refused it (its VI was not Idle); nothing changed. */
-    private static final int FIRST_REFUSED = 1;
-    /** {@link #join}: the second NIC refused it; the first was disconnected again. */
-    private static final int SECOND_REFUSED = 2;
-
     private final Map<Integer, ViaTables> tablesByNode = new HashMap<>();
     private final Map<Key, ArrayDeque<Request>> waiting = new HashMap<>();
     private final Map<Integer, Request> asked = new HashMap<>();
@@ -253,12 +246,12 @@ final class ViaConnections
             return mismatch;
         }
         // The client's NIC is told last, so that it cannot send before the server's NIC knows the connection.
-        final int joined = join(server, request.client);
-        if (JOINED != joined)
+        final ViplResult joined = join(server, request.client);
+        if (ViplResult.SUCCESS != joined)
         {
             request.result = ViplResult.REJECT;
             notifyAll();
-            return FIRST_REFUSED == joined ? ViplResult.INVALID_STATE : ViplResult.REJECT;
+            return joined;
         }
         request.server = server;
         request.result = ViplResult.SUCCESS;
@@ -430,7 +423,7 @@ final class ViaConnections
     private void match(final PeerRequest a, final PeerRequest b) throws InterruptedException
     {
         final ViplResult mismatch = mismatch(a.self, b.self);
-        if (null == mismatch && JOINED == join(a.self, b.self))
+        if (null == mismatch && ViplResult.SUCCESS == join(a.self, b.self))
         {
             a.peer = b.self;
             b.peer = a.self;
@@ -457,23 +450,24 @@ final class ViaConnections
      * command (issue 14), {@code first}'s NIC first; if the second refuses, the first is disconnected
      * again. Once both know it, the manager records the pair.
      *
-     * @return {@link #JOINED}, {@link #FIRST_REFUSED} or {@link #SECOND_REFUSED}.
+     * @return SUCCESS; INVALID_STATE if the first NIC refused (its VI was not Idle: nothing changed);
+     * REJECT if the second did (the first was disconnected again).
      */
-    private int join(final Endpoint first, final Endpoint second) throws InterruptedException
+    private ViplResult join(final Endpoint first, final Endpoint second) throws InterruptedException
     {
         final int id = nextId();
         if (!tables(first.node()).connect(first.vi(), id, second.node(), second.vi(), second.nicPid()))
         {
-            return FIRST_REFUSED;
+            return ViplResult.INVALID_STATE;
         }
         if (!tables(second.node()).connect(second.vi(), id, first.node(), first.vi(), first.nicPid()))
         {
             tables(first.node()).disconnect(first.vi());
-            return SECOND_REFUSED;
+            return ViplResult.REJECT;
         }
         peers.put(first.key(), second);
         peers.put(second.key(), first);
-        return JOINED;
+        return ViplResult.SUCCESS;
     }
 
     /** @return true if the VI is one end of a connection the manager made. */

@@ -229,45 +229,45 @@ final class ViaRequests implements AutoCloseable
                 "this connection (Vipl.openNic)");
             return;
         }
-        final ViaResources via = registered.via();
+        final ViaConnectionRequests requests = registered.via().requests();
         final long wait = DriverRequests.cappedWait(timeoutMs);
         try
         {
             switch (type)
             {
                 case DriverProtocol.VIA_CONNECT_WAIT ->
-                    connectionAsked(via, via.requests().connectWait(discriminator, wait, () -> alive(via)));
+                    connectionAsked(requests, requests.connectWait(discriminator, wait, () -> alive(requests)));
                 case DriverProtocol.VIA_CONNECT_ACCEPT ->
                 {
-                    via.requests().accept(handle, vi);
+                    requests.accept(handle, vi);
                     replies.ok();
                 }
                 case DriverProtocol.VIA_CONNECT_REJECT ->
                 {
-                    via.requests().reject(handle);
+                    requests.reject(handle);
                     replies.ok();
                 }
                 case DriverProtocol.VIA_CONNECT_REQUEST ->
-                    replies.viaConnected(via.requests().connectRequest(vi, serverNode, discriminator, wait, () -> alive(via)));
+                    replies.viaConnected(requests.connectRequest(vi, serverNode, discriminator, wait, () -> alive(requests)));
                 case DriverProtocol.VIA_CONNECT_PEER_REQUEST ->
                 {
-                    via.requests().connectPeerRequest(vi, discriminator, serverNode, remoteDiscriminator, wait);
+                    requests.connectPeerRequest(vi, discriminator, serverNode, remoteDiscriminator, wait);
                     replies.ok();
                 }
                 case DriverProtocol.VIA_CONNECT_PEER_DONE ->
-                    replies.viaConnected(via.requests().connectPeerOutcome(vi, false, () -> alive(via)));
+                    replies.viaConnected(requests.connectPeerOutcome(vi, false, () -> alive(requests)));
                 case DriverProtocol.VIA_CONNECT_PEER_WAIT ->
-                    replies.viaConnected(via.requests().connectPeerOutcome(vi, true, () -> alive(via)));
+                    replies.viaConnected(requests.connectPeerOutcome(vi, true, () -> alive(requests)));
                 default ->
                 {
-                    via.requests().disconnect(vi);
+                    requests.disconnect(vi);
                     replies.ok();
                 }
             }
         }
         catch (final ViaRefusal ex)
         {
-            if (isWait(type) && via.requests().closeRequested())
+            if (isWait(type) && requests.closeRequested())
             {
                 // The library reports its own close, whatever ended the wait just then.
                 replies.viaFailed(ViplResult.INVALID_STATE, "the process closed its NIC during the connection " +
@@ -283,7 +283,7 @@ final class ViaRequests implements AutoCloseable
      * NIC meanwhile), the request never reached it: it goes back to the head of the waiting requests for
      * the next server, not to a REJECT at this connection's end.
      */
-    private void connectionAsked(final ViaResources via, final ViaConnections.Request request) throws IOException
+    private void connectionAsked(final ViaConnectionRequests requests, final ViaConnections.Request request) throws IOException
     {
         try
         {
@@ -291,7 +291,7 @@ final class ViaRequests implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            via.requests().unask(request);
+            requests.unask(request);
             throw ex;
         }
     }
@@ -302,9 +302,9 @@ final class ViaRequests implements AutoCloseable
      * Asked under the connection manager's lock at each turn of a wait: the memory read first, the system
      * calls after.
      */
-    private boolean alive(final ViaResources via)
+    private boolean alive(final ViaConnectionRequests requests)
     {
-        return !via.requests().closeRequested() && !hungUp.getAsBoolean() && Processes.isAlive(callerPid);
+        return !requests.closeRequested() && !hungUp.getAsBoolean() && Processes.isAlive(callerPid);
     }
 
     private static byte[] readDiscriminator(final DataInputStream in) throws IOException
