@@ -3,8 +3,11 @@ package org.qnix.daemon;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 
 import org.qnix.abi.ViTableEntry;
@@ -25,6 +28,14 @@ import org.qnix.abi.ViplResult;
  * library reports as NIC-dead (issue 14: "A stopped NIC ends waits with a NIC-dead exception"). A
  * request waits for a server that has not called {@code ConnectWait} yet, until its timeout.
  *
+ * <p>The manager's state is guarded by this object's monitor, but the driver commands that tell the NICs
+ * of a connection or its end are posted, and their Driver Doorbells waited for, outside it: a NIC that
+ * takes its time (a breakpoint in its control program, up to the heartbeat timeout; a full queue, up to
+ * the command timeout) then delays only the connection being made or ended on it, not every connection
+ * call of the cluster. While its NICs are told, a match's two VIs are <em>joining</em>: no other accept
+ * takes them, their requests neither time out nor are withdrawn (the join ends within the command
+ * timeouts), and a disconnect of either waits for the join to end.
+ *
  * <pre>{@code
  * Request asked = connections.connectWait(new Key(node, discriminator), 10_000, alive);   // server
  * ViplResult result = connections.accept(asked.handle(), serverEndpoint);
@@ -35,7 +46,8 @@ final class ViaConnections
 {
     static final long POLL_MS = 50;
 
-    private final Map<Integer, ViaTables> tablesByNode = new HashMap<>();
+    /** Concurrent: {@link #join} and {@link #disconnect} read it outside the monitor. */
+    private final Map<Integer, ViaTables> tablesByNode = new ConcurrentHashMap<>();
     private final Map<Key, ArrayDeque<Request>> waiting = new HashMap<>();
     private final Map<Integer, Request> asked = new HashMap<>();
     /** Peer-to-peer requests not matched yet, by (local address, remote address). */
@@ -44,6 +56,8 @@ final class ViaConnections
     private final Map<Long, PeerRequest> peerByVi = new HashMap<>();
     /** Connected endpoints by (node, VI): their peers. */
     private final Map<Long, Endpoint> peers = new HashMap<>();
+    /** (node, VI) keys of the VIs whose NICs are being told of a match, outside the monitor. */
+    private final Set<Long> joining = new HashSet<>();
     private int nextId = 1;
 
     /** A server's address: its node and discriminator. */
@@ -81,6 +95,8 @@ final class ViaConnections
         final Endpoint client;
         final Key key;
         int handle;
+        /** Its NICs are being told of its match: it waits for that, whatever its timeout. */
+        boolean joining;
         ViplResult result;
         Endpoint server;
 
@@ -112,6 +128,8 @@ final class ViaConnections
         final Endpoint self;
         final PeerKey key;
         final long deadline;
+        /** Its NICs are being told of its match: it waits for that, whatever its deadline. */
+        boolean joining;
         ViplResult result;
         Endpoint peer;
 
@@ -157,6 +175,12 @@ final class ViaConnections
             final long deadline = System.currentTimeMillis() + timeoutMs;
             while (null == request.result)
             {
+                if (request.joining)
+                {
+                    // Accepted: its NICs are being told, which ends within the command timeouts.
+                    wait(POLL_MS);
+                    continue;
+                }
                 final long left = deadline - System.currentTimeMillis();
                 if (left <= 0 || !alive.getAsBoolean())
                 {
@@ -225,38 +249,51 @@ final class ViaConnections
      * sides (VIA 1.0: INVALID_RELIABILITY_LEVEL, INVALID_MTU). A server VI that is not Idle is refused
      * INVALID_STATE and the request stays asked ({@link #isAsked}).
      */
-    synchronized ViplResult accept(final int handle, final Endpoint server) throws InterruptedException
+    ViplResult accept(final int handle, final Endpoint server) throws InterruptedException
     {
-        final Request request = asked.get(handle);
-        if (null == request || request.key.node() != server.node())
+        final Request request;
+        final int id;
+        synchronized (this)
         {
-            return ViplResult.INVALID_PARAMETER;
+            request = asked.get(handle);
+            if (null == request || request.key.node() != server.node())
+            {
+                return ViplResult.INVALID_PARAMETER;
+            }
+            if (joining.contains(server.key()) ||
+                ViTableEntry.STATE_IDLE != tables(server.node()).viState(server.vi()))
+            {
+                return ViplResult.INVALID_STATE;
+            }
+            asked.remove(handle);
+            final ViplResult mismatch = mismatch(request.client, server);
+            if (null != mismatch)
+            {
+                request.result = mismatch;
+                notifyAll();
+                return mismatch;
+            }
+            request.joining = true;
+            id = beginJoin(server, request.client);
         }
-        final ViaTables serverTables = tables(server.node());
-        if (ViTableEntry.STATE_IDLE != serverTables.viState(server.vi()))
+        ViplResult joined = ViplResult.REJECT;
+        try
         {
-            return ViplResult.INVALID_STATE;
+            // The client's NIC is told last, so that it cannot send before the server's NIC knows the connection.
+            joined = join(id, server, request.client);
         }
-        asked.remove(handle);
-        final ViplResult mismatch = mismatch(request.client, server);
-        if (null != mismatch)
+        finally
         {
-            request.result = mismatch;
-            notifyAll();
-            return mismatch;
+            synchronized (this)
+            {
+                endJoin(server, request.client, joined);
+                request.joining = false;
+                request.server = ViplResult.SUCCESS == joined ? server : null;
+                request.result = ViplResult.SUCCESS == joined ? ViplResult.SUCCESS : ViplResult.REJECT;
+                notifyAll();
+            }
         }
-        // The client's NIC is told last, so that it cannot send before the server's NIC knows the connection.
-        final ViplResult joined = join(server, request.client);
-        if (ViplResult.SUCCESS != joined)
-        {
-            request.result = ViplResult.REJECT;
-            notifyAll();
-            return joined;
-        }
-        request.server = server;
-        request.result = ViplResult.SUCCESS;
-        notifyAll();
-        return ViplResult.SUCCESS;
+        return joined;
     }
 
     /** @return whether the request under {@code handle} was asked of a server and is not answered yet. */
@@ -284,14 +321,30 @@ final class ViaConnections
      * connected to it, goes to Error (connection lost; VIA 1.0). Requests a dead server was asked and
      * never answered are the caller's to forget with {@link #forgetAsked}.
      */
-    synchronized void disconnect(final int node, final int vi) throws InterruptedException
+    void disconnect(final int node, final int vi) throws InterruptedException
     {
-        final Endpoint peer = peers.remove(Endpoint.key(node, vi));
-        final int connectionId = tables(node).connectionId(vi);
+        final long key = Endpoint.key(node, vi);
+        final Endpoint peer;
+        final int connectionId;
+        synchronized (this)
+        {
+            while (joining.contains(key))
+            {
+                // A match of this VI is being told to its NICs: it is ended once it is made.
+                wait(POLL_MS);
+            }
+            peer = peers.remove(key);
+            if (null != peer)
+            {
+                peers.remove(peer.key());
+            }
+            connectionId = tables(node).connectionId(vi);
+        }
+        // Outside the monitor, each NIC by its own command. Neither VI can be connected again meanwhile: a
+        // connection takes only Idle VIs, and each is Idle only once its NIC took its command.
         tables(node).disconnect(vi);
         if (null != peer)
         {
-            peers.remove(peer.key());
             tables(peer.node()).connectionLost(peer.vi(), connectionId);
         }
     }
@@ -302,38 +355,76 @@ final class ViaConnections
      *
      * @return SUCCESS if the request is posted (matched or not), else why not.
      */
-    synchronized ViplResult connectPeerRequest(final Endpoint self, final Key local, final Key remote,
-        final long timeoutMs) throws InterruptedException
+    ViplResult connectPeerRequest(final Endpoint self, final Key local, final Key remote, final long timeoutMs)
+        throws InterruptedException
     {
-        if (!tablesByNode.containsKey(remote.node()) || local.node() != self.node())
+        final PeerRequest request;
+        final PeerRequest other;
+        final int id;
+        synchronized (this)
         {
-            return ViplResult.INVALID_PARAMETER;
+            if (!tablesByNode.containsKey(remote.node()) || local.node() != self.node())
+            {
+                return ViplResult.INVALID_PARAMETER;
+            }
+            final PeerKey key = new PeerKey(local, remote);
+            expire(peerWaiting.get(key));
+            if (peerWaiting.containsKey(key))
+            {
+                return ViplResult.INVALID_PARAMETER;
+            }
+            if (!tables(self.node()).pending(self.vi()))
+            {
+                return ViplResult.INVALID_STATE;
+            }
+            request = new PeerRequest(self, key, System.currentTimeMillis() + timeoutMs);
+            peerByVi.put(self.key(), request);
+            final PeerKey mirror = new PeerKey(remote, local);
+            expire(peerWaiting.get(mirror));
+            other = peerWaiting.remove(mirror);
+            if (null == other)
+            {
+                peerWaiting.put(key, request);
+                notifyAll();
+                return ViplResult.SUCCESS;
+            }
+            final ViplResult mismatch = mismatch(request.self, other.self);
+            if (null != mismatch)
+            {
+                fail(request, other, mismatch);
+                notifyAll();
+                return ViplResult.SUCCESS;
+            }
+            request.joining = true;
+            other.joining = true;
+            id = beginJoin(request.self, other.self);
         }
-        final PeerKey key = new PeerKey(local, remote);
-        expire(peerWaiting.get(key));
-        if (peerWaiting.containsKey(key))
+        ViplResult joined = ViplResult.INVALID_STATE;
+        try
         {
-            return ViplResult.INVALID_PARAMETER;
+            joined = join(id, request.self, other.self);
         }
-        if (!tables(self.node()).pending(self.vi()))
+        finally
         {
-            return ViplResult.INVALID_STATE;
+            synchronized (this)
+            {
+                endJoin(request.self, other.self, joined);
+                request.joining = false;
+                other.joining = false;
+                if (ViplResult.SUCCESS == joined)
+                {
+                    request.peer = other.self;
+                    other.peer = request.self;
+                    request.result = ViplResult.SUCCESS;
+                    other.result = ViplResult.SUCCESS;
+                }
+                else
+                {
+                    fail(request, other, ViplResult.INVALID_STATE);
+                }
+                notifyAll();
+            }
         }
-        final PeerRequest request = new PeerRequest(self, key, System.currentTimeMillis() + timeoutMs);
-        peerByVi.put(self.key(), request);
-        final PeerKey mirror = new PeerKey(remote, local);
-        final PeerRequest other = peerWaiting.get(mirror);
-        expire(other);
-        if (null != peerWaiting.get(mirror))
-        {
-            peerWaiting.remove(mirror);
-            match(request, other);
-        }
-        else
-        {
-            peerWaiting.put(key, request);
-        }
-        notifyAll();
         return ViplResult.SUCCESS;
     }
 
@@ -356,6 +447,12 @@ final class ViaConnections
         }
         while (null == request.result)
         {
+            if (request.joining)
+            {
+                // Matched: its NICs are being told, which ends within the command timeouts.
+                wait(POLL_MS);
+                continue;
+            }
             expire(request);
             if (null != request.result)
             {
@@ -419,21 +516,11 @@ final class ViaConnections
         tables(request.self.node()).unpending(request.self.vi());
     }
 
-    /** Two peer requests that name each other: checked like an accept, then both NICs told. */
-    private void match(final PeerRequest a, final PeerRequest b) throws InterruptedException
+    /** Two matched peer requests that could not be connected: both end with {@code result}, their VIs Idle again. */
+    private void fail(final PeerRequest a, final PeerRequest b, final ViplResult result)
     {
-        final ViplResult mismatch = mismatch(a.self, b.self);
-        if (null == mismatch && ViplResult.SUCCESS == join(a.self, b.self))
-        {
-            a.peer = b.self;
-            b.peer = a.self;
-            a.result = ViplResult.SUCCESS;
-            b.result = ViplResult.SUCCESS;
-            return;
-        }
-        final ViplResult failed = null != mismatch ? mismatch : ViplResult.INVALID_STATE;
-        a.result = failed;
-        b.result = failed;
+        a.result = result;
+        b.result = result;
         tables(a.self.node()).unpending(a.self.vi());
         tables(b.self.node()).unpending(b.self.vi());
     }
@@ -446,16 +533,28 @@ final class ViaConnections
     }
 
     /**
-     * Connects {@code first} and {@code second} under a new connection id, each NIC through a driver
+     * Under the monitor: {@code first} and {@code second} are joining ({@link #join} may tell their NICs).
+     *
+     * @return the connection id to join them under.
+     */
+    private int beginJoin(final Endpoint first, final Endpoint second)
+    {
+        joining.add(first.key());
+        joining.add(second.key());
+        return nextId();
+    }
+
+    /**
+     * Connects {@code first} and {@code second} under connection id {@code id}, each NIC through a driver
      * command (issue 14), {@code first}'s NIC first; if the second refuses, the first is disconnected
-     * again. Once both know it, the manager records the pair.
+     * again. Called outside the monitor, between {@link #beginJoin} and {@link #endJoin}: it waits for
+     * each NIC's Driver Doorbell, and touches none of the manager's state.
      *
      * @return SUCCESS; INVALID_STATE if the first NIC refused (its VI was not Idle: nothing changed);
      * REJECT if the second did (the first was disconnected again).
      */
-    private ViplResult join(final Endpoint first, final Endpoint second) throws InterruptedException
+    private ViplResult join(final int id, final Endpoint first, final Endpoint second) throws InterruptedException
     {
-        final int id = nextId();
         if (!tables(first.node()).connect(first.vi(), id, second.node(), second.vi(), second.nicPid()))
         {
             return ViplResult.INVALID_STATE;
@@ -465,9 +564,19 @@ final class ViaConnections
             tables(first.node()).disconnect(first.vi());
             return ViplResult.REJECT;
         }
-        peers.put(first.key(), second);
-        peers.put(second.key(), first);
         return ViplResult.SUCCESS;
+    }
+
+    /** Under the monitor, after {@link #join}: a made connection's pair is recorded, and both VIs are free again. */
+    private void endJoin(final Endpoint first, final Endpoint second, final ViplResult joined)
+    {
+        if (ViplResult.SUCCESS == joined)
+        {
+            peers.put(first.key(), second);
+            peers.put(second.key(), first);
+        }
+        joining.remove(first.key());
+        joining.remove(second.key());
     }
 
     /** @return true if the VI is one end of a connection the manager made. */

@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 import org.agrona.concurrent.AtomicBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -17,6 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.qnix.abi.ControlProgramSegment;
 import org.qnix.abi.CqTableEntry;
 import org.qnix.abi.DriverProtocol;
 import org.qnix.abi.MemoryRegionEntry;
@@ -446,6 +449,111 @@ class ViaRequestsTest
     }
 
     /**
+     * A NIC that looks alive (its heartbeat goes on) but takes no driver command, as one stopped at a
+     * breakpoint until its heartbeat timeout: an accept on it waits for its Driver Doorbell, and
+     * meanwhile a connection on another NIC is requested, accepted and made. Once that NIC is taken for
+     * dead, the accept ends too (the driver writes the dead NIC's table itself) and its client is connected.
+     */
+    @Test
+    void anAcceptOnASilentNicHoldsUpNoConnectionOnAnotherNic() throws Exception
+    {
+        final SocketlessConnection server = registered(cluster.connect(1));
+        final int serverVi = createVi(server);
+        final Thread client = requestConnection(createVi(process));
+        final int handle = server.send(DriverProtocol.VIA_CONNECT_WAIT, 0, TIMEOUT_MS).viaConnectionAsked().handle();
+
+        final SilentNic silent = new SilentNic(1);
+        final Thread accept = start(new Thread(() -> server.send(DriverProtocol.VIA_CONNECT_ACCEPT, handle, serverVi)));
+        silent.whileWaitedForBy(accept);
+        accept.join(60_000);
+        client.join(60_000);
+        assertTrue(!accept.isAlive() && !client.isAlive(), "both ended once the NIC was taken for dead");
+        server.ok();
+        assertEquals(NicCoordinates.ofIndex(1, 2).packed(), process.viaConnected().node());
+        assertEquals(ViTableEntry.STATE_CONNECTED, vi(cluster.images.get(1), serverVi).state());
+    }
+
+    /**
+     * A disconnect whose peer's NIC is silent (as above): it waits to tell that NIC the connection is
+     * lost, and meanwhile a connection on another NIC is made. The disconnected VI is Idle at once.
+     */
+    @Test
+    void aDisconnectFromAPeerOnASilentNicHoldsUpNoConnectionOnAnotherNic() throws Exception
+    {
+        final int clientVi = createVi(process);
+        final Thread client = requestConnection(clientVi);
+        acceptTheRequestOnANewServer();
+        client.join(60_000);
+        assertEquals(NicCoordinates.ofIndex(1, 2).packed(), process.viaConnected().node());
+
+        final SilentNic silent = new SilentNic(1);
+        final Thread disconnect = start(new Thread(() -> process.send(DriverProtocol.VIA_DISCONNECT, clientVi)));
+        silent.whileWaitedForBy(disconnect);
+        disconnect.join(60_000);
+        assertTrue(!disconnect.isAlive(), "the disconnect ended once the NIC was taken for dead");
+        process.ok();
+        assertEquals(ViTableEntry.STATE_IDLE, vi(clientVi).state());
+    }
+
+    /** The NIC of a node stopped, but its heartbeat kept going by the test: alive to the driver, deaf to its commands. */
+    private final class SilentNic
+    {
+        private final ControlProgramSegment control;
+        private final AtomicBoolean beating = new AtomicBoolean(true);
+        private final Thread heartbeat;
+
+        SilentNic(final int node)
+        {
+            cluster.stopNic(node);
+            control = cluster.images.get(node).controlSegment();
+            control.running();
+            heartbeat = start(new Thread(() ->
+            {
+                for (long beat = 1; beating.get(); beat++)
+                {
+                    control.beat(beat, System.currentTimeMillis());
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+                }
+            }));
+        }
+
+        /**
+         * Once {@code waiter} waits in the driver for this NIC's Driver Doorbell: a connection is made on
+         * node 0-0 between two new processes, {@code waiter} still waiting after; then this NIC stops
+         * beating and is stopped, which ends {@code waiter}'s wait.
+         */
+        void whileWaitedForBy(final Thread waiter) throws InterruptedException
+        {
+            try
+            {
+                awaitWaitingIn(waiter, ViaTables.class, "command");
+                final int node0 = NicCoordinates.ofIndex(0, 2).packed();
+                final SocketlessConnection otherClient = registered(cluster.connect(0));
+                final int otherClientVi = createVi(otherClient);
+                final Thread otherRequest = start(new Thread(() ->
+                    otherClient.send(DriverProtocol.VIA_CONNECT_REQUEST, otherClientVi, node0, 0, 600_000L)));
+                final SocketlessConnection otherServer = registered(cluster.connect(0));
+                final int otherServerVi = createVi(otherServer);
+                final int otherHandle =
+                    otherServer.send(DriverProtocol.VIA_CONNECT_WAIT, 0, TIMEOUT_MS).viaConnectionAsked().handle();
+                otherServer.send(DriverProtocol.VIA_CONNECT_ACCEPT, otherHandle, otherServerVi).ok();
+                otherRequest.join(60_000);
+                assertTrue(!otherRequest.isAlive(), "the other connection's request ended");
+                assertEquals(node0, otherClient.viaConnected().node());
+                assertEquals(ViTableEntry.STATE_CONNECTED, vi(otherClientVi).state());
+                assertTrue(isWaitingIn(waiter, ViaTables.class, "command"),
+                    "the other connection was made while the silent NIC was still waited for");
+            }
+            finally
+            {
+                beating.set(false);
+                heartbeat.join(60_000);
+                control.stopped();
+            }
+        }
+    }
+
+    /**
      * A server whose process closes its NIC (its connection) during a ten-minute VipConnectWait: the
      * driver sees the hang-up and ends the wait then, so a request that comes after waits for the next
      * server instead of being asked of the gone one.
@@ -572,8 +680,15 @@ class ViaRequestsTest
      */
     private static void awaitWaitingIn(final Thread thread, final String method) throws InterruptedException
     {
+        awaitWaitingIn(thread, ViaConnections.class, method);
+    }
+
+    /** Waits until {@code thread} is in a timed wait inside {@code owner}'s {@code method}. */
+    private static void awaitWaitingIn(final Thread thread, final Class<?> owner, final String method)
+        throws InterruptedException
+    {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!isWaitingIn(thread, method))
+        while (!isWaitingIn(thread, owner, method))
         {
             assertTrue(thread.isAlive(), "the wait in " + method + " ended before the test acted");
             assertTrue(System.nanoTime() - deadline < 0, "never waiting in " + method + ": " + thread.getState());
@@ -581,7 +696,7 @@ class ViaRequestsTest
         }
     }
 
-    private static boolean isWaitingIn(final Thread thread, final String method)
+    private static boolean isWaitingIn(final Thread thread, final Class<?> owner, final String method)
     {
         if (Thread.State.TIMED_WAITING != thread.getState())
         {
@@ -589,7 +704,7 @@ class ViaRequestsTest
         }
         for (final StackTraceElement frame : thread.getStackTrace())
         {
-            if (ViaConnections.class.getName().equals(frame.getClassName()) && method.equals(frame.getMethodName()))
+            if (owner.getName().equals(frame.getClassName()) && method.equals(frame.getMethodName()))
             {
                 return true;
             }
