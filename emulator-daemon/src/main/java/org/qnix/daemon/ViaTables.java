@@ -21,8 +21,11 @@ import org.qnix.abi.ViaTablesLayout;
  * go through the NIC as driver commands (Via_Connect, Via_Disconnect, Via_Connection_Lost: issue 14,
  * "NICs learn of them through driver commands"), which the NIC applies to the VI entry; Idle and
  * Connect Pending, which mean nothing to the NIC, are the driver's own writes. Shared by every
- * connection of the node: synchronized. It checks nothing about who asks: that is {@link ViaResources}'
- * job.
+ * connection of the node: synchronized, but for the connection commands, which are posted and whose
+ * Driver Doorbells are waited for outside the monitor, so that a NIC slow to take one (a breakpoint, up
+ * to the heartbeat timeout) holds up no other call on the tables; what the driver writes itself once it
+ * gives up on the NIC goes only to the VI the command was for (same Generation). It checks nothing
+ * about who asks: that is {@link ViaResources}' job.
  *
  * <p>An entry is reused as soon as it is cleared. That is safe without the DMA epoch the
  * {@link PageAllocator} keeps for pages, because the NIC honours a memory handle only if the entry
@@ -146,44 +149,87 @@ final class ViaTables
      * The connection the connection manager matched, told to the NIC (Via_Connect), which writes the
      * peer and the connection id, then Connected. @return false if the NIC refused it.
      */
-    synchronized boolean connect(final int vi, final int connectionId, final int peerNic, final int peerVi,
-        final int peerNicPid) throws InterruptedException
+    boolean connect(final int vi, final int connectionId, final int peerNic, final int peerVi, final int peerNicPid)
+        throws InterruptedException
     {
-        final ViTableEntry entry = vi(vi);
-        final int done = command(DriverCommand.VIA_CONNECT, vi, entry.owner(), entry.generation(), connectionId,
-            peerNic, peerVi, peerNicPid);
+        final Target target = target(vi, false);
+        final int done = command(DriverCommand.VIA_CONNECT, vi, target.owner, target.generation, connectionId, peerNic,
+            peerVi, peerNicPid);
         if (NIC_GONE == done)
         {
-            vi(vi).connect(connectionId, peerNic, peerVi, peerNicPid);
-            return true;
+            synchronized (this)
+            {
+                if (!isSameVi(vi, target.generation))
+                {
+                    return false;
+                }
+                vi(vi).connect(connectionId, peerNic, peerVi, peerNicPid);
+                return true;
+            }
         }
         return Doorbell.DONE == done;
     }
 
     /** {@code VipDisconnect} of this VI, told to the NIC (Via_Disconnect): Idle. */
-    synchronized void disconnect(final int vi) throws InterruptedException
+    void disconnect(final int vi) throws InterruptedException
     {
-        final ViTableEntry entry = vi(vi);
-        if (ViTableEntry.STATE_IDLE == entry.state() && 0 == entry.connectionId())
+        final Target target = target(vi, true);
+        if (null == target)
         {
             return;
         }
-        if (NIC_GONE == command(DriverCommand.VIA_DISCONNECT, vi, entry.owner(), entry.generation(), 0, 0, 0, 0))
+        if (NIC_GONE == command(DriverCommand.VIA_DISCONNECT, vi, target.owner, target.generation, 0, 0, 0, 0))
         {
-            vi(vi).disconnect();
+            synchronized (this)
+            {
+                if (isSameVi(vi, target.generation))
+                {
+                    vi(vi).disconnect();
+                }
+            }
         }
     }
 
     /** The peer of the VI's connection {@code connectionId} went away (Via_Connection_Lost): Connected to Error. */
-    synchronized void connectionLost(final int vi, final int connectionId) throws InterruptedException
+    void connectionLost(final int vi, final int connectionId) throws InterruptedException
+    {
+        final Target target = target(vi, false);
+        if (NIC_GONE == command(DriverCommand.VIA_CONNECTION_LOST, vi, target.owner, target.generation, connectionId, 0,
+            0, 0))
+        {
+            synchronized (this)
+            {
+                if (isSameVi(vi, target.generation) && vi(vi).connectionId() == connectionId)
+                {
+                    vi(vi).breakConnection();
+                }
+            }
+        }
+    }
+
+    /** Whom a connection command on a VI is for: its owner and Generation, read under the monitor. */
+    private record Target(int owner, int generation)
+    {
+    }
+
+    /** @return the VI's owner and Generation; null if {@code unlessIdle} and it is Idle with no connection. */
+    private synchronized Target target(final int vi, final boolean unlessIdle)
     {
         final ViTableEntry entry = vi(vi);
-        if (NIC_GONE == command(DriverCommand.VIA_CONNECTION_LOST, vi, entry.owner(), entry.generation(), connectionId,
-            0, 0, 0) &&
-            vi(vi).connectionId() == connectionId)
+        if (unlessIdle && ViTableEntry.STATE_IDLE == entry.state() && 0 == entry.connectionId())
         {
-            vi(vi).breakConnection();
+            return null;
         }
+        return new Target(entry.owner(), entry.generation());
+    }
+
+    /**
+     * @return whether entry {@code vi} still holds the VI a command was posted for: in use, and of the
+     * same Generation (a VI destroyed and made again while the command waited has a newer one).
+     */
+    private boolean isSameVi(final int vi, final int generation)
+    {
+        return vis.get(vi) && vi(vi).generation() == generation;
     }
 
     synchronized int connectionId(final int vi)
@@ -207,12 +253,14 @@ final class ViaTables
     /**
      * Posts a VIA command on entry {@code index} of the process in Process Table entry {@code owner}
      * (the other fields as {@link DriverCommand#VIA_CONNECT} and {@link DriverCommand#VIA_RESIZE_CQ}
-     * reuse them) and waits for the NIC's Driver Doorbell. A command given up on here stays in the queue,
-     * and a NIC that was only silent takes it later: it carries the {@code generation} of its VI or CQ,
-     * which makes the NIC refuse it if the VI or CQ has been destroyed and made again by then, so that it
-     * cannot connect, flush, break or move the newer one.
+     * reuse them) and waits for the NIC's Driver Doorbell. Called outside the monitor, so that a NIC slow
+     * to take it (or a queue full meanwhile) holds up no other call on these tables. A command given up on
+     * here stays in the queue, and a NIC that was only silent takes it later: it carries the
+     * {@code generation} of its VI or CQ, which makes the NIC refuse it if the VI or CQ has been destroyed
+     * and made again by then, so that it cannot connect, flush, break or move the newer one.
      *
-     * @return the doorbell, or {@link #NIC_GONE} if the NIC did not take it.
+     * @return the doorbell, or {@link #NIC_GONE} if the NIC did not take it (the queue stayed full, the NIC
+     * is dead, or it did not take it within {@link #COMMAND_TIMEOUT_MS}).
      */
     private int command(final int command, final int index, final int owner, final int generation, final int pid,
         final int nameAi, final int namePi, final int group) throws InterruptedException
@@ -227,6 +275,7 @@ final class ViaTables
         }
         final long deadline = System.currentTimeMillis() + COMMAND_TIMEOUT_MS;
         int doorbell;
+        // Writer: the NIC, with release, once it applied the command.
         while (!Doorbell.isComplete(doorbell = commandQueue.doorbell(ticket)))
         {
             final long now = System.currentTimeMillis();
@@ -331,12 +380,19 @@ final class ViaTables
      * makes the entry name it. The driver cannot do it for a NIC that is gone, since a NIC that is only
      * slow would go on appending to the old ring.
      */
-    synchronized Resize resizeCq(final int cq, final int owner, final int entries, final long newRing)
+    Resize resizeCq(final int cq, final int owner, final int entries, final long newRing)
         throws InterruptedException
     {
-        final CqTableEntry entry = cq(cq);
-        final int done = command(DriverCommand.VIA_RESIZE_CQ, cq, owner, entry.generation(), entries, (int)newRing,
-            (int)entry.ringAddress(), 0);
+        final int generation;
+        final long oldRing;
+        synchronized (this)
+        {
+            final CqTableEntry entry = cq(cq);
+            generation = entry.generation();
+            oldRing = entry.ringAddress();
+        }
+        final int done = command(DriverCommand.VIA_RESIZE_CQ, cq, owner, generation, entries, (int)newRing,
+            (int)oldRing, 0);
         if (NIC_GONE == done)
         {
             return Resize.NIC_GONE;

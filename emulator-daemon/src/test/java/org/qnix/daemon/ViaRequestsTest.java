@@ -498,12 +498,19 @@ class ViaRequestsTest
     /** The NIC of a node stopped, but its heartbeat kept going by the test: alive to the driver, deaf to its commands. */
     private final class SilentNic
     {
+        private final int node;
+        /** A process of the node, registered while its NIC still took commands. */
+        private final SocketlessConnection onSilentNode;
+        private final int onSilentNodeVi;
         private final ControlProgramSegment control;
         private final AtomicBoolean beating = new AtomicBoolean(true);
         private final Thread heartbeat;
 
         SilentNic(final int node)
         {
+            this.node = node;
+            onSilentNode = registered(cluster.connect(node));
+            onSilentNodeVi = createVi(onSilentNode);
             cluster.stopNic(node);
             control = cluster.images.get(node).controlSegment();
             control.running();
@@ -518,15 +525,21 @@ class ViaRequestsTest
         }
 
         /**
-         * Once {@code waiter} waits in the driver for this NIC's Driver Doorbell: a connection is made on
-         * node 0-0 between two new processes, {@code waiter} still waiting after; then this NIC stops
-         * beating and is stopped, which ends {@code waiter}'s wait.
+         * Once {@code waiter} waits in the driver for this NIC's Driver Doorbell: a process on this
+         * NIC's node requests a connection (its VI goes Connect Pending in this node's tables, under the
+         * connection manager's monitor) and waits for a server, and a connection is made on node 0-0
+         * between two new processes, {@code waiter} still waiting after; then this NIC stops beating and
+         * is stopped, which ends {@code waiter}'s wait and the request's (ERROR_RESOURCE).
          */
         void whileWaitedForBy(final Thread waiter) throws InterruptedException
         {
             try
             {
                 awaitWaitingIn(waiter, ViaTables.class, "command");
+                final Thread onSilentNodeRequest = start(new Thread(() -> onSilentNode.send(
+                    DriverProtocol.VIA_CONNECT_REQUEST, onSilentNodeVi, cluster.images.get(node).node().packed(), 0,
+                    600_000L)));
+                awaitWaitingIn(onSilentNodeRequest, "connectRequest");
                 final int node0 = NicCoordinates.ofIndex(0, 2).packed();
                 final SocketlessConnection otherClient = registered(cluster.connect(0));
                 final int otherClientVi = createVi(otherClient);
