@@ -71,12 +71,14 @@ final class ViaCompletions
         final int offset, final int length, final int immediateData, final int status)
     {
         final int owner = s.owner;
-        // Writer: the driver, every field before the State (release): the State first, then the fields.
+        // Writer: the driver, every field before the State (release): the State first, then the fields,
+        // then the State again (isStill) and the words that say which VI it is.
         final int state = vi.state();
         final long line = sendQueue ? vi.sendCompletion() : vi.receiveCompletion();
         final int cqIndex = sendQueue ? vi.sendCq() : vi.receiveCq();
-        if (ViTableEntry.STATE_FREE == state || vi.owner() != owner || vi.generation() != s.generation ||
-            vi.connectionId() != s.connectionId || !alive(owner))
+        if (ViTableEntry.STATE_FREE == state || !vi.isStill(state) || vi.owner() != owner ||
+            vi.generation() != s.generation || vi.connectionId() != s.connectionId || !alive(owner) ||
+            !isCompletionLine(line))
         {
             // Another VI, or the driver cleared the PID first: the process's pages are about to be taken back.
             counters.viaCompletionsLost.increment();
@@ -125,6 +127,20 @@ final class ViaCompletions
             0 != processEntry.wrap(sdram, (int)layout.processEntryOffset(owner)).pid();
     }
 
+    /**
+     * @return whether {@code line}, a completion line the driver wrote into a VI entry, is one of the
+     * completion lines of the VIA Process Structures of the process {@link #alive} just looked at: the
+     * counter written there is never in another process's memory, whatever the entry held.
+     */
+    private boolean isCompletionLine(final long line)
+    {
+        // Writer: the driver, at registration, before the PID that alive() read with acquire.
+        final long structures = processEntry.viaStructures();
+        final long first = structures + ViaProcessStructuresLayout.COMPLETIONS_OFFSET;
+        return structures > 0 && line >= first && line < structures + ViaProcessStructuresLayout.ASYNC_RING_OFFSET &&
+            0 == (line - first) % ViaProcessStructuresLayout.COMPLETION_LENGTH;
+    }
+
     /** The queue's completion counter, then a wake-up if the process sleeps on it. */
     private void count(final long line)
     {
@@ -142,20 +158,12 @@ final class ViaCompletions
 
     private void appendToCq(final int owner, final int viIndex, final int cqIndex, final int queue)
     {
-        final CqTableEntry e = cq.wrap(sdram, (int)via.cqOffset(cqIndex));
-        // Writer: the driver, the ring before the owner (release); the ring's words read once, then
-        // the owner again: a CQ destroyed and made again meanwhile is not written into.
-        if (!e.isOwnedBy(owner))
+        // A CQ destroyed, or destroyed and made again meanwhile, is not written into (ringOf).
+        final CqRing ring = cq.wrap(sdram, (int)via.cqOffset(cqIndex)).ringOf(owner, host, cqRing);
+        if (null == ring)
         {
             return;
         }
-        final long ringAddress = e.ringAddress();
-        final int entries = e.entries();
-        if (!e.isOwnedBy(owner) || entries <= 0)
-        {
-            return;
-        }
-        final CqRing ring = cqRing.wrap(host, (int)ringAddress, entries);
         if (!ring.append(viIndex, queue))
         {
             // VIA 1.0: an overflowed CQ is broken; the process learns it from the async event.

@@ -49,6 +49,9 @@ import org.qnix.abi.ViplDescriptor;
  * structures, nor in another process's
  * ({@link #aForgedCqTailOrHeadIsReducedModuloTheRingAndNothingElseIsWritten},
  * {@link #aForgedAsyncEventTailOrHeadIsReducedModuloTheRingAndNothingElseIsWritten});</li>
+ * <li>a VI entry whose completion line is not in its owner's VIA Process Structures: the completion
+ * dropped and nothing written at that line
+ * ({@link #aCompletionLineOutsideItsOwnersStructuresIsNotCountedThere});</li>
  * <li>an RDMA write or read whose remote address is near {@link Long#MAX_VALUE}, overflows there, lies
  * below the region's base or is {@link Long#MIN_VALUE}, or whose remote handle is another process's
  * region with the VI's ptag and the enable: refused, nothing moved, both VIs in Error
@@ -484,6 +487,35 @@ class ViaHostileInputTest extends ViaSteppedTest
                 b.structures + ViaProcessStructuresLayout.asyncEventOffset(0),
                 2 * ViaProcessStructuresLayout.EVENT_LENGTH);
         }
+        assertOtherUntouched();
+    }
+
+    /**
+     * b's VI entry names a completion line in the other process's VIA Process Structures (a driver's word,
+     * overwritten here as a VI entry read while the driver made another VI in it could give it): the
+     * receive's completion is dropped and counted lost, and not one byte of the other process's
+     * structures or memory changes.
+     */
+    @Test
+    void aCompletionLineOutsideItsOwnersStructuresIsNotCountedThere()
+    {
+        connect(ViTableEntry.UNRELIABLE);
+        otherProcessOn(1, PTAG_B, 0);
+        final NodeImage image = cluster.images.get(1);
+        image.sdram().putLong((int)image.sdramLayout().via().viOffset(RECEIVE_VI) +
+            ViTableEntry.RECEIVE_COMPLETION_OFFSET, other.structures + ViaProcessStructuresLayout.receiveCompletionOffset(3));
+        final byte[] othersStructures = hostBytes(1, other.structures, ViaProcessStructuresLayout.LENGTH);
+        final long lost = counter(1, NicCounters.VIA_COMPLETIONS_LOST);
+
+        final ViplDescriptor recv = postedReceive(64);
+        oneSegmentSend(0, 1);
+        a.postSend(SEND_VI, handleA, DESCRIPTORS);
+        cluster.settle();
+
+        assertEquals(lost + 1, counter(1, NicCounters.VIA_COMPLETIONS_LOST), "the completion is counted lost");
+        assertEquals(0, recv.status(), "and not completed");
+        assertArrayEquals(othersStructures, hostBytes(1, other.structures, ViaProcessStructuresLayout.LENGTH),
+            "nothing written in the other process's structures");
         assertOtherUntouched();
     }
 

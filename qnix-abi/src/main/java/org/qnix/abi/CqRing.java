@@ -86,6 +86,18 @@ public final class CqRing
         return 0 != buffer.getIntVolatile(offset + WAITERS_OFFSET);
     }
 
+    /** @return the ring's offset in the buffer it wraps: its host address. */
+    public int offset()
+    {
+        return offset;
+    }
+
+    /** @return the ring's Entries, its capacity. */
+    public int entries()
+    {
+        return entries;
+    }
+
     /** @return the Tail's address: the futex word the process sleeps on. */
     public long tailAddress()
     {

@@ -1,5 +1,7 @@
 package org.qnix.abi;
 
+import java.lang.invoke.VarHandle;
+
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
@@ -51,12 +53,19 @@ public final class CqTableEntry
         return this;
     }
 
-    /** Driver side: the ring, then the owner with release; the reader is the NIC completing into it. */
+    /**
+     * Driver side: the ring, then the Generation and the Owner with release; the reader is the NIC
+     * completing into it, which takes the ring only as {@link #isStill} confirms it. The entry was
+     * {@link #clear cleared} before (a CQ destroyed in it) or never used: the fence keeps the new ring's
+     * words from being seen before that clear, so that a NIC that reads one of them sees the Owner or
+     * Generation change when it looks again.
+     */
     public void publish(final int owner, final int entries, final long ringAddress, final int generation)
     {
+        VarHandle.storeStoreFence();
         buffer.putInt(offset + ENTRIES_OFFSET, entries);
         buffer.putLong(offset + RING_ADDRESS_OFFSET, ringAddress);
-        buffer.putInt(offset + GENERATION_OFFSET, generation);
+        buffer.putIntRelease(offset + GENERATION_OFFSET, generation);
         buffer.putIntRelease(offset + OWNER_OFFSET, owner + 1);
     }
 
@@ -104,8 +113,55 @@ public final class CqTableEntry
         return buffer.getLong(offset + RING_ADDRESS_OFFSET);
     }
 
+    /**
+     * @return the Generation (acquire): read after {@link #isOwnedBy} and before the ring's words, so that
+     * a Generation of a newer CQ comes with that CQ's ring (the driver writes it after them, with release).
+     */
     public int generation()
     {
-        return buffer.getInt(offset + GENERATION_OFFSET);
+        return buffer.getIntVolatile(offset + GENERATION_OFFSET);
+    }
+
+    /**
+     * NIC side: the ring of the CQ in this entry, if {@code owner}'s: the Owner and Generation, the ring's
+     * words once, then the Owner and Generation again ({@link #isStill}), so that a CQ destroyed and made
+     * again meanwhile, even by the same owner, is not taken with a ring address of one and the Entries of
+     * the other.
+     *
+     * @param host the host memory the ring is in.
+     * @param view the flyweight to wrap over the ring.
+     * @return {@code view} over the ring, or null if the entry does not hold a CQ of {@code owner} (now).
+     */
+    public CqRing ringOf(final int owner, final AtomicBuffer host, final CqRing view)
+    {
+        // Writer: the driver, the ring before the Generation and the Owner (release).
+        if (!isOwnedBy(owner))
+        {
+            return null;
+        }
+        final int generation = generation();
+        final long ringAddress = ringAddress();
+        final int entries = entries();
+        if (!isStill(owner, generation) || entries <= 0)
+        {
+            return null;
+        }
+        return view.wrap(host, (int)ringAddress, entries);
+    }
+
+    /**
+     * The NIC's second look, after it read the ring's words ({@link #ringAddress}, {@link #entries}) of
+     * the CQ it found owned by {@code owner} with {@code generation}: the driver may destroy a CQ and make
+     * another in the entry at any time, even one of the same owner, and a ring address of one with the
+     * Entries of the other would let a completion land past the ring, in another process's memory.
+     *
+     * @return true if the entry still holds that CQ, so the words read between the two looks are its own.
+     */
+    public boolean isStill(final int owner, final int generation)
+    {
+        // The ring's words are read before this look: a word the driver wrote for a newer CQ implies, by
+        // its fence, that the clear before it is seen here, or the newer Owner and Generation.
+        VarHandle.loadLoadFence();
+        return isOwnedBy(owner) && buffer.getIntVolatile(offset + GENERATION_OFFSET) == generation;
     }
 }

@@ -1,5 +1,7 @@
 package org.qnix.abi;
 
+import java.lang.invoke.VarHandle;
+
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
@@ -120,6 +122,22 @@ public final class ViTableEntry
         return buffer.getIntVolatile(offset + STATE_OFFSET);
     }
 
+    /**
+     * The NIC's second look, after it read words of the entry (a completion line, a CQ number) for the VI
+     * whose State it read first as {@code state}: the driver may free the entry and make another VI in it
+     * at any time, and a word of the newer VI must not be taken for the older one's.
+     *
+     * @return true if the State is still {@code state}; the caller then compares the Generation, which a
+     * newer VI publishes before its State.
+     */
+    public boolean isStill(final int state)
+    {
+        // The words are read before this look: one the driver wrote for a newer VI implies, by its fence,
+        // that the Free before it is seen here, or the newer VI's State and Generation.
+        VarHandle.loadLoadFence();
+        return buffer.getIntVolatile(offset + STATE_OFFSET) == state;
+    }
+
     /** Driver side: the State after the entry's other fields; readers are the NIC and `cluster status`. */
     public void publishState(final int state)
     {
@@ -142,6 +160,9 @@ public final class ViTableEntry
         final long receiveCompletion)
     {
         final int generation = buffer.getInt(offset + GENERATION_OFFSET) + 1;
+        // The entry was freed (State Free, with release) before: none of the new VI's words may be seen
+        // before that, so that a NIC that reads one sees the State change when it looks again (isStill).
+        VarHandle.storeStoreFence();
         buffer.setMemory(offset + Integer.BYTES, LENGTH - Integer.BYTES, (byte)0);
         buffer.putInt(offset + GENERATION_OFFSET, generation);
         buffer.putInt(offset + OWNER_OFFSET, owner);

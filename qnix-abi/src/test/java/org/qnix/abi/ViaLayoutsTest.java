@@ -228,6 +228,38 @@ class ViaLayoutsTest
         assertEquals(-1, cq.owner());
     }
 
+    /**
+     * The NIC's second look at an entry whose words it read: a CQ entry destroyed and made again by the
+     * same owner, and a VI entry whose State changed, are no longer the ones it first looked at.
+     */
+    @Test
+    void anEntryMadeAgainIsNotStillTheOneFirstLookedAt()
+    {
+        final UnsafeBuffer memory = new UnsafeBuffer(new byte[2 * CqTableEntry.LENGTH + ViTableEntry.LENGTH]);
+        final CqTableEntry cq = new CqTableEntry().wrap(memory, 0);
+        cq.publish(3, 16, 4096, 1);
+        final int generation = cq.generation();
+        assertTrue(cq.isStill(3, generation), "untouched");
+        assertFalse(cq.isStill(4, generation), "another owner's");
+        cq.clear();
+        assertFalse(cq.isStill(3, generation), "destroyed");
+        cq.publish(3, 16384, 8192, generation + 1);
+        assertFalse(cq.isStill(3, generation), "made again by the same owner: another Generation");
+        assertTrue(cq.isStill(3, generation + 1));
+
+        final ViTableEntry vi = new ViTableEntry().wrap(memory, 2 * CqTableEntry.LENGTH);
+        vi.create(3, 1, 0, ViTableEntry.UNRELIABLE, 1024, ViTableEntry.NO_CQ, ViTableEntry.NO_CQ, 64, 128);
+        vi.connect(9, 1, 2, 3);
+        final int state = vi.state();
+        assertTrue(vi.isStill(state));
+        vi.publishState(ViTableEntry.STATE_FREE);
+        assertFalse(vi.isStill(state), "freed");
+        final int before = vi.generation();
+        vi.create(3, 1, 0, ViTableEntry.UNRELIABLE, 1024, ViTableEntry.NO_CQ, ViTableEntry.NO_CQ, 64, 128);
+        assertTrue(vi.isStill(ViTableEntry.STATE_IDLE) && vi.generation() == before + 1,
+            "a newer VI in the entry: the same State, and another Generation for the caller to compare");
+    }
+
     @Test
     void physicalAddressesComeFromTheRegionsPageTranslations()
     {
