@@ -108,7 +108,7 @@ final class ProcessRegistrar
         final NicWakeUp wakeUp = image.wakeUp();
         this.allocator = new PageAllocator(host, hostLayout, sdram, layout, wakeUp);
         this.commandQueue = new DriverCommandQueueWriter(sdram, host, layout, hostLayout, wakeUp);
-        this.viaTables = new ViaTables(sdram, layout, node, commandQueue, heartbeats);
+        this.viaTables = new ViaTables(sdram, layout, node, commandQueue, heartbeats, image.controlSegment());
         this.quarantine = new DeletionQuarantine(node, commandQueue, heartbeats, image.controlSegment(), this::release);
         registry.viaConnections().attach(node.packed(), viaTables);
     }

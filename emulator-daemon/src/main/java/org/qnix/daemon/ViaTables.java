@@ -3,6 +3,7 @@ package org.qnix.daemon;
 import java.util.BitSet;
 
 import org.agrona.concurrent.AtomicBuffer;
+import org.qnix.abi.ControlProgramSegment;
 import org.qnix.abi.CqTableEntry;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.DriverCommand;
@@ -34,7 +35,7 @@ import org.qnix.abi.ViaTablesLayout;
  * translation read just before the slot was reused leads to a page of another owner, which fails.
  *
  * <pre>{@code
- * ViaTables tables = new ViaTables(sdram, layout);
+ * ViaTables tables = new ViaTables(sdram, layout, node, commandQueue, heartbeats, image.controlSegment());
  * int handle = tables.registerRegion(owner, ptag, 0, base, length, pageAddresses);
  * tables.deregisterRegion(handle);
  * }</pre>
@@ -56,6 +57,9 @@ final class ViaTables
     private final BitSet cqs;
     private final int[] generations;
     private final int[] cqGenerations;
+    /** Per CQ entry: a Via_Resize_Cq given up on that its NIC may still take ({@link #isResizeOutstanding}). */
+    private final DriverCommandQueueWriter.Ticket[] abandonedResizes;
+    private final ControlProgramSegment control;
     private final ViTableEntry viEntry = new ViTableEntry();
     private final MemoryRegionEntry regionEntry = new MemoryRegionEntry();
     private final CqTableEntry cqEntry = new CqTableEntry();
@@ -66,9 +70,11 @@ final class ViaTables
      *
      * @param commandQueue the node's Driver Command Queue, for the connection commands.
      * @param heartbeats   to stop waiting for a dead NIC.
+     * @param control      the NIC's control program segment: whether it does DMA any more.
      */
     ViaTables(final AtomicBuffer sdram, final NicSdramLayout layout, final NicCoordinates node,
-        final DriverCommandQueueWriter commandQueue, final NicHeartbeats heartbeats)
+        final DriverCommandQueueWriter commandQueue, final NicHeartbeats heartbeats,
+        final ControlProgramSegment control)
     {
         this.sdram = sdram;
         this.via = layout.via();
@@ -81,6 +87,8 @@ final class ViaTables
         this.cqs = new BitSet(via.cqEntries());
         this.generations = new int[via.regionEntries()];
         this.cqGenerations = new int[via.cqEntries()];
+        this.abandonedResizes = new DriverCommandQueueWriter.Ticket[via.cqEntries()];
+        this.control = control;
         sdram.setMemory((int)via.viTableOffset(), (int)(via.endOffset() - via.viTableOffset()), (byte)0);
     }
 
@@ -265,12 +273,33 @@ final class ViaTables
     private int command(final int command, final int index, final int owner, final int generation, final int pid,
         final int nameAi, final int namePi, final int group) throws InterruptedException
     {
+        return await(post(command, index, owner, generation, pid, nameAi, namePi, group));
+    }
+
+    /** @return the posted command's ticket, or null if the Driver Command Queue stayed full. */
+    private DriverCommandQueueWriter.Ticket post(final int command, final int index, final int owner,
+        final int generation, final int pid, final int nameAi, final int namePi, final int group)
+        throws InterruptedException
+    {
         final DriverCommandQueueWriter.Ticket ticket = commandQueue.post(command, new ProcessName(nameAi, namePi),
             pid, index, group, owner, generation, COMMAND_TIMEOUT_MS);
         if (null == ticket)
         {
             System.err.println("driver " + node + ": could not post " + DriverCommand.name(command) + " for entry " +
                 index + " (Driver Command Queue full)");
+        }
+        return ticket;
+    }
+
+    /**
+     * Waits for a posted command's Driver Doorbell, or gives up on it (it stays abandoned in the queue).
+     *
+     * @return the doorbell, or {@link #NIC_GONE} if {@code ticket} is null or the NIC did not take it.
+     */
+    private int await(final DriverCommandQueueWriter.Ticket ticket) throws InterruptedException
+    {
+        if (null == ticket)
+        {
             return NIC_GONE;
         }
         final long deadline = System.currentTimeMillis() + COMMAND_TIMEOUT_MS;
@@ -350,7 +379,11 @@ final class ViaTables
     /** @return the new CQ's index, or -1 if the CQ table is full. */
     synchronized int createCq(final int owner, final int entries, final long ringAddress)
     {
-        final int cq = cqs.nextClearBit(0);
+        int cq = cqs.nextClearBit(0);
+        while (cq < via.cqEntries() && isResizeOutstanding(cq))
+        {
+            cq = cqs.nextClearBit(cq + 1);
+        }
         if (cq >= via.cqEntries())
         {
             return -1;
@@ -391,10 +424,18 @@ final class ViaTables
             generation = entry.generation();
             oldRing = entry.ringAddress();
         }
-        final int done = command(DriverCommand.VIA_RESIZE_CQ, cq, owner, generation, entries, (int)newRing,
-            (int)oldRing, 0);
+        final DriverCommandQueueWriter.Ticket ticket =
+            post(DriverCommand.VIA_RESIZE_CQ, cq, owner, generation, entries, (int)newRing, (int)oldRing, 0);
+        final int done = await(ticket);
         if (NIC_GONE == done)
         {
+            if (null != ticket)
+            {
+                synchronized (this)
+                {
+                    abandonedResizes[cq] = ticket;
+                }
+            }
             return Resize.NIC_GONE;
         }
         if (Doorbell.DONE == done)
@@ -402,6 +443,27 @@ final class ViaTables
             return Resize.DONE;
         }
         return Doorbell.NO_RESOURCES == done ? Resize.TOO_MANY_QUEUED : Resize.REFUSED;
+    }
+
+    /**
+     * @return true while a Via_Resize_Cq the driver gave up on for entry {@code cq} may still be taken by
+     * its NIC: until the NIC completed it or does no DMA any more. The entry is not reused meanwhile.
+     * The NIC refuses the command for a newer CQ in the entry (its Generation), but one made while the NIC
+     * copies the old ring would be pointed at the resize's ring, which its process no longer holds.
+     */
+    private boolean isResizeOutstanding(final int cq)
+    {
+        final DriverCommandQueueWriter.Ticket ticket = abandonedResizes[cq];
+        if (null == ticket)
+        {
+            return false;
+        }
+        if (commandQueue.completed(ticket) || FirmwareProcess.doesNoDma(control, System.currentTimeMillis()))
+        {
+            abandonedResizes[cq] = null;
+            return false;
+        }
+        return true;
     }
 
     synchronized void destroyCq(final int cq)

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.ControlProgramSegment;
 import org.qnix.abi.CqTableEntry;
 import org.qnix.abi.DriverProtocol;
@@ -495,6 +496,30 @@ class ViaRequestsTest
         assertEquals(ViTableEntry.STATE_IDLE, vi(clientVi).state());
     }
 
+    /**
+     * A CQ resize the driver gave up on (its NIC silent) may still be taken when the NIC resumes: the
+     * CQ's entry is not given to a CQ made after the destroy while that can happen, so that the NIC
+     * cannot point a newer CQ at the given-up resize's ring; once the NIC is seen stopped, it is.
+     */
+    @Test
+    void aCqEntryWhoseResizeTheNicMayStillTakeIsNotReusedUntilTheNicStops() throws Exception
+    {
+        final int cq = process.send(DriverProtocol.VIA_CQ_CREATE, 8).viaCq().cq();
+        final SilentNic silent = new SilentNic(0);
+        silent.goQuiet();
+
+        process.send(DriverProtocol.VIA_CQ_RESIZE, cq, 16);
+        assertEquals(ViplResult.INVALID_STATE.code(), process.viaFailed("did not take the resize"));
+        process.send(DriverProtocol.VIA_CQ_DESTROY, cq).ok();
+        final int made = process.send(DriverProtocol.VIA_CQ_CREATE, 8).viaCq().cq();
+        assertNotEquals(cq, made, "the entry the NIC may still resize is not reused");
+
+        silent.stop();
+        process.send(DriverProtocol.VIA_CQ_DESTROY, made).ok();
+        assertEquals(cq, process.send(DriverProtocol.VIA_CQ_CREATE, 8).viaCq().cq(),
+            "reused once the NIC does no DMA any more");
+    }
+
     /** The NIC of a node stopped, but its heartbeat kept going by the test: alive to the driver, deaf to its commands. */
     private final class SilentNic
     {
@@ -559,10 +584,27 @@ class ViaRequestsTest
             }
             finally
             {
-                beating.set(false);
-                heartbeat.join(60_000);
+                goQuiet();
                 control.stopped();
             }
+        }
+
+        /**
+         * Its heartbeat stops, dated past the heartbeat timeout: the driver takes the NIC for dead at its
+         * next look, but it may still do DMA (its state Running, its firmware's process this live JVM),
+         * as a NIC at a breakpoint that may resume.
+         */
+        void goQuiet() throws InterruptedException
+        {
+            beating.set(false);
+            heartbeat.join(60_000);
+            control.beat(Long.MAX_VALUE, System.currentTimeMillis() - 10 * ControlProgramLayout.HEARTBEAT_TIMEOUT_MS);
+        }
+
+        /** Its control program is seen stopped: it does no DMA any more. */
+        void stop()
+        {
+            control.stopped();
         }
     }
 
