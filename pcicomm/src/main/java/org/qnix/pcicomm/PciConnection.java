@@ -631,7 +631,15 @@ public final class PciConnection implements AutoCloseable
             {
                 if (closing || ConnectionState.LISTENING != state)
                 {
-                    request.reject();
+                    try
+                    {
+                        request.reject();
+                    }
+                    catch (final ViplException ex)
+                    {
+                        // The client withdrew meanwhile, or the NIC stopped: this end stops listening either
+                        // way, and an exception here would only end the thread with a stack trace.
+                    }
                     return false;
                 }
                 state = ConnectionState.CONNECTING;
