@@ -64,8 +64,11 @@ final class ViaMemory
         {
             return REFUSED;
         }
+        // The entry's words may be torn (the driver publishing another region in it): physicalAddress
+        // refuses words that do not hold together, and the page must be the owner's, locked.
         final long physical = r.physicalAddress(sdram, via, address, pageSize);
-        return pages.isLockedBy(ProcessTableLayout.nicPid(owner), physical) ? physical : REFUSED;
+        return MemoryRegionEntry.NO_TRANSLATION != physical &&
+            pages.isLockedBy(ProcessTableLayout.nicPid(owner), physical) ? physical : REFUSED;
     }
 
     /** @return true if {@code [address, address + bytes)} lies in the live region {@code handle} of owner and ptag. */

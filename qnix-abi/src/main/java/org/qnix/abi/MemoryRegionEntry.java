@@ -182,16 +182,30 @@ public final class MemoryRegionEntry
         return bytes >= 0 && address >= base && address - base <= length() - bytes;
     }
 
+    /** What {@link #physicalAddress} answers for a byte it finds no translation for. */
+    public static final long NO_TRANSLATION = -1;
+
     /**
      * @return the host physical address of byte {@code address} (which must be {@link #contains inside}),
-     * through the region's page translations in {@code sdram}.
+     * through the region's page translations in {@code sdram}; {@link #NO_TRANSLATION} if the entry's
+     * words do not hold together: a page outside the region's Pages or the translation table, or a
+     * physical address at another offset in its page than {@code address} (pages are page-aligned at
+     * both ends). The NIC reads the words while the driver may clear the entry and publish another
+     * region in it; a Base of one with the First translation of the other would otherwise give a byte
+     * in the middle of a page the Protection Table check looks at, whose copy ends in the next page.
      */
     public long physicalAddress(final AtomicBuffer sdram, final ViaTablesLayout via, final long address,
         final int pageSize)
     {
-        final long firstPage = base() - base() % pageSize;
-        final long fromFirstPage = address - firstPage;
-        final int page = (int)(fromFirstPage / pageSize);
-        return sdram.getLong((int)via.translationOffset(firstTranslation() + page)) + fromFirstPage % pageSize;
+        final long base = base();
+        final long fromFirstPage = address - (base - base % pageSize);
+        final long page = fromFirstPage / pageSize;
+        final long translation = firstTranslation() + page;
+        if (fromFirstPage < 0 || page >= pages() || translation < 0 || translation >= via.translationEntries())
+        {
+            return NO_TRANSLATION;
+        }
+        final long physical = sdram.getLong((int)via.translationOffset((int)translation)) + fromFirstPage % pageSize;
+        return physical >= 0 && physical % pageSize == address % pageSize ? physical : NO_TRANSLATION;
     }
 }

@@ -278,6 +278,47 @@ class ViaLayoutsTest
         assertEquals(7L * page, region.physicalAddress(sdram, via, base + page - 100, page), "the second page");
     }
 
+    /**
+     * Words of an entry that do not hold together, as the NIC may read them while the driver clears the
+     * entry and publishes another region in it, translate to nothing: the Base of a region at offset 100
+     * of its page with the words of one at offset 0x800 would name a byte in the middle of the page the
+     * Protection Table check looks at, and a copy from there would end in the next page.
+     */
+    @Test
+    void wordsThatDoNotHoldTogetherTranslateToNothing()
+    {
+        final ClusterParameters params = parameters().get(2);
+        final NicSdramLayout layout = new NicSdramLayout(params);
+        final ViaTablesLayout via = layout.via();
+        final int page = params.pageSize();
+        final UnsafeBuffer sdram = new UnsafeBuffer(new byte[(int)layout.managedMemoryOffset()]);
+        sdram.putLong((int)via.translationOffset(10), 50L * page);
+        sdram.putLong((int)via.translationOffset(11), 7L * page);
+        sdram.putLong((int)via.translationOffset(12), 9L * page + 8);
+        final MemoryRegionEntry region = new MemoryRegionEntry().wrap(sdram, (int)via.regionOffset(3));
+        final long address = ViaAddressSpace.address(4, 0x100);
+
+        // A Base at 0x800 of the allocation's first page, with the address a descriptor gave for the
+        // region at 0x100: before the page, so no translation.
+        region.publish(MemoryRegionEntry.handle(1, 3), 0, 1, 0, ViaAddressSpace.address(4, 0x800), page, 10, 2, 4);
+        assertEquals(MemoryRegionEntry.NO_TRANSLATION, region.physicalAddress(sdram, via, address, page));
+        // The address on the region's second page, whose translation word (12) is not page-aligned, as
+        // a word past the translations the driver wrote could be.
+        region.publish(MemoryRegionEntry.handle(2, 3), 0, 1, 0, ViaAddressSpace.address(4, 0x100) - page, 2L * page,
+            11, 2, 4);
+        assertEquals(MemoryRegionEntry.NO_TRANSLATION, region.physicalAddress(sdram, via, address, page),
+            "a translation that is not page-aligned");
+        // Pages: 1, so the second page of the region is outside it.
+        region.publish(MemoryRegionEntry.handle(3, 3), 0, 1, 0, ViaAddressSpace.address(4, 0), 2L * page, 10, 1, 4);
+        assertEquals(MemoryRegionEntry.NO_TRANSLATION, region.physicalAddress(sdram, via, address + page, page),
+            "a page past the region's Pages");
+        // A First translation at the end of the table.
+        region.publish(MemoryRegionEntry.handle(4, 3), 0, 1, 0, ViaAddressSpace.address(4, 0), 2L * page,
+            via.translationEntries() - 1, 2, 4);
+        assertEquals(MemoryRegionEntry.NO_TRANSLATION, region.physicalAddress(sdram, via, address + page, page),
+            "a translation past the table");
+    }
+
     @Test
     void resultCodesAreVipl10s()
     {
