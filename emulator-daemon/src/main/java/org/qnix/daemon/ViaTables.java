@@ -32,7 +32,10 @@ import org.qnix.abi.ViaTablesLayout;
  * {@link PageAllocator} keeps for pages, because the NIC honours a memory handle only if the entry
  * holds that very value (a new region in the slot has another generation), and checks every page it
  * copies against the Translation and Protection Table, owner and lock count, as for QNIX: a stale
- * translation read just before the slot was reused leads to a page of another owner, which fails.
+ * translation read just before the slot was reused leads to a page of another owner, which fails. Words
+ * of two regions read together (the slot reused during the read) are refused when they do not hold
+ * together ({@code MemoryRegionEntry.physicalAddress}: the byte's offset in its page, the region's
+ * Pages), so a copy never starts mid-page in a page it checked and ends in one it did not.
  *
  * <pre>{@code
  * ViaTables tables = new ViaTables(sdram, layout, node, commandQueue, heartbeats, image.controlSegment());
@@ -57,8 +60,10 @@ final class ViaTables
     private final BitSet cqs;
     private final int[] generations;
     private final int[] cqGenerations;
-    /** Per CQ entry: a Via_Resize_Cq given up on that its NIC may still take ({@link #isResizeOutstanding}). */
+    /** Per CQ entry: a Via_Resize_Cq given up on that its NIC may still take ({@link #isOutstanding}). */
     private final DriverCommandQueueWriter.Ticket[] abandonedResizes;
+    /** Per VI entry: the latest connection command given up on that its NIC may still take. */
+    private final DriverCommandQueueWriter.Ticket[] abandonedViCommands;
     private final ControlProgramSegment control;
     private final ViTableEntry viEntry = new ViTableEntry();
     private final MemoryRegionEntry regionEntry = new MemoryRegionEntry();
@@ -88,6 +93,7 @@ final class ViaTables
         this.generations = new int[via.regionEntries()];
         this.cqGenerations = new int[via.cqEntries()];
         this.abandonedResizes = new DriverCommandQueueWriter.Ticket[via.cqEntries()];
+        this.abandonedViCommands = new DriverCommandQueueWriter.Ticket[via.viEntries()];
         this.control = control;
         sdram.setMemory((int)via.viTableOffset(), (int)(via.endOffset() - via.viTableOffset()), (byte)0);
     }
@@ -115,7 +121,11 @@ final class ViaTables
         final int maxTransfer, final int sendCq, final int receiveCq, final long sendCompletion,
         final long receiveCompletion)
     {
-        final int vi = vis.nextClearBit(0);
+        int vi = vis.nextClearBit(0);
+        while (vi < via.viEntries() && isOutstanding(abandonedViCommands, vi))
+        {
+            vi = vis.nextClearBit(vi + 1);
+        }
         if (vi >= via.viEntries())
         {
             return -1;
@@ -161,12 +171,14 @@ final class ViaTables
         throws InterruptedException
     {
         final Target target = target(vi, false);
-        final int done = command(DriverCommand.VIA_CONNECT, vi, target.owner, target.generation, connectionId, peerNic,
-            peerVi, peerNicPid);
+        final DriverCommandQueueWriter.Ticket ticket = post(DriverCommand.VIA_CONNECT, vi, target.owner,
+            target.generation, connectionId, peerNic, peerVi, peerNicPid);
+        final int done = await(ticket);
         if (NIC_GONE == done)
         {
             synchronized (this)
             {
+                givenUp(abandonedViCommands, vi, ticket);
                 if (!isSameVi(vi, target.generation))
                 {
                     return false;
@@ -186,10 +198,13 @@ final class ViaTables
         {
             return;
         }
-        if (NIC_GONE == command(DriverCommand.VIA_DISCONNECT, vi, target.owner, target.generation, 0, 0, 0, 0))
+        final DriverCommandQueueWriter.Ticket ticket =
+            post(DriverCommand.VIA_DISCONNECT, vi, target.owner, target.generation, 0, 0, 0, 0);
+        if (NIC_GONE == await(ticket))
         {
             synchronized (this)
             {
+                givenUp(abandonedViCommands, vi, ticket);
                 if (isSameVi(vi, target.generation))
                 {
                     vi(vi).disconnect();
@@ -202,11 +217,13 @@ final class ViaTables
     void connectionLost(final int vi, final int connectionId) throws InterruptedException
     {
         final Target target = target(vi, false);
-        if (NIC_GONE == command(DriverCommand.VIA_CONNECTION_LOST, vi, target.owner, target.generation, connectionId, 0,
-            0, 0))
+        final DriverCommandQueueWriter.Ticket ticket =
+            post(DriverCommand.VIA_CONNECTION_LOST, vi, target.owner, target.generation, connectionId, 0, 0, 0);
+        if (NIC_GONE == await(ticket))
         {
             synchronized (this)
             {
+                givenUp(abandonedViCommands, vi, ticket);
                 if (isSameVi(vi, target.generation) && vi(vi).connectionId() == connectionId)
                 {
                     vi(vi).breakConnection();
@@ -261,22 +278,15 @@ final class ViaTables
     /**
      * Posts a VIA command on entry {@code index} of the process in Process Table entry {@code owner}
      * (the other fields as {@link DriverCommand#VIA_CONNECT} and {@link DriverCommand#VIA_RESIZE_CQ}
-     * reuse them) and waits for the NIC's Driver Doorbell. Called outside the monitor, so that a NIC slow
-     * to take it (or a queue full meanwhile) holds up no other call on these tables. A command given up on
-     * here stays in the queue, and a NIC that was only silent takes it later: it carries the
-     * {@code generation} of its VI or CQ, which makes the NIC refuse it if the VI or CQ has been destroyed
-     * and made again by then, so that it cannot connect, flush, break or move the newer one.
+     * reuse them); {@link #await} waits for the NIC's Driver Doorbell. Both are called outside the
+     * monitor, so that a NIC slow to take it (or a queue full meanwhile) holds up no other call on these
+     * tables. A command given up on stays in the queue, and a NIC that was only silent takes it later: it
+     * carries the {@code generation} of its VI or CQ, which makes the NIC refuse it if the VI or CQ has
+     * been destroyed and made again by then, so that it cannot connect, flush, break or move the newer
+     * one; and the entry is not reused while the NIC may still take it ({@link #isOutstanding}).
      *
-     * @return the doorbell, or {@link #NIC_GONE} if the NIC did not take it (the queue stayed full, the NIC
-     * is dead, or it did not take it within {@link #COMMAND_TIMEOUT_MS}).
+     * @return the posted command's ticket, or null if the Driver Command Queue stayed full.
      */
-    private int command(final int command, final int index, final int owner, final int generation, final int pid,
-        final int nameAi, final int namePi, final int group) throws InterruptedException
-    {
-        return await(post(command, index, owner, generation, pid, nameAi, namePi, group));
-    }
-
-    /** @return the posted command's ticket, or null if the Driver Command Queue stayed full. */
     private DriverCommandQueueWriter.Ticket post(final int command, final int index, final int owner,
         final int generation, final int pid, final int nameAi, final int namePi, final int group)
         throws InterruptedException
@@ -294,7 +304,8 @@ final class ViaTables
     /**
      * Waits for a posted command's Driver Doorbell, or gives up on it (it stays abandoned in the queue).
      *
-     * @return the doorbell, or {@link #NIC_GONE} if {@code ticket} is null or the NIC did not take it.
+     * @return the doorbell, or {@link #NIC_GONE} if {@code ticket} is null (the queue stayed full) or the
+     * NIC did not take it (it is dead, or did not take it within {@link #COMMAND_TIMEOUT_MS}).
      */
     private int await(final DriverCommandQueueWriter.Ticket ticket) throws InterruptedException
     {
@@ -380,7 +391,7 @@ final class ViaTables
     synchronized int createCq(final int owner, final int entries, final long ringAddress)
     {
         int cq = cqs.nextClearBit(0);
-        while (cq < via.cqEntries() && isResizeOutstanding(cq))
+        while (cq < via.cqEntries() && isOutstanding(abandonedResizes, cq))
         {
             cq = cqs.nextClearBit(cq + 1);
         }
@@ -429,12 +440,9 @@ final class ViaTables
         final int done = await(ticket);
         if (NIC_GONE == done)
         {
-            if (null != ticket)
+            synchronized (this)
             {
-                synchronized (this)
-                {
-                    abandonedResizes[cq] = ticket;
-                }
+                givenUp(abandonedResizes, cq, ticket);
             }
             return Resize.NIC_GONE;
         }
@@ -445,22 +453,36 @@ final class ViaTables
         return Doorbell.NO_RESOURCES == done ? Resize.TOO_MANY_QUEUED : Resize.REFUSED;
     }
 
-    /**
-     * @return true while a Via_Resize_Cq the driver gave up on for entry {@code cq} may still be taken by
-     * its NIC: until the NIC completed it or does no DMA any more. The entry is not reused meanwhile.
-     * The NIC refuses the command for a newer CQ in the entry (its Generation), but one made while the NIC
-     * copies the old ring would be pointed at the resize's ring, which its process no longer holds.
-     */
-    private boolean isResizeOutstanding(final int cq)
+    /** Under the monitor: {@code ticket}, a command on entry {@code index} given up on, may still be taken. */
+    private static void givenUp(final DriverCommandQueueWriter.Ticket[] abandoned, final int index,
+        final DriverCommandQueueWriter.Ticket ticket)
     {
-        final DriverCommandQueueWriter.Ticket ticket = abandonedResizes[cq];
+        if (null != ticket)
+        {
+            // Commands are taken in queue order: the latest given up on is the last to wait for.
+            abandoned[index] = ticket;
+        }
+    }
+
+    /**
+     * @return true while a command the driver gave up on for entry {@code index} (a Via_Resize_Cq of a
+     * CQ; a Via_Connect, Via_Disconnect or Via_Connection_Lost of a VI) may still be taken by its NIC:
+     * until the NIC completed it or does no DMA any more. The entry is not given to a new CQ or VI
+     * meanwhile. The NIC refuses such a command for a newer CQ or VI in the entry (its Generation), but
+     * a CQ made while the NIC copies the old ring would be pointed at the resize's ring, no longer its
+     * process's; and a VI the driver set Idle or Error itself may still have a packet of its connection
+     * in the NIC's hands, which a VI made in the entry for another process must not receive.
+     */
+    private boolean isOutstanding(final DriverCommandQueueWriter.Ticket[] abandoned, final int index)
+    {
+        final DriverCommandQueueWriter.Ticket ticket = abandoned[index];
         if (null == ticket)
         {
             return false;
         }
         if (commandQueue.completed(ticket) || FirmwareProcess.doesNoDma(control, System.currentTimeMillis()))
         {
-            abandonedResizes[cq] = null;
+            abandoned[index] = null;
             return false;
         }
         return true;

@@ -520,6 +520,34 @@ class ViaRequestsTest
             "reused once the NIC does no DMA any more");
     }
 
+    /**
+     * A disconnect whose NIC is quiet: the driver sets the VI Idle itself, and the Via_Disconnect it gave
+     * up on may still be taken, after a packet of the connection the NIC still holds. The VI can be
+     * destroyed, but its entry is not given to a VI made after while that can happen, so that the packet
+     * cannot reach a VI of another process; once the NIC is seen stopped, it is.
+     */
+    @Test
+    void aViEntryWhoseDisconnectTheNicMayStillTakeIsNotReusedUntilTheNicStops() throws Exception
+    {
+        final int clientVi = createVi(process);
+        final Thread client = requestConnection(clientVi);
+        acceptTheRequestOnANewServer();
+        client.join(60_000);
+        assertEquals(NicCoordinates.ofIndex(1, 2).packed(), process.viaConnected().node());
+        final SilentNic silent = new SilentNic(0);
+        silent.goQuiet();
+
+        process.send(DriverProtocol.VIA_DISCONNECT, clientVi).ok();
+        assertEquals(ViTableEntry.STATE_IDLE, vi(clientVi).state(), "set Idle by the driver");
+        process.send(DriverProtocol.VIA_VI_DESTROY, clientVi).ok();
+        final int made = createVi(process);
+        assertNotEquals(clientVi, made, "the entry the NIC may still take the disconnect for is not reused");
+
+        silent.stop();
+        process.send(DriverProtocol.VIA_VI_DESTROY, made).ok();
+        assertEquals(clientVi, createVi(process), "reused once the NIC does no DMA any more");
+    }
+
     /** The NIC of a node stopped, but its heartbeat kept going by the test: alive to the driver, deaf to its commands. */
     private final class SilentNic
     {
@@ -560,7 +588,7 @@ class ViaRequestsTest
         {
             try
             {
-                awaitWaitingIn(waiter, ViaTables.class, "command");
+                awaitWaitingIn(waiter, ViaTables.class, "await");
                 final Thread onSilentNodeRequest = start(new Thread(() -> onSilentNode.send(
                     DriverProtocol.VIA_CONNECT_REQUEST, onSilentNodeVi, cluster.images.get(node).node().packed(), 0,
                     600_000L)));
@@ -579,7 +607,7 @@ class ViaRequestsTest
                 assertTrue(!otherRequest.isAlive(), "the other connection's request ended");
                 assertEquals(node0, otherClient.viaConnected().node());
                 assertEquals(ViTableEntry.STATE_CONNECTED, vi(otherClientVi).state());
-                assertTrue(isWaitingIn(waiter, ViaTables.class, "command"),
+                assertTrue(isWaitingIn(waiter, ViaTables.class, "await"),
                     "the other connection was made while the silent NIC was still waited for");
             }
             finally
