@@ -333,6 +333,14 @@ final class ViaConnections
                 // A match of this VI is being told to its NICs: it is ended once it is made.
                 wait(POLL_MS);
             }
+            final PeerRequest unmatched = peerByVi.get(key);
+            if (null != unmatched && null == unmatched.result)
+            {
+                // Its peer request, not matched yet, is withdrawn (its outcome INVALID_STATE, the VI Idle):
+                // a match after this disconnect would connect a VI its process disconnected.
+                end(unmatched, ViplResult.INVALID_STATE);
+                notifyAll();
+            }
             peer = peers.remove(key);
             if (null != peer)
             {
@@ -340,8 +348,9 @@ final class ViaConnections
             }
             connectionId = tables(node).connectionId(vi);
         }
-        // Outside the monitor, each NIC by its own command. Neither VI can be connected again meanwhile: a
-        // connection takes only Idle VIs, and each is Idle only once its NIC took its command.
+        // Outside the monitor, each NIC by its own command. The peer may be disconnected and connected
+        // again meanwhile by its own process: Via_Connection_Lost carries this connection's id, which the
+        // NIC (and the driver, for a NIC gone) compares, so a newer connection of the peer is not broken.
         tables(node).disconnect(vi);
         if (null != peer)
         {
@@ -449,6 +458,10 @@ final class ViaConnections
         {
             if (request.joining)
             {
+                if (!block)
+                {
+                    return new Outcome(ViplResult.NOT_DONE, null);
+                }
                 // Matched: its NICs are being told, which ends within the command timeouts.
                 wait(POLL_MS);
                 continue;
