@@ -224,8 +224,9 @@ final class ViaResources
         if (cq < 0)
         {
             memory.releaseFixed(ring);
-            throw new ViaRefusal(ViplResult.ERROR_RESOURCE, "the CQ table of NIC " + node + " is full (" +
-                tables.layout().cqEntries() + " completion queues)");
+            throw new ViaRefusal(ViplResult.ERROR_RESOURCE, "the CQ table of NIC " + node + " has no free entry (" +
+                tables.layout().cqEntries() + " completion queues in use, or held back until the NIC takes a " +
+                "resize the driver gave up on)");
         }
         final Cq created = new Cq(cq, entries, ring, List.of());
         cqs.put(cq, created);
@@ -344,8 +345,9 @@ final class ViaResources
             structuresAddress + ViaProcessStructuresLayout.receiveCompletionOffset(number));
         if (vi < 0)
         {
-            throw new ViaRefusal(ViplResult.ERROR_RESOURCE, "the VI table of NIC " + node + " is full (" +
-                tables.layout().viEntries() + " VIs)");
+            throw new ViaRefusal(ViplResult.ERROR_RESOURCE, "the VI table of NIC " + node + " has no free entry (" +
+                tables.layout().viEntries() + " VIs in use, or held back until the NIC takes a connection command " +
+                "the driver gave up on)");
         }
         numbers.set(number);
         final Vi created = new Vi(vi, number, ptag, sendCq, receiveCq, reliability, maxTransfer, attributes);

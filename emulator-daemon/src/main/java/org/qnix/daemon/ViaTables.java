@@ -28,7 +28,8 @@ import org.qnix.abi.ViaTablesLayout;
  * gives up on the NIC goes only to the VI the command was for (same Generation). It checks nothing
  * about who asks: that is {@link ViaResources}' job.
  *
- * <p>An entry is reused as soon as it is cleared. That is safe without the DMA epoch the
+ * <p>A region entry is reused as soon as it is cleared (a VI or CQ entry too, unless a command the
+ * driver gave up on for it may still be taken: {@link #isOutstanding}). That is safe without the DMA epoch the
  * {@link PageAllocator} keeps for pages, because the NIC honours a memory handle only if the entry
  * holds that very value (a new region in the slot has another generation), and checks every page it
  * copies against the Translation and Protection Table, owner and lock count, as for QNIX: a stale
@@ -457,9 +458,10 @@ final class ViaTables
     private static void givenUp(final DriverCommandQueueWriter.Ticket[] abandoned, final int index,
         final DriverCommandQueueWriter.Ticket ticket)
     {
-        if (null != ticket)
+        // Commands are taken in queue order: the latest posted of those given up on is the last to wait
+        // for, whichever thread gave up on it last.
+        if (null != ticket && (null == abandoned[index] || ticket.sequence() > abandoned[index].sequence()))
         {
-            // Commands are taken in queue order: the latest given up on is the last to wait for.
             abandoned[index] = ticket;
         }
     }

@@ -406,6 +406,35 @@ class ViaRequestsTest
     }
 
     /**
+     * VipDisconnect of a VI whose peer request is not matched yet withdraws the request: the VI is Idle,
+     * its outcome is INVALID_STATE, and the peer's request that comes after is not matched with it (it
+     * waits for its own timeout, as with no request on the other side).
+     */
+    @Test
+    void aDisconnectWithdrawsAnUnmatchedPeerRequest() throws Exception
+    {
+        final int node0 = NicCoordinates.ofIndex(0, 2).packed();
+        final int node1 = NicCoordinates.ofIndex(1, 2).packed();
+        final int vi = createVi(process);
+        // Node 0-0 asks node 1-0; both discriminators empty (a length of 0).
+        process.send(DriverProtocol.VIA_CONNECT_PEER_REQUEST, vi, 0, node1, 0, 600_000L).ok();
+        assertEquals(ViTableEntry.STATE_PENDING, vi(vi).state());
+
+        process.send(DriverProtocol.VIA_DISCONNECT, vi).ok();
+        assertEquals(ViTableEntry.STATE_IDLE, vi(vi).state(), "Idle, its request withdrawn");
+        process.send(DriverProtocol.VIA_CONNECT_PEER_DONE, vi);
+        assertEquals(ViplResult.INVALID_STATE.code(), process.viaFailed("no peer connection request outstanding"));
+
+        final SocketlessConnection peer = registered(cluster.connect(1));
+        final int peerVi = createVi(peer);
+        peer.send(DriverProtocol.VIA_CONNECT_PEER_REQUEST, peerVi, 0, node0, 0, 600_000L).ok();
+        peer.send(DriverProtocol.VIA_CONNECT_PEER_DONE, peerVi);
+        assertEquals(ViplResult.NOT_DONE.code(), peer.viaFailed("NOT_DONE"), "not matched with the withdrawn one");
+        assertEquals(ViTableEntry.STATE_IDLE, vi(vi).state());
+        assertEquals(ViTableEntry.STATE_PENDING, vi(cluster.images.get(1), peerVi).state());
+    }
+
+    /**
      * VipConnectAccept with a VI that is not Idle is refused INVALID_STATE and leaves the request asked:
      * the server accepts it with an Idle VI, and the client, waiting with a ten-minute timeout, is connected.
      */
@@ -569,7 +598,7 @@ class ViaRequestsTest
             control.running();
             heartbeat = start(new Thread(() ->
             {
-                for (long beat = 1; beating.get(); beat++)
+                for (long beat = 1; beating.get() && !Thread.currentThread().isInterrupted(); beat++)
                 {
                     control.beat(beat, System.currentTimeMillis());
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
@@ -607,7 +636,7 @@ class ViaRequestsTest
                 assertTrue(!otherRequest.isAlive(), "the other connection's request ended");
                 assertEquals(node0, otherClient.viaConnected().node());
                 assertEquals(ViTableEntry.STATE_CONNECTED, vi(otherClientVi).state());
-                assertTrue(isWaitingIn(waiter, ViaTables.class, "await"),
+                assertTrue(isIn(waiter, ViaTables.class, "await"),
                     "the other connection was made while the silent NIC was still waited for");
             }
             finally
@@ -777,6 +806,19 @@ class ViaRequestsTest
             assertTrue(System.nanoTime() - deadline < 0, "never waiting in " + method + ": " + thread.getState());
             Thread.sleep(1);
         }
+    }
+
+    /** @return whether {@code thread} runs inside {@code owner}'s {@code method}, in whatever state. */
+    private static boolean isIn(final Thread thread, final Class<?> owner, final String method)
+    {
+        for (final StackTraceElement frame : thread.getStackTrace())
+        {
+            if (owner.getName().equals(frame.getClassName()) && method.equals(frame.getMethodName()))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean isWaitingIn(final Thread thread, final Class<?> owner, final String method)

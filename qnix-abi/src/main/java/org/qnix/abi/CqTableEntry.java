@@ -32,7 +32,8 @@ import org.agrona.concurrent.AtomicBuffer;
  *
  * <pre>{@code
  * CqTableEntry cq = new CqTableEntry().wrap(sdram, (int)via.cqOffset(vi.receiveCq()));
- * if (cq.isOwnedBy(vi.owner())) { long ring = cq.ringAddress(); ... }
+ * CqRing ring = cq.ringOf(vi.owner(), host, view);   // null unless the owner's, read whole
+ * if (null != ring) { ring.append(viIndex, CqRingLayout.QUEUE_RECEIVE); }
  * }</pre>
  */
 public final class CqTableEntry
@@ -76,10 +77,12 @@ public final class CqTableEntry
      */
     public void moveRing(final int entries, final long ringAddress)
     {
-        final int ownerWord = buffer.getInt(offset + OWNER_OFFSET);
+        final int ownerWord = buffer.getIntVolatile(offset + OWNER_OFFSET);
         buffer.putInt(offset + ENTRIES_OFFSET, entries);
         buffer.putLong(offset + RING_ADDRESS_OFFSET, ringAddress);
-        buffer.putIntRelease(offset + OWNER_OFFSET, ownerWord);
+        // Not a plain write back: the driver may have destroyed the CQ meanwhile (Owner 0), and a free
+        // entry must not look owned again. It is not reused while the resize is outstanding.
+        buffer.compareAndSetInt(offset + OWNER_OFFSET, ownerWord, ownerWord);
     }
 
     public void clear()

@@ -50,8 +50,8 @@ class CqTableEntryTest
      * A driver thread destroys the owner's CQ and makes another of the same owner in the entry, over
      * and over, its ring alternately small at one address and large at another; the NIC's thread reads
      * the entry meanwhile. Every ring it takes is one the driver made: never one address with the other's
-     * Entries, which would let a completion land past a small ring. Before ringOf compared the
-     * Generation too, a throwaway program of this loop took about 2,300 such rings a second here.
+     * Entries, which would let a completion land past a small ring. With the Owner-only check that came
+     * before ringOf, this test took 3,321 such rings in its 2 s here.
      */
     @Test
     @Timeout(value = 1, unit = TimeUnit.MINUTES)
