@@ -13,8 +13,10 @@ import org.agrona.CloseHelper;
  * bounded number of threads; and none that stays without a registration in progress or held for
  * longer than {@link #REGISTER_WITHIN_MS}. Every process registers as its first request (libqnix
  * does), so an unregistered connection that long is a stray or a hostile one. The clock starts when
- * the connection is accepted, and again when a registration request is refused or the process
- * de-registers: a refused REGISTER does not buy a connection the right to stay.
+ * the connection is accepted, and again only when a process it held de-registers (it may register
+ * again): a refused registration request, or a DEREGISTER with nothing registered, leaves the clock
+ * running, so no request short of a registration buys a connection the right to stay (a client
+ * repeating such requests held every connection of a node before).
  *
  * <pre>{@code
  * DriverConnections.Connection c = connections.admit(channel);   // null: over the limit
@@ -49,6 +51,8 @@ final class DriverConnections
         /** Since when it has held no registration and had none in progress; written before {@link #exempt}. */
         private volatile long idleSinceMs;
         private volatile boolean exempt;
+        /** It holds a registered process; only its serving thread writes it. */
+        private boolean holding;
 
         private Connection(final SocketChannel channel, final long acceptedMs)
         {
@@ -69,14 +73,16 @@ final class DriverConnections
 
         /**
          * @param held true while the connection holds a registered process: exempt until it de-registers;
-         *             false, and the idle clock starts again.
+         *             false: the idle clock starts again if it held one until now, else runs on from
+         *             where it was.
          */
         public void settled(final boolean held)
         {
-            if (!held)
+            if (!held && holding)
             {
                 idleSinceMs = System.currentTimeMillis();
             }
+            holding = held;
             exempt = held;
         }
 

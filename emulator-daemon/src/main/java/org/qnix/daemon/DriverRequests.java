@@ -55,6 +55,8 @@ final class DriverRequests implements AutoCloseable
     private final NicSdramLayout layout;
     private final ProcessRegistrar registrar;
     private final int callerPid;
+    /** The claimed-pid mismatch of a REGISTER is logged once per connection. */
+    private boolean pidMismatchLogged;
     private final DriverReplies replies;
     private final Registrations registrations;
     private ProcessRegistrar.Registered registered;
@@ -186,8 +188,10 @@ final class DriverRequests implements AutoCloseable
     void register(final ProcessName name, final int group, final int groupSize, final int claimedPid,
         final long timeoutMs) throws IOException, InterruptedException
     {
-        if (claimedPid != callerPid)
+        if (claimedPid != callerPid && !pidMismatchLogged)
         {
+            // Once per connection: a client repeating the request must not fill the daemon's log.
+            pidMismatchLogged = true;
             System.err.println("driver " + node + ": a REGISTER of " + name + " claims pid " + claimedPid +
                 " but comes from pid " + callerPid + ": using " + callerPid);
         }
