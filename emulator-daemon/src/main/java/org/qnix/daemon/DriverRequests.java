@@ -219,14 +219,28 @@ final class DriverRequests implements AutoCloseable
     /** GROUP_QUERY: a group's expected size and members, sorted by name, as the NIC's tables hold them. */
     void groupQuery(final int group) throws IOException
     {
-        final PublishedTables.GroupEntry entry = PublishedTables.groups(sdram, layout).stream()
-            .filter(g -> g.group() == group).findFirst().orElse(null);
+        final List<PublishedTables.GroupEntry> groups;
+        final List<PublishedTables.NameEntry> names;
+        try
+        {
+            groups = PublishedTables.groups(sdram, layout);
+            names = PublishedTables.names(sdram, layout);
+        }
+        catch (final IllegalStateException ex)
+        {
+            // No consistent snapshot: the NIC stopped half-way through a write of its tables (killed, or at
+            // a breakpoint), or keeps rewriting them. A query answers that; it does not cost the caller its
+            // connection and its registration.
+            replies.fail(DriverProtocol.NIC_DEAD, "NIC " + node + " did not publish its tables: " + ex.getMessage());
+            return;
+        }
+        final PublishedTables.GroupEntry entry = groups.stream().filter(g -> g.group() == group).findFirst()
+            .orElse(null);
         if (null == entry)
         {
             replies.groupInfo(0, List.of());
             return;
         }
-        final List<PublishedTables.NameEntry> names = PublishedTables.names(sdram, layout);
         final List<ProcessName> sorted = new ArrayList<>(entry.members());
         sorted.sort((a, b) -> a.ai() != b.ai() ? Integer.compare(a.ai(), b.ai()) : Integer.compare(a.pi(), b.pi()));
         final List<DriverReplies.GroupMember> members = new ArrayList<>(sorted.size());

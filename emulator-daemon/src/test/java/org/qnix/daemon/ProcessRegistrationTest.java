@@ -26,6 +26,7 @@ import org.qnix.abi.Doorbell;
 import org.qnix.abi.DriverCommand;
 import org.qnix.abi.DriverCommandEntry;
 import org.qnix.abi.DriverProtocol;
+import org.qnix.abi.GroupTableLayout;
 import org.qnix.abi.HostMemoryLayout;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicSdramLayout;
@@ -328,6 +329,32 @@ class ProcessRegistrationTest
         assertEquals(new SocketlessConnection.GroupInfo(0, List.of()),
             second.send(DriverProtocol.GROUP_QUERY, 9).groupInfo(), "an unknown group");
         assertEquals(group, cluster.connect(1).send(DriverProtocol.GROUP_QUERY, 5).groupInfo(), "unregistered callers may ask");
+    }
+
+    /**
+     * A group query while the NIC's Group Table has no consistent snapshot (its sequence odd: a write
+     * that never ends, as with a NIC killed or stopped at a breakpoint half-way through): answered
+     * FAILED NIC_DEAD after the read's 2 s, and the caller keeps its connection and its registration.
+     */
+    @Test
+    void aGroupQueryWithNoConsistentTableIsAnsweredAndCostsTheCallerNothing() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, true);
+        final SocketlessConnection process = cluster.connect(0);
+        process.register(5, 0, 5, 1, TIMEOUT_MS).registered();
+        final NodeImage image = cluster.images.get(0);
+        final int sequence = (int)image.sdramLayout().groupTableOffset() + GroupTableLayout.SEQUENCE_OFFSET;
+        final long even = image.sdram().getLongVolatile(sequence);
+
+        image.sdram().putLongVolatile(sequence, even + 1);
+        final SocketlessConnection.Failed failed = process.send(DriverProtocol.GROUP_QUERY, 5).failed();
+        assertEquals(DriverProtocol.NIC_DEAD, failed.code(), failed.message());
+        assertTrue(failed.message().contains("no consistent snapshot"), failed.message());
+
+        image.sdram().putLongVolatile(sequence, even + 2);
+        assertEquals(1, process.send(DriverProtocol.GROUP_QUERY, 5).groupInfo().members().size(),
+            "the same connection asks again");
+        process.send(DriverProtocol.DEREGISTER).deregistered();
     }
 
     @Test

@@ -189,7 +189,8 @@ public final class DriverProxy implements AutoCloseable
             final int type = in.readInt();
             if (DriverProtocol.GROUP_INFO != type)
             {
-                throw new DriverException(type, "unexpected reply " + type + " to a group query");
+                // FAILED (the NIC's tables had no consistent snapshot) read whole; anything else closes.
+                throw failure(type, "a group query");
             }
             in.readInt();
             final int count = in.readInt();
