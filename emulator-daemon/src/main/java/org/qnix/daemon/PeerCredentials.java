@@ -132,7 +132,8 @@ record PeerCredentials(int pid, int uid, int gid)
                 {
                     for (final String id : line.substring("Groups:".length()).trim().split("\\s+"))
                     {
-                        if (!id.isEmpty() && Integer.parseInt(id) == group)
+                        // Unsigned 32-bit ids (4294967294 is common): an int parse would fail the whole scan.
+                        if (!id.isEmpty() && Long.parseLong(id) == Integer.toUnsignedLong(group))
                         {
                             return true;
                         }
