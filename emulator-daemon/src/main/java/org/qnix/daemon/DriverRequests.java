@@ -59,6 +59,7 @@ final class DriverRequests implements AutoCloseable
     private boolean pidMismatchLogged;
     private final DriverReplies replies;
     private final Registrations registrations;
+    private final BooleanSupplier hungUp;
     private ProcessRegistrar.Registered registered;
     private final ViaRequests via;
 
@@ -78,6 +79,7 @@ final class DriverRequests implements AutoCloseable
         this.callerPid = callerPid;
         this.replies = replies;
         this.registrations = registrations;
+        this.hungUp = hungUp;
         this.via = new ViaRequests(registrar, callerPid, replies, registrations, hungUp);
     }
 
@@ -201,7 +203,7 @@ final class DriverRequests implements AutoCloseable
                 (null != registered ? registered.name() : "a VIA process (Vipl.openNic)"));
             return;
         }
-        registered = registrar.register(name, group, groupSize, callerPid, timeoutMs, replies);
+        registered = registrar.register(name, group, groupSize, callerPid, timeoutMs, replies, hungUp);
     }
 
     /** DEREGISTER: {@code qx_finalize}; answered DEREGISTERED also when nothing was registered. */

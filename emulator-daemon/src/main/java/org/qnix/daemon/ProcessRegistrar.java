@@ -2,6 +2,7 @@ package org.qnix.daemon;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
 import org.agrona.concurrent.AtomicBuffer;
@@ -38,7 +39,7 @@ import org.qnix.firmware.NodeImage;
  *
  * <pre>{@code
  * ProcessRegistrar registrar = new ProcessRegistrar(image, registry, heartbeats);
- * ProcessRegistrar.Registered p = registrar.register(new ProcessName(1, 0), 1, 2, pid, 10_000, replies);
+ * ProcessRegistrar.Registered p = registrar.register(new ProcessName(1, 0), 1, 2, pid, 10_000, replies, hungUp);
  * ...
  * registrar.deregister(p);   // DEREGISTER, or the connection closed
  * }</pre>
@@ -52,6 +53,8 @@ final class ProcessRegistrar
     /** ... and at most this far apart: a group completes at most this long before its first members know. */
     private static final long POLL_MAX_MS = 20;
     private static final long LIVENESS_CHECK_MS = 50;
+    /** How long a registration waits for room in the Driver Command Queue at most ({@link ViaTables#COMMAND_TIMEOUT_MS}). */
+    private static final long POST_TIMEOUT_MS = ViaTables.COMMAND_TIMEOUT_MS;
 
     private final NicCoordinates node;
     private final ClusterParameters params;
@@ -138,12 +141,15 @@ final class ProcessRegistrar
     /**
      * Thesis 3.4, registration steps 1-6, answered on {@code replies}: REGISTERED, TIMED_OUT or FAILED.
      *
-     * @param osPid the caller's pid as the kernel gives it, never the one its request claims.
+     * @param osPid  the caller's pid as the kernel gives it, never the one its request claims.
+     * @param hungUp whether the caller closed its connection ({@link ClientHangUp}): the wait ends then,
+     *               as when its process dies, and nothing is held.
      * @return the registered process, also after TIMED_OUT (it stays registered until it de-registers
      * or its connection closes), or null if the registration failed and nothing is held.
      */
     Registered register(final ProcessName name, final int group, final int groupSize, final int osPid,
-        final long timeoutMs, final DriverReplies replies) throws IOException, InterruptedException
+        final long timeoutMs, final DriverReplies replies, final BooleanSupplier hungUp)
+        throws IOException, InterruptedException
     {
         if (osPid <= 0 || groupSize < 1 || groupSize > params.nameTableEntries() || timeoutMs <= 0)
         {
@@ -205,8 +211,10 @@ final class ProcessRegistrar
 
         // Step 2: New_Process to the Driver Command Queue. The NIC takes it at once and rings its Driver
         // Doorbell; the registration's outcome is the Registration State it writes into the entry.
+        // Room in the queue is waited for within the command timeout, not the caller's: the queue is full
+        // only while the NIC takes no commands, and a caller's may be of years.
         final DriverCommandQueueWriter.Ticket ticket = commandQueue.post(
-            DriverCommand.NEW_PROCESS, name, osPid, index, group, groupSize, timeoutMs);
+            DriverCommand.NEW_PROCESS, name, osPid, index, group, groupSize, Math.min(timeoutMs, POST_TIMEOUT_MS));
         if (null == ticket)
         {
             deregisterLocally(registered);
@@ -266,9 +274,10 @@ final class ProcessRegistrar
             if (now >= nextLivenessCheck)
             {
                 nextLivenessCheck = now + LIVENESS_CHECK_MS;
-                if (!Processes.isAlive(osPid))
+                if (!Processes.isAlive(osPid) || hungUp.getAsBoolean())
                 {
-                    // Nobody is left to read a reply.
+                    // Nobody is left to read a reply: the process died, or closed its connection (a
+                    // group that never completes, with a timeout of years, held its entry and pages).
                     giveUp(ticket, taken);
                     deregister(registered);
                     return null;
@@ -478,7 +487,7 @@ final class ProcessRegistrar
             params.contextsPerProcess(), structuresAddress);
 
         final DriverCommandQueueWriter.Ticket ticket =
-            commandQueue.post(DriverCommand.NEW_VIA_PROCESS, label, osPid, index, 0, 0, timeoutMs);
+            commandQueue.post(DriverCommand.NEW_VIA_PROCESS, label, osPid, index, 0, 0, Math.min(timeoutMs, POST_TIMEOUT_MS));
         if (null == ticket)
         {
             deregisterViaLocally(registered);

@@ -248,7 +248,7 @@ class ProcessRegistrationTest
         final int freeBefore = freePages(image);
         // kill -9 between the NIC's registration and the driver's answer: the answer's write fails.
         assertThrows(IOException.class, () -> cluster.registrars.get(0).register(new ProcessName(9, 0), 9, 1,
-            PID, TIMEOUT_MS, brokenPipe()));
+            PID, TIMEOUT_MS, brokenPipe(), () -> false));
         assertNoEntryClaimed(image);
         assertEquals(freeBefore, freePages(image), "its pages back");
         assertTrue(PublishedTables.names(image.sdram(), image.sdramLayout()).isEmpty(), "no NIC knows it");
@@ -268,7 +268,7 @@ class ProcessRegistrationTest
         final int freeBefore = freePages(image);
         // Group 9 of 2 members: the other never comes, so the registration times out.
         assertThrows(IOException.class, () -> cluster.registrars.get(0).register(new ProcessName(9, 0), 9, 2,
-            PID, 300, brokenPipe()));
+            PID, 300, brokenPipe(), () -> false));
 
         assertNoEntryClaimed(image);
         assertEquals(freeBefore, freePages(image), "its pages back");
@@ -281,6 +281,41 @@ class ProcessRegistrationTest
             Thread.sleep(1);
         }
         assertNotNull(cluster.connect(0).register(9, 0, 9, 1, TIMEOUT_MS).registered(), "its name registers again");
+    }
+
+    /**
+     * A registration waiting for a group that never completes, with a timeout of years, whose process
+     * closes its connection but lives on: the driver sees the hang-up at its next look and ends the
+     * wait, releasing the entry and the name (they register again at once), rather than holding them
+     * for the timeout.
+     */
+    @Test
+    void aRegistrationWhoseCallerHangsUpEndsAndHoldsNothing() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, true);
+        final SocketlessConnection first = cluster.connect(0);
+        final CompletableFuture<Void> waiting = CompletableFuture.runAsync(() ->
+        {
+            try
+            {
+                first.register(6, 0, 6, 2, Long.MAX_VALUE);
+            }
+            catch (final UncheckedIOException expected)
+            {
+                // Nothing to read a reply.
+            }
+        });
+        final long deadline = System.currentTimeMillis() + TIMEOUT_MS;
+        while (cluster.registry.members(6).isEmpty())
+        {
+            assertTrue(System.currentTimeMillis() < deadline, "the first member was admitted");
+            Thread.sleep(1);
+        }
+
+        first.hangUp(true);
+        waiting.get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        assertTrue(cluster.registry.members(6).isEmpty(), "the cluster registry forgot it");
+        assertNotNull(cluster.connect(0).register(6, 0, 6, 1, TIMEOUT_MS).registered(), "its name registers again");
     }
 
     /** A timeout no clock can add: the registration waits as long as its process lives, here for its group. */
