@@ -218,7 +218,7 @@ final class ProcessRegistrar
         if (null == ticket)
         {
             deregisterLocally(registered);
-            replies.fail(Doorbell.NO_RESOURCES, commandQueueFull(timeoutMs));
+            replies.fail(Doorbell.NO_RESOURCES, commandQueueFull(Math.min(timeoutMs, POST_TIMEOUT_MS)));
             return null;
         }
 
@@ -491,7 +491,7 @@ final class ProcessRegistrar
         if (null == ticket)
         {
             deregisterViaLocally(registered);
-            replies.viaFailed(ViplResult.ERROR_RESOURCE, commandQueueFull(timeoutMs));
+            replies.viaFailed(ViplResult.ERROR_RESOURCE, commandQueueFull(Math.min(timeoutMs, POST_TIMEOUT_MS)));
             return null;
         }
         final long started = System.currentTimeMillis();
