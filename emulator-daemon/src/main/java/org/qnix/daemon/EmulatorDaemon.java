@@ -17,6 +17,7 @@ import org.qnix.abi.JvmFlags;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicProcessor;
 import org.qnix.abi.ProcessStartTicks;
+import org.qnix.firmware.CappedLog;
 import org.qnix.firmware.IdleStrategies;
 import org.qnix.firmware.NodeImage;
 
@@ -238,6 +239,8 @@ public final class EmulatorDaemon implements Callable<Integer>
 
     public static void main(final String[] args)
     {
+        // Its output is daemon.log, in memory by default, and processes can make it write lines.
+        CappedLog.install(CappedLog.DEFAULT_LIMIT_BYTES);
         final int exit = new CommandLine(new EmulatorDaemon()).execute(args);
         System.exit(exit);
     }

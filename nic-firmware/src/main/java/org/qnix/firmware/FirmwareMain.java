@@ -104,6 +104,8 @@ public final class FirmwareMain implements Callable<Integer>
 
     public static void main(final String[] args)
     {
+        // Its output is the firmware log, in memory by default, and processes can make it write lines.
+        CappedLog.install(CappedLog.DEFAULT_LIMIT_BYTES);
         final int exit = new CommandLine(new FirmwareMain()).execute(args);
         if (0 != exit)
         {
