@@ -214,11 +214,11 @@ final class ProcessRegistrar
         // Room in the queue is waited for within the command timeout, not the caller's: the queue is full
         // only while the NIC takes no commands, and a caller's may be of years.
         final DriverCommandQueueWriter.Ticket ticket = commandQueue.post(
-            DriverCommand.NEW_PROCESS, name, osPid, index, group, groupSize, Math.min(timeoutMs, POST_TIMEOUT_MS));
+            DriverCommand.NEW_PROCESS, name, osPid, index, group, groupSize, postWaitMs(timeoutMs));
         if (null == ticket)
         {
             deregisterLocally(registered);
-            replies.fail(Doorbell.NO_RESOURCES, commandQueueFull(Math.min(timeoutMs, POST_TIMEOUT_MS)));
+            replies.fail(Doorbell.NO_RESOURCES, commandQueueFull(timeoutMs));
             return null;
         }
 
@@ -367,12 +367,18 @@ final class ProcessRegistrar
         }
     }
 
+    /** @return how long a registration of {@code timeoutMs} waits for room in the Driver Command Queue. */
+    private static long postWaitMs(final long timeoutMs)
+    {
+        return Math.min(timeoutMs, POST_TIMEOUT_MS);
+    }
+
     /** Why a command could not be posted: the queue is full only while the NIC does not take commands. */
     private String commandQueueFull(final long timeoutMs)
     {
         final String dead = heartbeats.deadNic(node, System.currentTimeMillis());
         return "the Driver Command Queue of node " + node + " (D=" + params.driverCommandQueueEntries() +
-            " entries) stayed full for " + timeoutMs + " ms: " +
+            " entries) stayed full for " + postWaitMs(timeoutMs) + " ms: " +
             (null != dead ? dead : "its NIC control program has not taken the commands before");
     }
 
@@ -487,11 +493,11 @@ final class ProcessRegistrar
             params.contextsPerProcess(), structuresAddress);
 
         final DriverCommandQueueWriter.Ticket ticket =
-            commandQueue.post(DriverCommand.NEW_VIA_PROCESS, label, osPid, index, 0, 0, Math.min(timeoutMs, POST_TIMEOUT_MS));
+            commandQueue.post(DriverCommand.NEW_VIA_PROCESS, label, osPid, index, 0, 0, postWaitMs(timeoutMs));
         if (null == ticket)
         {
             deregisterViaLocally(registered);
-            replies.viaFailed(ViplResult.ERROR_RESOURCE, commandQueueFull(Math.min(timeoutMs, POST_TIMEOUT_MS)));
+            replies.viaFailed(ViplResult.ERROR_RESOURCE, commandQueueFull(timeoutMs));
             return null;
         }
         final long started = System.currentTimeMillis();

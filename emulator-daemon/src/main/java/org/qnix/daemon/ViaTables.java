@@ -172,14 +172,12 @@ final class ViaTables
         throws InterruptedException
     {
         final Target target = target(vi, false);
-        final DriverCommandQueueWriter.Ticket ticket = post(DriverCommand.VIA_CONNECT, vi, target.owner,
-            target.generation, connectionId, peerNic, peerVi, peerNicPid);
-        final int done = await(ticket);
+        final int done = command(abandonedViCommands, DriverCommand.VIA_CONNECT, vi, target.owner, target.generation,
+            connectionId, peerNic, peerVi, peerNicPid);
         if (NIC_GONE == done)
         {
             synchronized (this)
             {
-                givenUp(abandonedViCommands, vi, ticket);
                 if (!isSameVi(vi, target.generation))
                 {
                     return false;
@@ -199,13 +197,11 @@ final class ViaTables
         {
             return;
         }
-        final DriverCommandQueueWriter.Ticket ticket =
-            post(DriverCommand.VIA_DISCONNECT, vi, target.owner, target.generation, 0, 0, 0, 0);
-        if (NIC_GONE == await(ticket))
+        if (NIC_GONE == command(abandonedViCommands, DriverCommand.VIA_DISCONNECT, vi, target.owner,
+            target.generation, 0, 0, 0, 0))
         {
             synchronized (this)
             {
-                givenUp(abandonedViCommands, vi, ticket);
                 if (isSameVi(vi, target.generation))
                 {
                     vi(vi).disconnect();
@@ -218,13 +214,11 @@ final class ViaTables
     void connectionLost(final int vi, final int connectionId) throws InterruptedException
     {
         final Target target = target(vi, false);
-        final DriverCommandQueueWriter.Ticket ticket =
-            post(DriverCommand.VIA_CONNECTION_LOST, vi, target.owner, target.generation, connectionId, 0, 0, 0);
-        if (NIC_GONE == await(ticket))
+        if (NIC_GONE == command(abandonedViCommands, DriverCommand.VIA_CONNECTION_LOST, vi, target.owner,
+            target.generation, connectionId, 0, 0, 0))
         {
             synchronized (this)
             {
-                givenUp(abandonedViCommands, vi, ticket);
                 if (isSameVi(vi, target.generation) && vi(vi).connectionId() == connectionId)
                 {
                     vi(vi).breakConnection();
@@ -279,17 +273,20 @@ final class ViaTables
     /**
      * Posts a VIA command on entry {@code index} of the process in Process Table entry {@code owner}
      * (the other fields as {@link DriverCommand#VIA_CONNECT} and {@link DriverCommand#VIA_RESIZE_CQ}
-     * reuse them); {@link #await} waits for the NIC's Driver Doorbell. Both are called outside the
-     * monitor, so that a NIC slow to take it (or a queue full meanwhile) holds up no other call on these
-     * tables. A command given up on stays in the queue, and a NIC that was only silent takes it later: it
-     * carries the {@code generation} of its VI or CQ, which makes the NIC refuse it if the VI or CQ has
-     * been destroyed and made again by then, so that it cannot connect, flush, break or move the newer
-     * one; and the entry is not reused while the NIC may still take it ({@link #isOutstanding}).
+     * reuse them) and waits for the NIC's Driver Doorbell. Called outside the monitor, so that a NIC slow
+     * to take it (or a queue full meanwhile) holds up no other call on these tables. A command given up on
+     * stays in the queue, and a NIC that was only silent takes it later: it carries the {@code generation}
+     * of its VI or CQ, which makes the NIC refuse it if the VI or CQ has been destroyed and made again by
+     * then, so that it cannot connect, flush, break or move the newer one; and it is kept in
+     * {@code abandoned}, so that the entry is not reused while the NIC may still take it
+     * ({@link #isOutstanding}).
      *
-     * @return the posted command's ticket, or null if the Driver Command Queue stayed full.
+     * @param abandoned the given-up commands of the entries of {@code index}'s table (VIs or CQs).
+     * @return the doorbell, or {@link #NIC_GONE} if the NIC did not take it (the queue stayed full, the NIC
+     * is dead, or it did not take it within {@link #COMMAND_TIMEOUT_MS}).
      */
-    private DriverCommandQueueWriter.Ticket post(final int command, final int index, final int owner,
-        final int generation, final int pid, final int nameAi, final int namePi, final int group)
+    private int command(final DriverCommandQueueWriter.Ticket[] abandoned, final int command, final int index,
+        final int owner, final int generation, final int pid, final int nameAi, final int namePi, final int group)
         throws InterruptedException
     {
         final DriverCommandQueueWriter.Ticket ticket = commandQueue.post(command, new ProcessName(nameAi, namePi),
@@ -298,20 +295,6 @@ final class ViaTables
         {
             System.err.println("driver " + node + ": could not post " + DriverCommand.name(command) + " for entry " +
                 index + " (Driver Command Queue full)");
-        }
-        return ticket;
-    }
-
-    /**
-     * Waits for a posted command's Driver Doorbell, or gives up on it (it stays abandoned in the queue).
-     *
-     * @return the doorbell, or {@link #NIC_GONE} if {@code ticket} is null (the queue stayed full) or the
-     * NIC did not take it (it is dead, or did not take it within {@link #COMMAND_TIMEOUT_MS}).
-     */
-    private int await(final DriverCommandQueueWriter.Ticket ticket) throws InterruptedException
-    {
-        if (null == ticket)
-        {
             return NIC_GONE;
         }
         final long deadline = System.currentTimeMillis() + COMMAND_TIMEOUT_MS;
@@ -323,6 +306,10 @@ final class ViaTables
             if (now > deadline || null != heartbeats.deadNic(node, now))
             {
                 commandQueue.abandon(ticket);
+                synchronized (this)
+                {
+                    givenUp(abandoned, index, ticket);
+                }
                 return NIC_GONE;
             }
             Thread.sleep(POLL_MS);
@@ -436,15 +423,10 @@ final class ViaTables
             generation = entry.generation();
             oldRing = entry.ringAddress();
         }
-        final DriverCommandQueueWriter.Ticket ticket =
-            post(DriverCommand.VIA_RESIZE_CQ, cq, owner, generation, entries, (int)newRing, (int)oldRing, 0);
-        final int done = await(ticket);
+        final int done = command(abandonedResizes, DriverCommand.VIA_RESIZE_CQ, cq, owner, generation, entries,
+            (int)newRing, (int)oldRing, 0);
         if (NIC_GONE == done)
         {
-            synchronized (this)
-            {
-                givenUp(abandonedResizes, cq, ticket);
-            }
             return Resize.NIC_GONE;
         }
         if (Doorbell.DONE == done)
@@ -460,7 +442,7 @@ final class ViaTables
     {
         // Commands are taken in queue order: the latest posted of those given up on is the last to wait
         // for, whichever thread gave up on it last.
-        if (null != ticket && (null == abandoned[index] || ticket.sequence() > abandoned[index].sequence()))
+        if (null == abandoned[index] || ticket.sequence() > abandoned[index].sequence())
         {
             abandoned[index] = ticket;
         }

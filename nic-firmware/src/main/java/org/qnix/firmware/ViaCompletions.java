@@ -136,9 +136,7 @@ final class ViaCompletions
     {
         // Writer: the driver, at registration, before the PID that alive() read with acquire.
         final long structures = processEntry.viaStructures();
-        final long first = structures + ViaProcessStructuresLayout.COMPLETIONS_OFFSET;
-        return structures > 0 && line >= first && line < structures + ViaProcessStructuresLayout.ASYNC_RING_OFFSET &&
-            0 == (line - first) % ViaProcessStructuresLayout.COMPLETION_LENGTH;
+        return structures > 0 && ViaProcessStructuresLayout.isCompletionOffset(line - structures);
     }
 
     /** The queue's completion counter, then a wake-up if the process sleeps on it. */

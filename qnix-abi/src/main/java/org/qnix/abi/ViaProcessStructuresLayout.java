@@ -108,6 +108,17 @@ public final class ViaProcessStructuresLayout
         return sendCompletionOffset(v) + COMPLETION_LENGTH;
     }
 
+    /**
+     * @return whether {@code offset} from the structures' start is a completion line's, send or
+     * receive, of any VI number: the lines {@link #sendCompletionOffset} and
+     * {@link #receiveCompletionOffset} give.
+     */
+    public static boolean isCompletionOffset(final long offset)
+    {
+        return offset >= COMPLETIONS_OFFSET && offset < ASYNC_RING_OFFSET &&
+            0 == (offset - COMPLETIONS_OFFSET) % COMPLETION_LENGTH;
+    }
+
     public static int asyncEventOffset(final int n)
     {
         return ASYNC_RING_OFFSET + (n % ASYNC_EVENTS) * EVENT_LENGTH;
