@@ -510,11 +510,7 @@ class ViaRequestsTest
     @Test
     void aDisconnectFromAPeerOnASilentNicHoldsUpNoConnectionOnAnotherNic() throws Exception
     {
-        final int clientVi = createVi(process);
-        final Thread client = requestConnection(clientVi);
-        acceptTheRequestOnANewServer();
-        client.join(60_000);
-        assertEquals(NicCoordinates.ofIndex(1, 2).packed(), process.viaConnected().node());
+        final int clientVi = connectedToANewServer();
 
         final SilentNic silent = new SilentNic(1);
         final Thread disconnect = start(new Thread(() -> process.send(DriverProtocol.VIA_DISCONNECT, clientVi)));
@@ -558,11 +554,7 @@ class ViaRequestsTest
     @Test
     void aViEntryWhoseDisconnectTheNicMayStillTakeIsNotReusedUntilTheNicStops() throws Exception
     {
-        final int clientVi = createVi(process);
-        final Thread client = requestConnection(clientVi);
-        acceptTheRequestOnANewServer();
-        client.join(60_000);
-        assertEquals(NicCoordinates.ofIndex(1, 2).packed(), process.viaConnected().node());
+        final int clientVi = connectedToANewServer();
         final SilentNic silent = new SilentNic(0);
         silent.goQuiet();
 
@@ -617,7 +609,7 @@ class ViaRequestsTest
         {
             try
             {
-                awaitWaitingIn(waiter, ViaTables.class, "await");
+                awaitWaitingIn(waiter, ViaTables.class, "command");
                 final Thread onSilentNodeRequest = start(new Thread(() -> onSilentNode.send(
                     DriverProtocol.VIA_CONNECT_REQUEST, onSilentNodeVi, cluster.images.get(node).node().packed(), 0,
                     600_000L)));
@@ -636,7 +628,7 @@ class ViaRequestsTest
                 assertTrue(!otherRequest.isAlive(), "the other connection's request ended");
                 assertEquals(node0, otherClient.viaConnected().node());
                 assertEquals(ViTableEntry.STATE_CONNECTED, vi(otherClientVi).state());
-                assertTrue(isIn(waiter, ViaTables.class, "await"),
+                assertTrue(isIn(waiter, ViaTables.class, "command"),
                     "the other connection was made while the silent NIC was still waited for");
             }
             finally
@@ -823,18 +815,18 @@ class ViaRequestsTest
 
     private static boolean isWaitingIn(final Thread thread, final Class<?> owner, final String method)
     {
-        if (Thread.State.TIMED_WAITING != thread.getState())
-        {
-            return false;
-        }
-        for (final StackTraceElement frame : thread.getStackTrace())
-        {
-            if (owner.getName().equals(frame.getClassName()) && method.equals(frame.getMethodName()))
-            {
-                return true;
-            }
-        }
-        return false;
+        return Thread.State.TIMED_WAITING == thread.getState() && isIn(thread, owner, method);
+    }
+
+    /** @return a new VI of {@link #process}, connected to one of a new server on node 1-0. */
+    private int connectedToANewServer() throws InterruptedException
+    {
+        final int clientVi = createVi(process);
+        final Thread client = requestConnection(clientVi);
+        acceptTheRequestOnANewServer();
+        client.join(60_000);
+        assertEquals(NicCoordinates.ofIndex(1, 2).packed(), process.viaConnected().node());
+        return clientVi;
     }
 
     private void acceptTheRequestOnANewServer()

@@ -260,17 +260,34 @@ class ViaLayoutsTest
             "a newer VI in the entry: the same State, and another Generation for the caller to compare");
     }
 
+    /**
+     * A NIC's tables with page translations 10 (page 50), 11 (page 7) and 12 (not page-aligned, as a
+     * word past those the driver wrote could be), and region entry 3.
+     */
+    private record RegionTables(ViaTablesLayout via, int page, UnsafeBuffer sdram, MemoryRegionEntry region)
+    {
+        static RegionTables withTranslations()
+        {
+            final ClusterParameters params = parameters().get(2);
+            final NicSdramLayout layout = new NicSdramLayout(params);
+            final ViaTablesLayout via = layout.via();
+            final int page = params.pageSize();
+            final UnsafeBuffer sdram = new UnsafeBuffer(new byte[(int)layout.managedMemoryOffset()]);
+            sdram.putLong((int)via.translationOffset(10), 50L * page);
+            sdram.putLong((int)via.translationOffset(11), 7L * page);
+            sdram.putLong((int)via.translationOffset(12), 9L * page + 8);
+            return new RegionTables(via, page, sdram, new MemoryRegionEntry().wrap(sdram, (int)via.regionOffset(3)));
+        }
+    }
+
     @Test
     void physicalAddressesComeFromTheRegionsPageTranslations()
     {
-        final ClusterParameters params = parameters().get(2);
-        final NicSdramLayout layout = new NicSdramLayout(params);
-        final ViaTablesLayout via = layout.via();
-        final int page = params.pageSize();
-        final UnsafeBuffer sdram = new UnsafeBuffer(new byte[(int)layout.managedMemoryOffset()]);
-        sdram.putLong((int)via.translationOffset(10), 50L * page);
-        sdram.putLong((int)via.translationOffset(11), 7L * page);
-        final MemoryRegionEntry region = new MemoryRegionEntry().wrap(sdram, (int)via.regionOffset(3));
+        final RegionTables tables = RegionTables.withTranslations();
+        final ViaTablesLayout via = tables.via();
+        final int page = tables.page();
+        final UnsafeBuffer sdram = tables.sdram();
+        final MemoryRegionEntry region = tables.region();
         final long base = ViaAddressSpace.address(4, page + 100);
         region.publish(MemoryRegionEntry.handle(1, 3), 0, 1, 0, base, page, 10, 2, 4);
         assertEquals(50L * page + 100, region.physicalAddress(sdram, via, base, page));
@@ -287,15 +304,11 @@ class ViaLayoutsTest
     @Test
     void wordsThatDoNotHoldTogetherTranslateToNothing()
     {
-        final ClusterParameters params = parameters().get(2);
-        final NicSdramLayout layout = new NicSdramLayout(params);
-        final ViaTablesLayout via = layout.via();
-        final int page = params.pageSize();
-        final UnsafeBuffer sdram = new UnsafeBuffer(new byte[(int)layout.managedMemoryOffset()]);
-        sdram.putLong((int)via.translationOffset(10), 50L * page);
-        sdram.putLong((int)via.translationOffset(11), 7L * page);
-        sdram.putLong((int)via.translationOffset(12), 9L * page + 8);
-        final MemoryRegionEntry region = new MemoryRegionEntry().wrap(sdram, (int)via.regionOffset(3));
+        final RegionTables tables = RegionTables.withTranslations();
+        final ViaTablesLayout via = tables.via();
+        final int page = tables.page();
+        final UnsafeBuffer sdram = tables.sdram();
+        final MemoryRegionEntry region = tables.region();
         final long address = ViaAddressSpace.address(4, 0x100);
 
         // A Base at 0x800 of the allocation's first page, with the address a descriptor gave for the
