@@ -24,6 +24,7 @@ import java.util.Set;
 import org.agrona.CloseHelper;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.FileModes;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.LockFiles;
 import org.qnix.abi.ProcessStartTicks;
 
@@ -225,8 +226,8 @@ public final class ClusterLock implements AutoCloseable
     {
         synchronized (ClusterLock.class)
         {
-            final long deadline = System.currentTimeMillis() + timeoutMs;
-            for (long left = timeoutMs; HELD_HERE.containsKey(dir.lockFile()); left = deadline - System.currentTimeMillis())
+            final long deadline = HostClock.millis() + timeoutMs;
+            for (long left = timeoutMs; HELD_HERE.containsKey(dir.lockFile()); left = deadline - HostClock.millis())
             {
                 if (left <= 0)
                 {

@@ -6,6 +6,7 @@ import java.util.List;
 import org.qnix.abi.ControlProgramSegment;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.DriverCommand;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
 
@@ -109,12 +110,12 @@ final class DeletionQuarantine
         {
             return unfinished(command, name, osPid, index, null, "the Driver Command Queue stayed full");
         }
-        final long started = System.currentTimeMillis();
+        final long started = HostClock.millis();
         final long deadline = started + DELETE_TIMEOUT_MS;
         int doorbell;
         String dead = null;
-        while (!Doorbell.isComplete(doorbell = commandQueue.doorbell(ticket)) && System.currentTimeMillis() < deadline &&
-            null == (dead = heartbeats.deadNic(node, System.currentTimeMillis())))
+        while (!Doorbell.isComplete(doorbell = commandQueue.doorbell(ticket)) && HostClock.millis() < deadline &&
+            null == (dead = heartbeats.deadNic(node, HostClock.millis())))
         {
             // A dead NIC completes nothing: stop waiting once its heartbeat is old (issue 17, item 9).
             ProcessRegistrar.pause(started);
@@ -198,6 +199,6 @@ final class DeletionQuarantine
     /** @return true if the NIC does no DMA any more (FirmwareProcess): stopped, or silent with its process gone. */
     private boolean nicStopped()
     {
-        return FirmwareProcess.doesNoDma(control, System.currentTimeMillis());
+        return FirmwareProcess.doesNoDma(control, HostClock.millis());
     }
 }

@@ -4,6 +4,7 @@ import org.agrona.concurrent.AtomicBuffer;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.DriverCommand;
 import org.qnix.abi.DriverCommandEntry;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.HostMemoryLayout;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.NicWakeUp;
@@ -75,10 +76,10 @@ final class DriverCommandQueueWriter
     synchronized Ticket post(final int command, final ProcessName name, final int pid, final int index,
         final int group, final int size, final int generation, final long timeoutMs) throws InterruptedException
     {
-        final long deadline = System.currentTimeMillis() + timeoutMs;
+        final long deadline = HostClock.millis() + timeoutMs;
         while (!reclaim(tail))
         {
-            if (System.currentTimeMillis() > deadline)
+            if (HostClock.millis() > deadline)
             {
                 return null;
             }

@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 
 import org.agrona.CloseHelper;
+import org.qnix.abi.HostClock;
 
 /**
  * The connections one node's driver serves (issue 17, item 6): at most {@link #limit()} at once, each
@@ -23,7 +24,7 @@ import org.agrona.CloseHelper;
  * c.registering();                                                // its REGISTER request arrived
  * c.settled(false);                                               // refused, or de-registered
  * connections.linger(refusedChannel, now);                       // refused: closed a little later
- * connections.closeIdle(System.currentTimeMillis());             // from a timer
+ * connections.closeIdle(HostClock.millis());             // from a timer
  * connections.remove(c);
  * }</pre>
  */
@@ -80,7 +81,7 @@ final class DriverConnections
         {
             if (!held && holding)
             {
-                idleSinceMs = System.currentTimeMillis();
+                idleSinceMs = HostClock.millis();
             }
             holding = held;
             exempt = held;

@@ -11,6 +11,7 @@ import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.FileModes;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.JvmFlags;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.firmware.IdleNics;
@@ -127,7 +128,7 @@ final class FirmwareLauncher implements AutoCloseable
      */
     void awaitRunning(final long timeoutMs) throws InterruptedException
     {
-        final long deadline = System.currentTimeMillis() + timeoutMs;
+        final long deadline = HostClock.millis() + timeoutMs;
         for (final NodeImage image : images)
         {
             while (ControlProgramLayout.STATE_RUNNING != image.controlSegment().state())
@@ -137,7 +138,7 @@ final class FirmwareLauncher implements AutoCloseable
                     throw new IllegalStateException("the firmware JVM of " + describe() + " exited with code " +
                         process.exitValue() + " before it was ready; see " + dir.firmwareLog(first));
                 }
-                if (System.currentTimeMillis() > deadline)
+                if (HostClock.millis() > deadline)
                 {
                     throw new IllegalStateException("the NIC control program of node " + image.node() +
                         " was not ready after " + timeoutMs + " ms; see " + dir.firmwareLog(first));

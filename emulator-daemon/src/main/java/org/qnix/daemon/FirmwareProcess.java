@@ -2,6 +2,7 @@ package org.qnix.daemon;
 
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.ControlProgramSegment;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.ProcessStartTicks;
 
 /**
@@ -13,7 +14,7 @@ import org.qnix.abi.ProcessStartTicks;
  *
  * <pre>{@code
  * ControlProgramSegment control = new ControlProgramSegment().wrap(sdram, (int)layout.controlProgramOffset());
- * if (FirmwareProcess.doesNoDma(control, System.currentTimeMillis())) { quarantine.releaseCompleted(); }
+ * if (FirmwareProcess.doesNoDma(control, HostClock.millis())) { quarantine.releaseCompleted(); }
  * }</pre>
  */
 public final class FirmwareProcess

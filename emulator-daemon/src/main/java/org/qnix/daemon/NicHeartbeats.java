@@ -4,6 +4,7 @@ import java.util.List;
 
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.ControlProgramSegment;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.firmware.NodeImage;
 
@@ -14,7 +15,7 @@ import org.qnix.firmware.NodeImage;
  * for the whole init timeout.
  *
  * <pre>{@code
- * String dead = heartbeats.deadNic(System.currentTimeMillis());   // null while all run their loop
+ * String dead = heartbeats.deadNic(HostClock.millis());   // null while all run their loop
  * }</pre>
  */
 final class NicHeartbeats

@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.agrona.CloseHelper;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.FileModes;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.firmware.NodeImage;
 
@@ -134,7 +135,7 @@ final class NodeDriver implements AutoCloseable
             {
                 continue;
             }
-            final DriverConnections.Connection connection = connections.admit(channel, System.currentTimeMillis());
+            final DriverConnections.Connection connection = connections.admit(channel, HostClock.millis());
             if (null == connection)
             {
                 refuseConnection(channel, overLimit());
@@ -200,7 +201,7 @@ final class NodeDriver implements AutoCloseable
             // A few hundred bytes into a new connection's empty socket buffer: the write does not block.
             new DriverReplies(Channels.newOutputStream(channel)).refuse(reason);
             channel.shutdownOutput();
-            connections.linger(channel, System.currentTimeMillis());
+            connections.linger(channel, HostClock.millis());
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -218,7 +219,7 @@ final class NodeDriver implements AutoCloseable
             {
                 return;
             }
-            final int idle = connections.closeIdle(System.currentTimeMillis());
+            final int idle = connections.closeIdle(HostClock.millis());
             if (idle > 0)
             {
                 System.err.println("driver " + node + ": closed " + idle + " connection(s) that had no registration" +
@@ -341,7 +342,7 @@ final class NodeDriver implements AutoCloseable
      */
     private void awaitThreads()
     {
-        final long deadline = System.currentTimeMillis() + CLOSE_WAIT_MS;
+        final long deadline = HostClock.millis() + CLOSE_WAIT_MS;
         if (null != reaper)
         {
             reaper.interrupt();
@@ -350,7 +351,7 @@ final class NodeDriver implements AutoCloseable
         {
             for (final Thread thread : threads)
             {
-                final long left = deadline - System.currentTimeMillis();
+                final long left = deadline - HostClock.millis();
                 if (left <= 0)
                 {
                     System.err.println("driver " + node + ": " + threads.size() + " thread(s) still at work " +

@@ -7,6 +7,7 @@ import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.AtomicBuffer;
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.ControlProgramSegment;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.HostMemoryLayout;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.NicWakeUp;
@@ -140,7 +141,7 @@ final class PageAllocator
     {
         checkCount(count);
         reclaimTakenBack();
-        final long deadline = System.currentTimeMillis() + DMA_EPOCH_WAIT_MS;
+        final long deadline = HostClock.millis() + DMA_EPOCH_WAIT_MS;
         Region region;
         while (null == (region = takeContiguous(owner, count)) && awaitTakenBack(count, deadline))
         {
@@ -179,7 +180,7 @@ final class PageAllocator
     {
         checkCount(count);
         reclaimTakenBack();
-        final long deadline = System.currentTimeMillis() + DMA_EPOCH_WAIT_MS;
+        final long deadline = HostClock.millis() + DMA_EPOCH_WAIT_MS;
         while (count > free - waitingForNic)
         {
             if (!awaitTakenBack(count, deadline))
@@ -283,7 +284,7 @@ final class PageAllocator
         {
             return true;
         }
-        if (0 == waitingForNic || count > free || System.currentTimeMillis() >= deadline)
+        if (0 == waitingForNic || count > free || HostClock.millis() >= deadline)
         {
             return false;
         }
@@ -309,7 +310,7 @@ final class PageAllocator
         }
         // Writer of both: the control program. A NIC that does not run its loop, or whose firmware process is
         // gone (killed while RUNNING), does no DMA.
-        final boolean running = !FirmwareProcess.doesNoDma(control, System.currentTimeMillis());
+        final boolean running = !FirmwareProcess.doesNoDma(control, HostClock.millis());
         final long cycles = control.dutyCycles();
         TakenBack batch;
         while (null != (batch = takenBack.peekFirst()) && (!running || cycles > batch.epoch()))

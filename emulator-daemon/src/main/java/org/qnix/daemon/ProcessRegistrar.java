@@ -10,6 +10,7 @@ import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.DriverCommand;
 import org.qnix.abi.DriverProtocol;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.HostMemoryLayout;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicCoordinates;
@@ -163,7 +164,7 @@ final class ProcessRegistrar
                 "application's group, named by its AI " + name.ai() + " (thesis 3.6); join other groups with joinGroup");
             return null;
         }
-        final String deadAtStart = heartbeats.deadNic(System.currentTimeMillis());
+        final String deadAtStart = heartbeats.deadNic(HostClock.millis());
         if (null != deadAtStart)
         {
             replies.fail(DriverProtocol.NIC_DEAD, "qx_init of " + name + " cannot complete: " + deadAtStart);
@@ -223,7 +224,7 @@ final class ProcessRegistrar
         }
 
         // Step 6: wait until the NIC took the command, then until the whole group is known to every NIC.
-        final long started = System.currentTimeMillis();
+        final long started = HostClock.millis();
         final long deadline = started + timeoutMs;
         long nextLivenessCheck = 0;
         boolean taken = false;
@@ -270,7 +271,7 @@ final class ProcessRegistrar
                 replies.fail(Doorbell.ABORTED, "NIC " + node + " aborted the registration of " + name);
                 return null;
             }
-            final long now = System.currentTimeMillis();
+            final long now = HostClock.millis();
             if (now >= nextLivenessCheck)
             {
                 nextLivenessCheck = now + LIVENESS_CHECK_MS;
@@ -321,7 +322,7 @@ final class ProcessRegistrar
      */
     static void pause(final long startedMs) throws InterruptedException
     {
-        final long waited = System.currentTimeMillis() - startedMs;
+        final long waited = HostClock.millis() - startedMs;
         Thread.sleep(Math.max(POLL_MS, Math.min(POLL_MAX_MS, waited >> POLL_BACK_OFF_SHIFT)));
     }
 
@@ -376,7 +377,7 @@ final class ProcessRegistrar
     /** Why a command could not be posted: the queue is full only while the NIC does not take commands. */
     private String commandQueueFull(final long timeoutMs)
     {
-        final String dead = heartbeats.deadNic(node, System.currentTimeMillis());
+        final String dead = heartbeats.deadNic(node, HostClock.millis());
         return "the Driver Command Queue of node " + node + " (D=" + params.driverCommandQueueEntries() +
             " entries) stayed full for " + postWaitMs(timeoutMs) + " ms: " +
             (null != dead ? dead : "its NIC control program has not taken the commands before");
@@ -451,7 +452,7 @@ final class ProcessRegistrar
             replies.refuse("bad VIA registration request: pid " + osPid + ", timeout " + timeoutMs + " ms");
             return null;
         }
-        final String dead = heartbeats.deadNic(node, System.currentTimeMillis());
+        final String dead = heartbeats.deadNic(node, HostClock.millis());
         if (null != dead)
         {
             replies.fail(DriverProtocol.NIC_DEAD, "VipOpenNic of pid " + osPid + " cannot complete: " + dead);
@@ -500,7 +501,7 @@ final class ProcessRegistrar
             replies.viaFailed(ViplResult.ERROR_RESOURCE, commandQueueFull(timeoutMs));
             return null;
         }
-        final long started = System.currentTimeMillis();
+        final long started = HostClock.millis();
         final long deadline = started + timeoutMs;
         long nextLivenessCheck = 0;
         while (true)
@@ -529,7 +530,7 @@ final class ProcessRegistrar
                     Doorbell.name(doorbell));
                 return null;
             }
-            final long now = System.currentTimeMillis();
+            final long now = HostClock.millis();
             if (now >= nextLivenessCheck)
             {
                 nextLivenessCheck = now + LIVENESS_CHECK_MS;

@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 
+import org.qnix.abi.HostClock;
 import org.qnix.abi.ViTableEntry;
 import org.qnix.abi.ViplResult;
 
@@ -172,7 +173,7 @@ final class ViaConnections
             }
             waiting.computeIfAbsent(key, k -> new ArrayDeque<>()).addLast(request);
             notifyAll();
-            final long deadline = System.currentTimeMillis() + timeoutMs;
+            final long deadline = HostClock.millis() + timeoutMs;
             while (null == request.result)
             {
                 if (request.joining)
@@ -181,7 +182,7 @@ final class ViaConnections
                     wait(POLL_MS);
                     continue;
                 }
-                final long left = deadline - System.currentTimeMillis();
+                final long left = deadline - HostClock.millis();
                 if (left <= 0 || !alive.getAsBoolean())
                 {
                     withdraw(request);
@@ -214,7 +215,7 @@ final class ViaConnections
     synchronized Request connectWait(final Key key, final long timeoutMs, final BooleanSupplier alive)
         throws InterruptedException
     {
-        final long deadline = System.currentTimeMillis() + timeoutMs;
+        final long deadline = HostClock.millis() + timeoutMs;
         while (true)
         {
             if (null != tables(key.node()).deadNic() || !alive.getAsBoolean())
@@ -234,7 +235,7 @@ final class ViaConnections
                 asked.put(request.handle, request);
                 return request;
             }
-            final long left = deadline - System.currentTimeMillis();
+            final long left = deadline - HostClock.millis();
             if (left <= 0)
             {
                 return null;
@@ -386,7 +387,7 @@ final class ViaConnections
             {
                 return ViplResult.INVALID_STATE;
             }
-            request = new PeerRequest(self, key, System.currentTimeMillis() + timeoutMs);
+            request = new PeerRequest(self, key, HostClock.millis() + timeoutMs);
             peerByVi.put(self.key(), request);
             final PeerKey mirror = new PeerKey(remote, local);
             expire(peerWaiting.get(mirror));
@@ -487,7 +488,7 @@ final class ViaConnections
             {
                 return new Outcome(ViplResult.TIMEOUT, null);
             }
-            wait(Math.max(1, Math.min(request.deadline - System.currentTimeMillis(), POLL_MS)));
+            wait(Math.max(1, Math.min(request.deadline - HostClock.millis(), POLL_MS)));
         }
         peerByVi.remove(key);
         return new Outcome(request.result, request.peer);
@@ -512,7 +513,7 @@ final class ViaConnections
     /** Ends an unmatched request whose deadline passed: TIMEOUT, its VI Idle again. */
     private void expire(final PeerRequest request)
     {
-        if (null != request && null == request.result && System.currentTimeMillis() >= request.deadline)
+        if (null != request && null == request.result && HostClock.millis() >= request.deadline)
         {
             end(request, ViplResult.TIMEOUT);
         }

@@ -7,6 +7,7 @@ import org.qnix.abi.ControlProgramSegment;
 import org.qnix.abi.CqTableEntry;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.DriverCommand;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.MemoryRegionEntry;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
@@ -264,7 +265,7 @@ final class ViaTables
      */
     String deadNic()
     {
-        return heartbeats.deadNic(node, System.currentTimeMillis());
+        return heartbeats.deadNic(node, HostClock.millis());
     }
 
     /** A command's outcome when the NIC did not take it: dead, or not running its loop. */
@@ -297,12 +298,12 @@ final class ViaTables
                 index + " (Driver Command Queue full)");
             return NIC_GONE;
         }
-        final long deadline = System.currentTimeMillis() + COMMAND_TIMEOUT_MS;
+        final long deadline = HostClock.millis() + COMMAND_TIMEOUT_MS;
         int doorbell;
         // Writer: the NIC, with release, once it applied the command.
         while (!Doorbell.isComplete(doorbell = commandQueue.doorbell(ticket)))
         {
-            final long now = System.currentTimeMillis();
+            final long now = HostClock.millis();
             if (now > deadline || null != heartbeats.deadNic(node, now))
             {
                 commandQueue.abandon(ticket);
@@ -464,7 +465,7 @@ final class ViaTables
         {
             return false;
         }
-        if (commandQueue.completed(ticket) || FirmwareProcess.doesNoDma(control, System.currentTimeMillis()))
+        if (commandQueue.completed(ticket) || FirmwareProcess.doesNoDma(control, HostClock.millis()))
         {
             abandoned[index] = null;
             return false;

@@ -10,6 +10,7 @@ import java.nio.channels.SocketChannel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.qnix.abi.HostClock;
 
 /**
  * {@link DriverConnections}' idle rule, by its clock: a connection that never holds a registration is
@@ -38,7 +39,7 @@ class DriverConnectionsIdleTest
     @Test
     void requestsThatRegisterNothingDoNotKeepAConnectionOpen()
     {
-        final long now = System.currentTimeMillis();
+        final long now = HostClock.millis();
         final DriverConnections.Connection connection =
             connections.admit(channel, now - DriverConnections.REGISTER_WITHIN_MS + 1_000);
         // A REGISTER refused, then a DEREGISTER with nothing registered, each answered.
@@ -47,7 +48,7 @@ class DriverConnectionsIdleTest
         connection.settled(false);
 
         assertEquals(0, connections.closeIdle(now), "still within the window from its accept");
-        assertEquals(1, connections.closeIdle(System.currentTimeMillis() + 1_500),
+        assertEquals(1, connections.closeIdle(HostClock.millis() + 1_500),
             "closed at the end of the window its accept opened, not one its requests reopened");
         assertFalse(channel.isOpen());
     }
@@ -56,16 +57,16 @@ class DriverConnectionsIdleTest
     void aProcessThatDeRegistersHasTheWholeWindowToRegisterAgain()
     {
         final DriverConnections.Connection connection =
-            connections.admit(channel, System.currentTimeMillis() - 2 * DriverConnections.REGISTER_WITHIN_MS);
+            connections.admit(channel, HostClock.millis() - 2 * DriverConnections.REGISTER_WITHIN_MS);
         connection.registering();
         connection.settled(true);
-        assertEquals(0, connections.closeIdle(System.currentTimeMillis()), "exempt while it holds a process");
+        assertEquals(0, connections.closeIdle(HostClock.millis()), "exempt while it holds a process");
 
         connection.registering();
         connection.settled(false);
-        assertEquals(0, connections.closeIdle(System.currentTimeMillis() + 1_500), "the window starts again");
+        assertEquals(0, connections.closeIdle(HostClock.millis() + 1_500), "the window starts again");
         assertTrue(channel.isOpen());
-        assertEquals(1, connections.closeIdle(System.currentTimeMillis() + DriverConnections.REGISTER_WITHIN_MS + 1),
+        assertEquals(1, connections.closeIdle(HostClock.millis() + DriverConnections.REGISTER_WITHIN_MS + 1),
             "and ends");
     }
 }

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.DriverProtocol;
+import org.qnix.abi.HostClock;
 import org.qnix.firmware.NodeImage;
 
 /**
@@ -97,13 +98,13 @@ class NodeDriverTest
         final String full = readRefusal(connect(socket));
         assertTrue(full.contains("connections at most"), full);
 
-        final long deadline = System.currentTimeMillis() + CLOSED_WITHIN_MS;
+        final long deadline = HostClock.millis() + CLOSED_WITHIN_MS;
         for (final SocketChannel channel : idle)
         {
             channel.configureBlocking(false);
             while (channel.read(ByteBuffer.allocate(16)) >= 0)
             {
-                assertTrue(System.currentTimeMillis() < deadline,
+                assertTrue(HostClock.millis() < deadline,
                     "the driver closed the refused and de-registered connections as idle");
                 Thread.sleep(10);
             }

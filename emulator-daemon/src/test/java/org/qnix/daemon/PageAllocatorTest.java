@@ -23,6 +23,7 @@ import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.DriverProtocol;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.HostMemoryLayout;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
@@ -182,7 +183,7 @@ class PageAllocatorTest
             sdram.putLongVolatile(control + ControlProgramLayout.PROCESS_START_TICKS_OFFSET,
                 ProcessStartTicks.of(firmware.pid()));
             sdram.putLongVolatile(control + ControlProgramLayout.HEARTBEAT_TIME_OFFSET,
-                System.currentTimeMillis() - 10 * ControlProgramLayout.HEARTBEAT_TIMEOUT_MS);
+                HostClock.millis() - 10 * ControlProgramLayout.HEARTBEAT_TIMEOUT_MS);
             sdram.putIntVolatile(control + ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_RUNNING);
             final int total = allocator.freePages();
             final PageAllocator.Region all = allocator.allocateScattered(OWNER, total);

@@ -27,6 +27,7 @@ import org.qnix.abi.DriverCommand;
 import org.qnix.abi.DriverCommandEntry;
 import org.qnix.abi.DriverProtocol;
 import org.qnix.abi.GroupTableLayout;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.HostMemoryLayout;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicSdramLayout;
@@ -273,11 +274,11 @@ class ProcessRegistrationTest
         assertNoEntryClaimed(image);
         assertEquals(freeBefore, freePages(image), "its pages back");
         assertTrue(cluster.registry.members(9).isEmpty(), "the cluster registry forgot it");
-        final long deadline = System.currentTimeMillis() + TIMEOUT_MS;
+        final long deadline = HostClock.millis() + TIMEOUT_MS;
         while (PublishedTables.names(image.sdram(), image.sdramLayout()).stream()
             .anyMatch(n -> n.name().equals(new ProcessName(9, 0))))
         {
-            assertTrue(System.currentTimeMillis() < deadline, "Delete_Process took the name out of the Name Table");
+            assertTrue(HostClock.millis() < deadline, "Delete_Process took the name out of the Name Table");
             Thread.sleep(1);
         }
         assertNotNull(cluster.connect(0).register(9, 0, 9, 1, TIMEOUT_MS).registered(), "its name registers again");
@@ -305,10 +306,10 @@ class ProcessRegistrationTest
                 // Nothing to read a reply.
             }
         });
-        final long deadline = System.currentTimeMillis() + TIMEOUT_MS;
+        final long deadline = HostClock.millis() + TIMEOUT_MS;
         while (cluster.registry.members(6).isEmpty())
         {
-            assertTrue(System.currentTimeMillis() < deadline, "the first member was admitted");
+            assertTrue(HostClock.millis() < deadline, "the first member was admitted");
             Thread.sleep(1);
         }
 
@@ -330,10 +331,10 @@ class ProcessRegistrationTest
             return first.nextReplyType();
         });
         // The second member comes once the first is admitted (or already answered, before the fix).
-        final long deadline = System.currentTimeMillis() + TIMEOUT_MS;
+        final long deadline = HostClock.millis() + TIMEOUT_MS;
         while (cluster.registry.members(6).isEmpty() && !firstReply.isDone())
         {
-            assertTrue(System.currentTimeMillis() < deadline, "the first member was admitted");
+            assertTrue(HostClock.millis() < deadline, "the first member was admitted");
             Thread.sleep(1);
         }
         cluster.connect(0).register(6, 1, 6, 2, TIMEOUT_MS).registered();
@@ -557,7 +558,7 @@ class ProcessRegistrationTest
         final AtomicBuffer sdram = image.sdram();
         final int control = controlProgram(image);
         sdram.putLongVolatile(control + ControlProgramLayout.HEARTBEAT_TIME_OFFSET,
-            System.currentTimeMillis() - 10 * ControlProgramLayout.HEARTBEAT_TIMEOUT_MS);
+            HostClock.millis() - 10 * ControlProgramLayout.HEARTBEAT_TIMEOUT_MS);
         sdram.putIntVolatile(control + ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_RUNNING);
         assertNotNull(cluster.registrars.get(0).viaTables().deadNic(), "the driver takes the NIC for dead");
     }
@@ -640,10 +641,10 @@ class ProcessRegistrationTest
         assertEquals(freeBefore, freePages(image), "every page back, the Host Process Structures page too");
         assertEquals(0, sdram.getIntVolatile((int)layout.protectionEntryOffset(r.hpsAddress())));
         // The NIC takes the name out of its Name Table when its own Delete_Process broadcast comes back.
-        final long deadline = System.currentTimeMillis() + TIMEOUT_MS;
+        final long deadline = HostClock.millis() + TIMEOUT_MS;
         while (PublishedTables.names(sdram, layout).stream().anyMatch(n -> n.name().equals(new ProcessName(1, 0))))
         {
-            assertTrue(System.currentTimeMillis() < deadline, "Delete_Process took the name out of the Name Table");
+            assertTrue(HostClock.millis() < deadline, "Delete_Process took the name out of the Name Table");
             Thread.onSpinWait();
         }
     }

@@ -23,6 +23,7 @@ import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.ControlProgramSegment;
 import org.qnix.abi.CqTableEntry;
 import org.qnix.abi.DriverProtocol;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.MemoryRegionEntry;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
@@ -592,7 +593,7 @@ class ViaRequestsTest
             {
                 for (long beat = 1; beating.get() && !Thread.currentThread().isInterrupted(); beat++)
                 {
-                    control.beat(beat, System.currentTimeMillis());
+                    control.beat(beat, HostClock.millis());
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
                 }
             }));
@@ -647,7 +648,7 @@ class ViaRequestsTest
         {
             beating.set(false);
             heartbeat.join(60_000);
-            control.beat(Long.MAX_VALUE, System.currentTimeMillis() - 10 * ControlProgramLayout.HEARTBEAT_TIMEOUT_MS);
+            control.beat(Long.MAX_VALUE, HostClock.millis() - 10 * ControlProgramLayout.HEARTBEAT_TIMEOUT_MS);
         }
 
         /** Its control program is seen stopped: it does no DMA any more. */

@@ -3,6 +3,7 @@ package org.qnix.host;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.ControlProgramSegment;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.NicCoordinates;
 
 /**
@@ -40,14 +41,14 @@ public final class NicHeartbeat
     public boolean isRunning()
     {
         // Writer: the NIC control program, every HEARTBEAT_INTERVAL_MS.
-        return segment.isBeating(System.currentTimeMillis());
+        return segment.isBeating(HostClock.millis());
     }
 
     /** @return why the NIC is taken for dead, naming its node; for an error message. */
     public String describeStopped()
     {
         final int state = segment.state();
-        final long silence = segment.silenceMs(System.currentTimeMillis());
+        final long silence = segment.silenceMs(HostClock.millis());
         return "the NIC control program of node " + node + " is not running (" +
             (ControlProgramLayout.STATE_RUNNING != state ? "stopped" : "no heartbeat for " + silence + " ms") +
             "): nothing posted to it can complete";

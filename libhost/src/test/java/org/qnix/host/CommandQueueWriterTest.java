@@ -21,6 +21,7 @@ import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.CommandQueueEntry;
 import org.qnix.abi.CommandQueueLayout;
 import org.qnix.abi.ControlProgramLayout;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicWakeLayout;
@@ -57,7 +58,7 @@ class CommandQueueWriterTest
     {
         // A NIC that runs (a fresh heartbeat) but takes no command until a test says so.
         control.putIntVolatile(ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_RUNNING);
-        control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET, System.currentTimeMillis());
+        control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET, HostClock.millis());
         queueOf(ClusterParameters.DEFAULT_COMMAND_QUEUE_ENTRIES);
     }
 
@@ -306,7 +307,7 @@ class CommandQueueWriterTest
         while (!stop.get())
         {
             // Beats as the control program does, so that a long run on a loaded machine is not taken for dead.
-            control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET, System.currentTimeMillis());
+            control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET, HostClock.millis());
             final int command = entry.wrap(vni, layout.commandOffset(head)).command();
             if (ProcessCommand.NONE == command)
             {

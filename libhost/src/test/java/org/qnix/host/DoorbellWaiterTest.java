@@ -17,6 +17,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.Futex;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.NicCoordinates;
 
 /**
@@ -112,7 +113,7 @@ class DoorbellWaiterTest
     void aSilentNicIsDeadToo(final DoorbellWait wait)
     {
         control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET,
-            System.currentTimeMillis() - 2 * ControlProgramLayout.HEARTBEAT_TIMEOUT_MS);
+            HostClock.millis() - 2 * ControlProgramLayout.HEARTBEAT_TIMEOUT_MS);
         assertEquals(DoorbellWaiter.NIC_DEAD, waiter.await(VALUE, WAITERS, Doorbell::isComplete, LONG_NS, wait));
         assertEquals(true, heartbeat.describeStopped().contains("node 1-0"), heartbeat.describeStopped());
     }
@@ -223,7 +224,7 @@ class DoorbellWaiterTest
     private void beat()
     {
         control.putIntVolatile(ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_RUNNING);
-        control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET, System.currentTimeMillis());
+        control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET, HostClock.millis());
     }
 
     /** What the firmware does at completion: the word with release, then a wake-up if someone sleeps. */

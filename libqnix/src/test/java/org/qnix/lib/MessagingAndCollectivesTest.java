@@ -16,6 +16,7 @@ import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.CommandQueueEntry;
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicWakeLayout;
@@ -60,7 +61,7 @@ class MessagingAndCollectivesTest
     @BeforeEach
     void nicIsRunning()
     {
-        control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET, System.currentTimeMillis());
+        control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET, HostClock.millis());
         control.putIntVolatile(ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_RUNNING);
         vnic = new VirtualNetworkInterface(params, vni, hps, control, 0, wake, new NicCoordinates(0, 0), SELF, guard);
         messaging = new Messaging(null, params, SELF, guard, vnic);

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.Doorbell;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicWakeLayout;
@@ -46,7 +47,7 @@ class VirtualNetworkInterfaceClosingTest
     VirtualNetworkInterfaceClosingTest()
     {
         control.putIntVolatile(ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_RUNNING);
-        control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET, System.currentTimeMillis());
+        control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET, HostClock.millis());
         vnic = new VirtualNetworkInterface(params, vni, hps, control, 0, wake, NicCoordinates.parse("1-0"),
             new ProcessName(7, 0), guard);
     }

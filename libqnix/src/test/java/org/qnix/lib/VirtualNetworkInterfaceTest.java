@@ -12,6 +12,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.qnix.abi.HostClock;
 import org.qnix.host.DoorbellWait;
 import org.qnix.host.MappingGuard;
 import org.qnix.host.EmptyPolls;
@@ -55,7 +56,7 @@ class VirtualNetworkInterfaceTest
     @BeforeEach
     void nicIsRunning()
     {
-        control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET, System.currentTimeMillis());
+        control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET, HostClock.millis());
         control.putIntVolatile(ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_RUNNING);
         vnic = new VirtualNetworkInterface(params, vni, hps, control, 0, wake, new NicCoordinates(0, 0), new ProcessName(7, 0),
             new MappingGuard());
@@ -143,10 +144,10 @@ class VirtualNetworkInterfaceTest
         assertThrows(QnixTimeoutException.class,
             () -> vnic.await(context, true, TimeUnit.MILLISECONDS.toNanos(20), DoorbellWait.YIELD));
         control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET,
-            System.currentTimeMillis() - 2 * ControlProgramLayout.HEARTBEAT_TIMEOUT_MS);
+            HostClock.millis() - 2 * ControlProgramLayout.HEARTBEAT_TIMEOUT_MS);
         assertThrows(QnixNicDeadException.class,
             () -> vnic.await(context, true, TimeUnit.SECONDS.toNanos(30), DoorbellWait.BACKOFF));
-        control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET, System.currentTimeMillis());
+        control.putLongVolatile(ControlProgramLayout.HEARTBEAT_TIME_OFFSET, HostClock.millis());
         control.putIntVolatile(ControlProgramLayout.STATE_OFFSET, ControlProgramLayout.STATE_STOPPED);
         assertThrows(QnixNicDeadException.class,
             () -> vnic.await(context, true, TimeUnit.SECONDS.toNanos(30), DoorbellWait.YIELD));

@@ -2,6 +2,7 @@ package org.qnix.vipl;
 
 import java.util.concurrent.TimeUnit;
 
+import org.qnix.abi.HostClock;
 import org.qnix.abi.ViaProcessStructuresLayout;
 import org.qnix.abi.ViplDescriptor;
 import org.qnix.abi.ViplResult;
@@ -361,7 +362,7 @@ public final class Vi extends DriverResource
     {
         synchronized (nic)
         {
-            nic.connectPeerOutcome(this, true, peerDeadline - System.currentTimeMillis());
+            nic.connectPeerOutcome(this, true, peerDeadline - HostClock.millis());
             return remote;
         }
     }

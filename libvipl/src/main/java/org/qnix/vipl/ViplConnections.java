@@ -2,6 +2,7 @@ package org.qnix.vipl;
 
 import java.util.concurrent.TimeUnit;
 
+import org.qnix.abi.HostClock;
 import org.qnix.abi.MappedFile;
 import org.qnix.abi.ViaCloseRequest;
 import org.qnix.abi.ViplResult;
@@ -112,7 +113,7 @@ final class ViplConnections
         {
             driver.viaConnectPeerRequest(vi.index(), localDiscriminator, remote.node().packed(), remote.discriminator(),
                 timeoutMs);
-            vi.peerRequested(System.currentTimeMillis() + timeoutMs);
+            vi.peerRequested(HostClock.millis() + timeoutMs);
         }
         catch (final DriverException ex)
         {

@@ -5,7 +5,6 @@ import java.util.HashSet;
 import java.util.Set;
 
 import org.agrona.ErrorHandler;
-import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.qnix.abi.DriverCommand;
 import org.qnix.abi.NicCoordinates;
@@ -37,16 +36,13 @@ public final class DutyCycleErrorHandler implements ErrorHandler
 {
     private final NicCoordinates node;
     private final NicCounters counters;
-    private final EpochClock clock;
     private final PrintStream log;
     private final Set<String> kindsLogged = new HashSet<>();
 
-    DutyCycleErrorHandler(final NicCoordinates node, final NicCounters counters, final EpochClock clock,
-        final PrintStream log)
+    DutyCycleErrorHandler(final NicCoordinates node, final NicCounters counters, final PrintStream log)
     {
         this.node = node;
         this.counters = counters;
-        this.clock = clock;
         this.log = log;
     }
 
@@ -107,7 +103,8 @@ public final class DutyCycleErrorHandler implements ErrorHandler
         final String kind = kind(error);
         if (kindsLogged.add(kind))
         {
-            log.println(clock.time() + " NIC " + node + ": error in the duty cycle, caused by " + cause +
+            // Wall-clock ms, as a log line is read beside the daemon's and the programs' output.
+            log.println(System.currentTimeMillis() + " NIC " + node + ": error in the duty cycle, caused by " + cause +
                 " (dropped; the loop goes on; further errors of this kind are only counted): " + kind);
             error.printStackTrace(log);
         }

@@ -7,6 +7,7 @@ import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.status.CountersManager;
 import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.HostMemoryLayout;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
@@ -21,15 +22,17 @@ import org.qnix.abi.NicWakeUp;
  * role of {@link NicControlProgram} takes what it needs from here instead of a long constructor list.
  *
  * <p>The clock the roles read is a {@link CachedEpochClock} that {@link NicControlProgram#doWork()}
- * sets once at the start of each duty cycle from {@link #epochClock(EpochClock) the real one}: one
- * system call per cycle, and every role of the cycle sees the same time.
+ * sets once at the start of each duty cycle from {@link #clock(EpochClock) the real one}: one
+ * system call per cycle, and every role of the cycle sees the same time. The real one is the host's
+ * monotonic clock ({@link HostClock}), in which the heartbeat's readers judge its silence; a stepped
+ * test gives a manual one.
  *
  * <pre>{@code
  * FirmwareContext ctx = new FirmwareContext()
  *     .nodeImage(image)
  *     .inputFifos(rings)
  *     .countersManager(new CountersManager(image.countersMetadata(), image.countersValues()))
- *     .epochClock(SystemEpochClock.INSTANCE)
+ *     .clock(HostClock.INSTANCE)
  *     .errorLog(System.err);
  * NicControlProgram nic = new NicControlProgram(ctx);
  * }</pre>
@@ -40,7 +43,7 @@ public final class FirmwareContext
     private AtomicBuffer[] inputFifos;
     private NicWakeUp[] peerWakeUps;
     private NicCounters counters;
-    private EpochClock epochClock;
+    private EpochClock clock;
     private PrintStream errorLog = System.err;
     private boolean concluded;
 
@@ -99,10 +102,13 @@ public final class FirmwareContext
         return counters(new NicCounters(manager));
     }
 
-    /** The wall clock read once per duty cycle (heartbeat, permission retries, event log). */
-    public FirmwareContext epochClock(final EpochClock clock)
+    /**
+     * The clock read once per duty cycle (heartbeat, permission retries, timers), in ms: {@link HostClock}
+     * (the heartbeat's readers use it too), or a manual clock in a stepped test.
+     */
+    public FirmwareContext clock(final EpochClock clock)
     {
-        this.epochClock = clock;
+        this.clock = clock;
         return this;
     }
 
@@ -123,9 +129,9 @@ public final class FirmwareContext
         {
             return this;
         }
-        if (null == image || null == inputFifos || null == counters || null == epochClock)
+        if (null == image || null == inputFifos || null == counters || null == clock)
         {
-            throw new IllegalStateException("a FirmwareContext needs nodeImage, inputFifos, counters and epochClock");
+            throw new IllegalStateException("a FirmwareContext needs nodeImage, inputFifos, counters and clock");
         }
         params = image.parameters();
         if (inputFifos.length != params.nodeCount())
@@ -136,14 +142,14 @@ public final class FirmwareContext
         hostLayout = image.hostLayout();
         self = image.node();
         selfIndex = self.index(params.torusWidth());
-        cachedClock.update(epochClock.time());
+        cachedClock.update(clock.time());
         trace = new PacketTrace(image.traceControl(), image.traceRing(), counters.traceRecordsDropped);
         nodeName = self.toString();
         wire = new Wire(inputFifos, selfIndex, trace, nodeName,
             null == peerWakeUps ? new NicWakeUp[params.nodeCount()] : peerWakeUps);
         messages = new SystemMessageSender(wire, counters, self, params.torusWidth());
         doorbells = new Doorbells(image.hostMemory(), counters, nodeName);
-        errorHandler = new DutyCycleErrorHandler(self, counters, cachedClock, errorLog);
+        errorHandler = new DutyCycleErrorHandler(self, counters, errorLog);
         names = new NameTable(image.sdram(), layout);
         groups = new GroupTable(image.sdram(), layout);
         slots = new ProcessSlot[params.maxProcessesPerNic()];
@@ -168,9 +174,9 @@ public final class FirmwareContext
     }
 
     /** The real clock: read only by {@link NicControlProgram} to set {@link #cachedClock()}. */
-    EpochClock epochClock()
+    EpochClock clock()
     {
-        return epochClock;
+        return clock;
     }
 
     // Built by conclude() ------------------------------------------------------------------------

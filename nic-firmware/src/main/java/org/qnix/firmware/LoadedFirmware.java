@@ -8,12 +8,12 @@ import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.CompositeAgent;
 import org.agrona.concurrent.IdleStrategy;
-import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersManager;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.FileDescriptorBlock;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicWakeUp;
@@ -77,7 +77,7 @@ public final class LoadedFirmware implements AutoCloseable
                 .inputFifos(rings)
                 .peerWakeUps(wakeUps)
                 .countersManager(new CountersManager(image.countersMetadata(), image.countersValues()))
-                .epochClock(SystemEpochClock.INSTANCE)
+                .clock(HostClock.INSTANCE)
                 .errorLog(System.err));
             return new LoadedFirmware(image, fifos, program.logEvents(true));
         }

@@ -37,7 +37,7 @@ import org.qnix.abi.ProcessStartTicks;
  *
  * <pre>{@code
  * NicControlProgram nic = new NicControlProgram(new FirmwareContext()
- *     .nodeImage(image).inputFifos(rings).counters(counters).epochClock(SystemEpochClock.INSTANCE));
+ *     .nodeImage(image).inputFifos(rings).counters(counters).clock(HostClock.INSTANCE));
  * nic.onStart();
  * while (running) { nic.doWork(); }
  * }</pre>
@@ -56,7 +56,7 @@ public final class NicControlProgram implements Agent
     private final FirmwareContext ctx;
     private final NicCoordinates self;
     private final NicCounters counters;
-    private final EpochClock epochClock;
+    private final EpochClock hostClock;
     private final CachedEpochClock clock;
     private final ControlProgramSegment controlSegment = new ControlProgramSegment();
     private final Wire wire;
@@ -83,12 +83,12 @@ public final class NicControlProgram implements Agent
      * @param image    this node's mapped memory.
      * @param rings    the ring buffer region of every node's input FIFO, by node index.
      * @param counters where to count.
-     * @param clock    wall clock for the heartbeat.
+     * @param clock    the clock of the heartbeat and the timers ({@link org.qnix.abi.HostClock#INSTANCE}).
      */
     public NicControlProgram(
         final NodeImage image, final AtomicBuffer[] rings, final NicCounters counters, final EpochClock clock)
     {
-        this(new FirmwareContext().nodeImage(image).inputFifos(rings).counters(counters).epochClock(clock));
+        this(new FirmwareContext().nodeImage(image).inputFifos(rings).counters(counters).clock(clock));
     }
 
     /** Wires the roles from {@code context}, which is {@link FirmwareContext#conclude() concluded} here. */
@@ -97,7 +97,7 @@ public final class NicControlProgram implements Agent
         this.ctx = context.conclude();
         this.self = ctx.self();
         this.counters = ctx.counters();
-        this.epochClock = ctx.epochClock();
+        this.hostClock = ctx.clock();
         this.clock = ctx.cachedClock();
         controlSegment.wrap(ctx.sdram(), (int)ctx.sdramLayout().controlProgramOffset());
         this.wire = ctx.wire();
@@ -145,7 +145,7 @@ public final class NicControlProgram implements Agent
 
     public void onStart()
     {
-        final long now = epochClock.time();
+        final long now = hostClock.time();
         clock.update(now);
         final long pid = ProcessHandle.current().pid();
         // The start is read by the driver to tell this process from a later one with the pid (FirmwareProcess).
@@ -162,7 +162,7 @@ public final class NicControlProgram implements Agent
     public int doWork()
     {
         // The one clock read of the cycle: every role reads the cached value.
-        clock.update(epochClock.time());
+        clock.update(hostClock.time());
         // Whether qnix trace watches: read once here, so that off costs a branch per packet.
         ctx.packetTrace().refresh();
         int work = heartbeat();

@@ -513,7 +513,8 @@ final class ProcessRegistrations
     {
         if (logEvents)
         {
-            System.out.println(clock.time() + " NIC " + self + ": " + event);
+            // Wall-clock ms, as a log line is read beside the daemon's and the programs' output.
+            System.out.println(System.currentTimeMillis() + " NIC " + self + ": " + event);
         }
     }
 

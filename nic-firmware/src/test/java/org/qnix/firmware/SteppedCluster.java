@@ -88,7 +88,7 @@ final class SteppedCluster implements AutoCloseable
                 .nodeImage(image)
                 .inputFifos(rings)
                 .countersManager(new CountersManager(image.countersMetadata(), image.countersValues()))
-                .epochClock(clock)
+                .clock(clock)
                 .errorLog(new PrintStream(errorLog, true, StandardCharsets.UTF_8)));
             nic.onStart();
             nics.add(nic);

@@ -10,11 +10,11 @@ package org.qnix.abi;
  *  +---------------------------------------------------------------+
  *  |  Firmware OS pid (64 bits)                                    |
  *  +---------------------------------------------------------------+
- *  |  Start time, epoch ms (64 bits)                               |
+ *  |  Start time, host clock ms (64 bits)                          |
  *  +---------------------------------------------------------------+
  *  |  Heartbeat counter (64 bits)                                  |
  *  +---------------------------------------------------------------+
- *  |  Last heartbeat, epoch ms (64 bits, release)                  |
+ *  |  Last heartbeat, host clock ms (64 bits, release)             |
  *  +---------------------------------------------------------------+
  *  |  State: 0 absent, 1 running, 2 stopped (release)              |
  *  +---------------------------------------------------------------+
@@ -39,6 +39,10 @@ package org.qnix.abi;
  * {@code E} knows that every cycle from {@code E + 2} on sees the cleared entry; once the count is
  * past {@code E}, the one cycle that may have checked the page before it was cleared has finished,
  * and the page may go to another process.
+ *
+ * <p>Both times are {@link HostClock} ms (layout version 13; epoch ms before): the host's monotonic
+ * clock, which every process reads alike, so that a step of the system clock neither makes a live NIC
+ * look silent nor a dead one look alive.
  *
  * <p>Its one writer and its readers use it through {@link ControlProgramSegment}.
  *

@@ -32,7 +32,7 @@ import org.agrona.concurrent.AtomicBuffer;
  * segment.running();
  *
  * // Any reader.
- * if (!segment.isBeating(System.currentTimeMillis())) { ... }
+ * if (!segment.isBeating(HostClock.millis())) { ... }
  * }</pre>
  */
 public final class ControlProgramSegment
@@ -110,7 +110,7 @@ public final class ControlProgramSegment
         return buffer.getIntVolatile(offset + STATE_OFFSET);
     }
 
-    /** @return the epoch ms of the last heartbeat (acquire). */
+    /** @return the {@link HostClock} ms of the last heartbeat (acquire). */
     public long heartbeatTimeMs()
     {
         return buffer.getLongVolatile(offset + HEARTBEAT_TIME_OFFSET);

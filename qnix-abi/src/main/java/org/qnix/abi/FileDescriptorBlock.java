@@ -39,7 +39,7 @@ public final class FileDescriptorBlock
     /** "QNIXEMU1" in little-endian ASCII. */
     public static final long MAGIC = 0x31554D4558494E51L;
     /** Bump on any change of any layout in this package. */
-    public static final int LAYOUT_VERSION = 12;
+    public static final int LAYOUT_VERSION = 13;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int LAYOUT_VERSION_OFFSET = MAGIC_OFFSET + Long.BYTES;

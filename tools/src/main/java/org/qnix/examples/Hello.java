@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.qnix.abi.HostClock;
 import org.qnix.lib.GroupMember;
 import org.qnix.lib.Qnix;
 
@@ -61,8 +62,8 @@ public final class Hello
                 qnix.nicPid() + "); group " + qnix.name().ai() + " has " + members.size() + " members: " + members);
             if (null != hold)
             {
-                final long deadline = System.currentTimeMillis() + MAX_HOLD_MS;
-                while (Files.exists(hold) && System.currentTimeMillis() < deadline)
+                final long deadline = HostClock.millis() + MAX_HOLD_MS;
+                while (Files.exists(hold) && HostClock.millis() < deadline)
                 {
                     Thread.sleep(20);
                 }

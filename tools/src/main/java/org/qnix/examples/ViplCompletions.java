@@ -1,5 +1,6 @@
 package org.qnix.examples;
 
+import org.qnix.abi.HostClock;
 import org.qnix.host.DoorbellWait;
 import org.qnix.vipl.CompletionQueue;
 import org.qnix.vipl.Descriptor;
@@ -40,7 +41,7 @@ public final class ViplCompletions
     public static Descriptor await(final Vi vi, final CompletionQueue cq, final boolean send, final long timeoutMs,
         final DoorbellWait wait)
     {
-        final long deadline = System.currentTimeMillis() + timeoutMs;
+        final long deadline = HostClock.millis() + timeoutMs;
         while (true)
         {
             while (null != cq.done())
@@ -53,7 +54,7 @@ public final class ViplCompletions
                 return d;
             }
             // A completion after the look above has its entry written after its status: this wait sees it.
-            cq.await(Math.max(1, deadline - System.currentTimeMillis()), wait);
+            cq.await(Math.max(1, deadline - HostClock.millis()), wait);
         }
     }
 

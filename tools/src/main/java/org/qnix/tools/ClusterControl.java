@@ -20,6 +20,7 @@ import org.qnix.abi.ClusterFootprint;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.FileModes;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.JvmFlags;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicProcessor;
@@ -244,7 +245,7 @@ public final class ClusterControl
             throw new UncheckedIOException("cannot start the emulator daemon", ex);
         }
 
-        final long deadline = System.currentTimeMillis() + UP_TIMEOUT_MS;
+        final long deadline = HostClock.millis() + UP_TIMEOUT_MS;
         while (true)
         {
             final Optional<ClusterProperties> props = readQuietly(dir);
@@ -253,7 +254,7 @@ public final class ClusterControl
                 return dir;
             }
             final boolean failed = props.isPresent() && ClusterProperties.STATE_FAILED.equals(props.get().state());
-            if (failed || !daemon.isAlive() || System.currentTimeMillis() > deadline)
+            if (failed || !daemon.isAlive() || HostClock.millis() > deadline)
             {
                 final boolean timedOut = !failed && daemon.isAlive();
                 if (timedOut)

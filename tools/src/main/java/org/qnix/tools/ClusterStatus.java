@@ -15,6 +15,7 @@ import org.qnix.abi.ControlProgramSegment;
 import org.qnix.abi.CqTableEntry;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.FileDescriptorBlock;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.HostMemoryLayout;
 import org.qnix.abi.HostProcessStructuresLayout;
 import org.qnix.abi.MappedFile;
@@ -172,7 +173,7 @@ public final class ClusterStatus
                 FileDescriptorBlock.verify(host, FileDescriptorBlock.TYPE_HOST_MEMORY, dir.hostMemory(node).toString());
                 final ControlProgramSegment control =
                     new ControlProgramSegment().wrap(sdram, (int)layout.controlProgramOffset());
-                final long heartbeatAgeMs = control.silenceMs(System.currentTimeMillis());
+                final long heartbeatAgeMs = control.silenceMs(HostClock.millis());
                 nodes.add(new Node(node,
                     control.pid(),
                     control.state(),

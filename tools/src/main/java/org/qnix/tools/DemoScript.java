@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.HostClock;
 import org.qnix.firmware.NicCounters;
 
 /**
@@ -122,8 +123,8 @@ final class DemoScript
             run.start();
 
             // Each Hello prints after its group query, so 4 greetings mean all 4 are registered and done asking.
-            final long deadline = System.currentTimeMillis() + 120_000;
-            while (run.isAlive() && greetings.get() < 4 && System.currentTimeMillis() < deadline)
+            final long deadline = HostClock.millis() + 120_000;
+            while (run.isAlive() && greetings.get() < 4 && HostClock.millis() < deadline)
             {
                 Thread.sleep(20);
             }

@@ -14,6 +14,7 @@ import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.ControlProgramSegment;
 import org.qnix.abi.CountersLayout;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
@@ -214,12 +215,12 @@ public final class PacketTracer implements AutoCloseable
             nics.get(i).control.putIntRelease(TraceLayout.CAPTURE_LENGTH_OFFSET, 0);
             cycles[i] = nics.get(i).controlProgram.dutyCycles();
         }
-        final long deadline = System.currentTimeMillis() + STOP_WAIT_MS;
+        final long deadline = HostClock.millis() + STOP_WAIT_MS;
         for (int i = 0; i < nics.size(); i++)
         {
             // Writer: the NIC, after each duty cycle; two more cycles and none can still see tracing on.
             while (nics.get(i).controlProgram.dutyCycles() < cycles[i] + 2 &&
-                System.currentTimeMillis() < deadline)
+                HostClock.millis() < deadline)
             {
                 // An idle NIC sleeps and runs no duty cycle until woken.
                 nics.get(i).wakeUp.ring();

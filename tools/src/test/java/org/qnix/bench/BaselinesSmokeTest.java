@@ -12,6 +12,7 @@ import java.util.function.IntFunction;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.qnix.abi.HostClock;
 
 /**
  * Each baseline starts its peer JVM, moves messages of every size both ways and produces numbers, and
@@ -41,8 +42,8 @@ class BaselinesSmokeTest
                     assertTrue(h.getMinValue() > 0, transport.name());
                 }
             }
-            final long deadline = System.currentTimeMillis() + 10_000;
-            while (ProcessHandle.current().children().count() > childrenBefore && System.currentTimeMillis() < deadline)
+            final long deadline = HostClock.millis() + 10_000;
+            while (ProcessHandle.current().children().count() > childrenBefore && HostClock.millis() < deadline)
             {
                 Thread.sleep(20);
             }

@@ -20,6 +20,7 @@ import java.util.function.BooleanSupplier;
 
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterParameters;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
@@ -136,10 +137,10 @@ final class TestClusters
     /** Polls a condition with a generous bound; the bound is a hang guard, not a timing assertion. */
     static void await(final String what, final BooleanSupplier condition) throws InterruptedException
     {
-        final long deadline = System.currentTimeMillis() + 60_000;
+        final long deadline = HostClock.millis() + 60_000;
         while (!condition.getAsBoolean())
         {
-            if (System.currentTimeMillis() > deadline)
+            if (HostClock.millis() > deadline)
             {
                 throw new AssertionError("gave up waiting for: " + what);
             }

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.qnix.abi.HostClock;
 import org.qnix.abi.ViplDescriptor;
 import org.qnix.vipl.CompletionQueue;
 import org.qnix.vipl.Descriptor;
@@ -203,7 +204,7 @@ class ViplMatrixTest extends ViplClusterTest
      */
     private static void awaitInOrder(final Descriptor[] posted, final String what) throws InterruptedException
     {
-        final long deadline = System.currentTimeMillis() + ViplEnd.TIMEOUT_MS;
+        final long deadline = HostClock.millis() + ViplEnd.TIMEOUT_MS;
         final boolean[] done = new boolean[posted.length];
         while (true)
         {
@@ -224,7 +225,7 @@ class ViplMatrixTest extends ViplClusterTest
             {
                 return;
             }
-            assertTrue(System.currentTimeMillis() < deadline, what + ": only " + prefix + " done");
+            assertTrue(HostClock.millis() < deadline, what + ": only " + prefix + " done");
             Thread.sleep(1);
         }
     }
