@@ -25,7 +25,7 @@ import org.qnix.firmware.NodeImage;
  * compared with it and logged (issue 17, item 8).
  *
  * <pre>{@code
- * DriverRequests requests = new DriverRequests(image, registrar, peer.pid(), replies, connection);
+ * DriverRequests requests = new DriverRequests(image, registrar, peer, replies, connection, hangUp);
  * while (requests.onRequest(in.readInt(), in)) { }
  * requests.close();
  * }</pre>
@@ -64,23 +64,23 @@ final class DriverRequests implements AutoCloseable
     private final ViaRequests via;
 
     /**
-     * @param callerPid         the pid of the process at the other end, as the kernel says.
+     * @param caller            the process at the other end (pid, uid), as the kernel says.
      * @param replies           where the answers go.
      * @param registrations     told when a registration starts and when it is settled or undone.
      * @param hungUp            whether the process closed the connection, asked while a request waits.
      */
-    DriverRequests(final NodeImage image, final ProcessRegistrar registrar, final int callerPid,
+    DriverRequests(final NodeImage image, final ProcessRegistrar registrar, final PeerCredentials caller,
         final DriverReplies replies, final Registrations registrations, final BooleanSupplier hungUp)
     {
         this.node = image.node();
         this.sdram = image.sdram();
         this.layout = image.sdramLayout();
         this.registrar = registrar;
-        this.callerPid = callerPid;
+        this.callerPid = caller.pid();
         this.replies = replies;
         this.registrations = registrations;
         this.hungUp = hungUp;
-        this.via = new ViaRequests(registrar, callerPid, replies, registrations, hungUp);
+        this.via = new ViaRequests(registrar, caller, replies, registrations, hungUp);
     }
 
     /**

@@ -261,7 +261,7 @@ final class NodeDriver implements AutoCloseable
             final ClientHangUp hangUp =
                 new ClientHangUp(channel, new BufferedInputStream(Channels.newInputStream(channel)));
             final DataInputStream in = hangUp.input();
-            requests = new DriverRequests(image, registrar, peer.pid(),
+            requests = new DriverRequests(image, registrar, peer,
                 new DriverReplies(Channels.newOutputStream(channel)), connection, hangUp);
             while (!closed && requests.onRequest(in.readInt(), in))
             {

@@ -441,9 +441,10 @@ final class ProcessRegistrar
      * Answered VIA_REGISTERED, or VIA_FAILED (ERROR_RESOURCE) / FAILED (NIC_DEAD, or the NIC's refusal).
      *
      * @param osPid the caller's pid as the kernel gives it.
+     * @param uid   the caller's uid as the kernel gives it: whose connection addresses it may use.
      * @return the registered process, or null if nothing is held.
      */
-    ViaRegistered registerVia(final int osPid, final long timeoutMs, final DriverReplies replies)
+    ViaRegistered registerVia(final int osPid, final int uid, final long timeoutMs, final DriverReplies replies)
         throws IOException, InterruptedException
     {
         final ProcessName label = new ProcessName(0, osPid);
@@ -482,7 +483,7 @@ final class ProcessRegistrar
         final long hps = hpsRegion.address(0);
         final long structuresAddress = structures.address(0);
         final ViaRegistered registered = new ViaRegistered(label, index, osPid, memory,
-            new ViaResources(viaTables, registry.viaConnections(), memory, params, node, index, host,
+            new ViaResources(viaTables, registry.viaConnections(), memory, params, node, index, uid, host,
                 structuresAddress), hps, structuresAddress, structuresPages);
 
         final long vni = layout.vniOffset(index);

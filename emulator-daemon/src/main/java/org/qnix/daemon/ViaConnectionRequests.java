@@ -42,6 +42,8 @@ final class ViaConnectionRequests
     private final ViaTables tables;
     private final NicCoordinates node;
     private final int owner;
+    /** The process's uid, as the kernel gave it for its driver connection: it may use the addresses of its uid. */
+    private final int uid;
     private final OwnVis vis;
     /** Wrapped once, then only read through, on the process's connection thread. */
     private final ViaCloseRequest closeRequest = new ViaCloseRequest();
@@ -50,16 +52,18 @@ final class ViaConnectionRequests
 
     /**
      * @param owner             the process's Process Table index.
+     * @param uid               the process's uid (SO_PEERCRED).
      * @param host              the node's host memory, which holds the process's VIA Process Structures.
      * @param structuresAddress where its VIA Process Structures are in host memory.
      */
     ViaConnectionRequests(final ViaConnections connections, final ViaTables tables, final NicCoordinates node,
-        final int owner, final OwnVis vis, final AtomicBuffer host, final long structuresAddress)
+        final int owner, final int uid, final OwnVis vis, final AtomicBuffer host, final long structuresAddress)
     {
         this.connections = connections;
         this.tables = tables;
         this.node = node;
         this.owner = owner;
+        this.uid = uid;
         this.vis = vis;
         closeRequest.wrap(host, (int)structuresAddress);
     }
@@ -85,6 +89,7 @@ final class ViaConnectionRequests
     {
         checkDiscriminator(discriminator);
         final ViaConnections.Key key = ViaConnections.Key.of(node.packed(), discriminator);
+        claim(key);
         final ViaConnections.Request request = connections.connectWait(key, timeoutMs, alive);
         if (null == request)
         {
@@ -171,9 +176,10 @@ final class ViaConnectionRequests
         final ViaResources.Vi own = vis.own(vi);
         checkDiscriminator(localDiscriminator);
         checkDiscriminator(remoteDiscriminator);
-        final ViplResult result = connections.connectPeerRequest(endpoint(own),
-            ViaConnections.Key.of(node.packed(), localDiscriminator), ViaConnections.Key.of(remoteNode, remoteDiscriminator),
-            timeoutMs);
+        final ViaConnections.Key local = ViaConnections.Key.of(node.packed(), localDiscriminator);
+        claim(local);
+        final ViplResult result = connections.connectPeerRequest(endpoint(own), local,
+            ViaConnections.Key.of(remoteNode, remoteDiscriminator), timeoutMs);
         if (ViplResult.SUCCESS != result)
         {
             throw new ViaRefusal(result, "VI " + vi + "'s peer connection request to node " +
@@ -226,11 +232,15 @@ final class ViaConnectionRequests
         connections.forgetPeerRequest(node.packed(), vi);
     }
 
-    /** The process died or de-registered: the requests it was asked and never answered end REJECT. */
+    /**
+     * The process died or de-registered: the requests it was asked and never answered end REJECT, and the
+     * addresses it used as its own are no longer held for its uid by it.
+     */
     void forgetAsked()
     {
         connections.forgetAsked(askedHandles.stream().mapToInt(Integer::intValue).toArray());
         askedHandles.clear();
+        connections.release(this);
     }
 
     /** At the process's death, before VI {@code vi} leaves the tables: its peer sees the connection lost. */
@@ -244,6 +254,18 @@ final class ViaConnectionRequests
     {
         return new ViaConnections.Endpoint(node.packed(), vi.vi(), ProcessTableLayout.nicPid(owner), vi.reliability(),
             vi.maxTransfer(), vi.attributes());
+    }
+
+    /** This process uses {@code address} as its own ({@link ViaConnections#claim}), unless another uid does. */
+    private void claim(final ViaConnections.Key address) throws ViaRefusal
+    {
+        final Integer holder = connections.claim(address, uid, this);
+        if (null != holder)
+        {
+            throw new ViaRefusal(ViplResult.INVALID_PARAMETER, (address.discriminator().isEmpty() ?
+                "the empty discriminator" : "discriminator 0x" + address.discriminator()) + " of node " + node + " is in use by a process of uid " + holder + " (this one's is " + uid +
+                "): an address is its first user's uid's until that uid's last process using it ends");
+        }
     }
 
     private static void checkDiscriminator(final byte[] discriminator) throws ViaRefusal

@@ -59,6 +59,8 @@ final class ViaConnections
     private final Map<Long, Endpoint> peers = new HashMap<>();
     /** (node, VI) keys of the VIs whose NICs are being told of a match, outside the monitor. */
     private final Set<Long> joining = new HashSet<>();
+    /** Addresses in use as a server's or a peer's own, by the uid using them: see {@link #claim}. */
+    private final Map<Key, Claim> claims = new HashMap<>();
     private int nextId = 1;
 
     /** A server's address: its node and discriminator. */
@@ -73,6 +75,11 @@ final class ViaConnections
             }
             return new Key(node, hex.toString());
         }
+    }
+
+    /** Who uses an address as its own: a uid, and the VIA processes of that uid that did ({@link #claim}). */
+    private record Claim(int uid, Set<Object> holders)
+    {
     }
 
     /** One end of a connection: a VI and what the other end is told of it. */
@@ -145,6 +152,42 @@ final class ViaConnections
     /** How a request ended: SUCCESS with the server's end, or REJECT, TIMEOUT, or an attribute mismatch. */
     record Outcome(ViplResult result, Endpoint server)
     {
+    }
+
+    /**
+     * A VIA process of {@code uid} ({@code holder}) uses {@code address} as its own: it waits on it as a
+     * server ({@code VipConnectWait}) or names it as its local address in a peer request. An address
+     * belongs to the uid that first did so, until the last of that uid's processes that did ends
+     * ({@link #release}); processes of another uid are refused it meanwhile. VIA gives discriminators no
+     * owner; here the users of a cluster shared with a group ({@code --shared-with-group}) could
+     * otherwise wait on another user's address (a PCIComm cid's, say) and be given the connections, and
+     * so the data, meant for that user's server. Processes of one uid may share an address, as VIA lets
+     * several servers wait on one (PCIComm's {@code CidLock} orders its own).
+     *
+     * @return null if {@code holder} may use the address; else the uid that holds it.
+     */
+    synchronized Integer claim(final Key address, final int uid, final Object holder)
+    {
+        final Claim claim = claims.computeIfAbsent(address, k -> new Claim(uid, new HashSet<>()));
+        if (claim.uid() != uid)
+        {
+            return claim.uid();
+        }
+        claim.holders().add(holder);
+        return null;
+    }
+
+    /** The VIA process {@code holder} ended: the addresses only it of its uid used are free again. */
+    synchronized void release(final Object holder)
+    {
+        for (final Iterator<Claim> it = claims.values().iterator(); it.hasNext(); )
+        {
+            final Claim claim = it.next();
+            if (claim.holders().remove(holder) && claim.holders().isEmpty())
+            {
+                it.remove();
+            }
+        }
     }
 
     /** Each node's driver hands its VIA tables over when it starts. */

@@ -15,7 +15,7 @@ import org.qnix.abi.ViplResult;
  * resources leave the NIC's tables and it is de-registered.
  *
  * <pre>{@code
- * ViaRequests via = new ViaRequests(registrar, callerPid, replies, connection, hangUp);
+ * ViaRequests via = new ViaRequests(registrar, PeerCredentials.of(channel), replies, connection, hangUp);
  * via.onRequest(DriverProtocol.VIA_PTAG_CREATE, in);
  * via.close();
  * }</pre>
@@ -24,20 +24,23 @@ final class ViaRequests implements AutoCloseable
 {
     private final ProcessRegistrar registrar;
     private final int callerPid;
+    private final int callerUid;
     private final DriverReplies replies;
     private final DriverRequests.Registrations registrations;
     private final BooleanSupplier hungUp;
     private ProcessRegistrar.ViaRegistered registered;
 
     /**
+     * @param caller        the process at the other end, as the kernel says.
      * @param registrations told when a VIA registration starts and when it is settled.
      * @param hungUp        whether the process closed the connection ({@link ClientHangUp}): a wait ends then.
      */
-    ViaRequests(final ProcessRegistrar registrar, final int callerPid, final DriverReplies replies,
+    ViaRequests(final ProcessRegistrar registrar, final PeerCredentials caller, final DriverReplies replies,
         final DriverRequests.Registrations registrations, final BooleanSupplier hungUp)
     {
         this.registrar = registrar;
-        this.callerPid = callerPid;
+        this.callerPid = caller.pid();
+        this.callerUid = caller.uid();
         this.replies = replies;
         this.registrations = registrations;
         this.hungUp = hungUp;
@@ -78,7 +81,7 @@ final class ViaRequests implements AutoCloseable
                         "open the NIC for VIA on a connection of its own");
                     return true;
                 }
-                registered = registrar.registerVia(callerPid, timeoutMs, replies);
+                registered = registrar.registerVia(callerPid, callerUid, timeoutMs, replies);
                 return true;
             }
             finally

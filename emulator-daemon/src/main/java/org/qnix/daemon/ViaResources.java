@@ -86,12 +86,13 @@ final class ViaResources
 
     /**
      * @param owner             the process's Process Table index.
+     * @param uid               the process's uid, as the kernel gave it for its driver connection.
      * @param host              the node's host memory, which holds the process's VIA Process Structures.
      * @param structuresAddress where its VIA Process Structures are in host memory.
      */
     ViaResources(final ViaTables tables, final ViaConnections connections, final ProcessProtectionTable memory,
-        final ClusterParameters params, final NicCoordinates node, final int owner, final AtomicBuffer host,
-        final long structuresAddress)
+        final ClusterParameters params, final NicCoordinates node, final int owner, final int uid,
+        final AtomicBuffer host, final long structuresAddress)
     {
         this.tables = tables;
         this.memory = memory;
@@ -99,7 +100,7 @@ final class ViaResources
         this.node = node;
         this.owner = owner;
         this.structuresAddress = structuresAddress;
-        this.requests = new ViaConnectionRequests(connections, tables, node, owner, this::ownVi, host,
+        this.requests = new ViaConnectionRequests(connections, tables, node, owner, uid, this::ownVi, host,
             structuresAddress);
     }
 

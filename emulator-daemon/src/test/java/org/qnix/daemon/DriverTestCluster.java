@@ -90,7 +90,13 @@ final class DriverTestCluster implements AutoCloseable
     /** @param pid the caller's pid as the kernel would give it. */
     SocketlessConnection connect(final int node, final int pid)
     {
-        final SocketlessConnection connection = new SocketlessConnection(images.get(node), registrars.get(node), pid);
+        return connect(node, new PeerCredentials(pid, PeerCredentials.ownUid(), PeerCredentials.ownGid()));
+    }
+
+    /** @param caller the caller's pid and uid as the kernel would give them (another uid: a shared cluster's). */
+    SocketlessConnection connect(final int node, final PeerCredentials caller)
+    {
+        final SocketlessConnection connection = new SocketlessConnection(images.get(node), registrars.get(node), caller);
         connections.add(connection);
         return connection;
     }

@@ -69,7 +69,7 @@ final class SocketlessConnection implements AutoCloseable
     {
     }
 
-    SocketlessConnection(final NodeImage image, final ProcessRegistrar registrar, final int pid)
+    SocketlessConnection(final NodeImage image, final ProcessRegistrar registrar, final PeerCredentials caller)
     {
         final DriverRequests.Registrations registrations = new DriverRequests.Registrations()
         {
@@ -84,7 +84,7 @@ final class SocketlessConnection implements AutoCloseable
             }
         };
         final OutputStream replies = breakablePipe(replyBytes, () -> repliesFail);
-        requests = new DriverRequests(image, registrar, pid, new DriverReplies(replies), registrations, () -> hungUp);
+        requests = new DriverRequests(image, registrar, caller, new DriverReplies(replies), registrations, () -> hungUp);
     }
 
     /**

@@ -659,6 +659,51 @@ class ViaRequestsTest
     }
 
     /**
+     * An address (node, discriminator) is the uid's whose process first used it as its own, until the last
+     * such process of that uid ends: in a cluster shared with a group, a process of another user may
+     * neither wait on it as a server nor name it as a peer request's local address, and so is never given
+     * the requests meant for that user's servers. Processes of one uid share it, as VIA lets them.
+     */
+    @Test
+    void anAddressInUseByOneUidIsRefusedToAnotherUntilItsLastUserEnds() throws Exception
+    {
+        final SocketlessConnection server = registered(cluster.connect(1));
+        final SocketlessConnection sameUid = registered(cluster.connect(1));
+        final SocketlessConnection otherUser = registered(cluster.connect(1, new PeerCredentials(
+            (int)ProcessHandle.current().pid(), PeerCredentials.ownUid() + 1, PeerCredentials.ownGid())));
+        final int otherVi = createVi(otherUser);
+        server.send(DriverProtocol.VIA_CONNECT_WAIT, 0, 1L);
+        assertEquals(ViplResult.TIMEOUT.code(), server.viaFailed("no connection request"));
+
+        otherUser.send(DriverProtocol.VIA_CONNECT_WAIT, 0, TIMEOUT_MS);
+        assertEquals(ViplResult.INVALID_PARAMETER.code(), otherUser.viaFailed("in use by a process of uid"));
+        otherUser.send(DriverProtocol.VIA_CONNECT_PEER_REQUEST, otherVi, 0, NicCoordinates.ofIndex(0, 2).packed(), 0,
+            TIMEOUT_MS);
+        assertEquals(ViplResult.INVALID_PARAMETER.code(), otherUser.viaFailed("in use by a process of uid"));
+        assertEquals(ViTableEntry.STATE_IDLE, vi(cluster.images.get(1), otherVi).state(), "its VI left Idle");
+
+        // A client's request goes to a server of the uid, never to the other user's.
+        final int clientVi = createVi(process);
+        final Thread client = requestConnection(clientVi);
+        awaitConnectPending(clientVi);
+        otherUser.send(DriverProtocol.VIA_CONNECT_WAIT, 0, TIMEOUT_MS);
+        assertEquals(ViplResult.INVALID_PARAMETER.code(), otherUser.viaFailed("in use by a process of uid"));
+        final int sameUidVi = createVi(sameUid);
+        final int handle = sameUid.send(DriverProtocol.VIA_CONNECT_WAIT, 0, TIMEOUT_MS).viaConnectionAsked().handle();
+        sameUid.send(DriverProtocol.VIA_CONNECT_ACCEPT, handle, sameUidVi).ok();
+        client.join(60_000);
+        assertEquals(NicCoordinates.ofIndex(1, 2).packed(), process.viaConnected().node());
+
+        server.close();
+        otherUser.send(DriverProtocol.VIA_CONNECT_WAIT, 0, 1L);
+        assertEquals(ViplResult.INVALID_PARAMETER.code(), otherUser.viaFailed("in use by a process of uid"),
+            "still held by the uid's other process");
+        sameUid.close();
+        otherUser.send(DriverProtocol.VIA_CONNECT_WAIT, 0, 1L);
+        assertEquals(ViplResult.TIMEOUT.code(), otherUser.viaFailed("no connection request"), "free once both ended");
+    }
+
+    /**
      * A server whose process closes its NIC (its connection) during a ten-minute VipConnectWait: the
      * driver sees the hang-up and ends the wait then, so a request that comes after waits for the next
      * server instead of being asked of the gone one.

@@ -415,7 +415,10 @@ public final class ViplNic implements AutoCloseable
     /**
      * {@code VipConnectWait}: waits up to {@code timeoutMs} for a client's request to this NIC and
      * {@code discriminator} ({@code TIMEOUT} if none comes; {@link ViplNicDeadException} if the NIC
-     * stops meanwhile; {@code INVALID_STATE} if another thread closes the NIC meanwhile). The wait holds
+     * stops meanwhile; {@code INVALID_STATE} if another thread closes the NIC meanwhile;
+     * {@code INVALID_PARAMETER} if a process of another uid uses this address: it is the uid's whose
+     * process first waited on it, or named it in a peer request, until that uid's last such process
+     * closes its NIC). The wait holds
      * this NIC's driver connection: other calls on this {@code ViplNic} wait for it, but for
      * {@link #close()}, which ends it.
      *
@@ -451,7 +454,8 @@ public final class ViplNic implements AutoCloseable
      * request names this NIC and {@code localDiscriminator} as its remote address and {@code remote} as
      * its local one. Returns at once, the VI Connect Pending; {@link Vi#connectPeerDone()} and
      * {@link Vi#connectPeerWait()} take the outcome, which is TIMEOUT once {@code timeoutMs} passed
-     * unmatched.
+     * unmatched. {@code INVALID_PARAMETER} if a process of another uid uses this NIC and
+     * {@code localDiscriminator} as its address (see {@link #connectWait}).
      *
      * <pre>{@code
      * nic.connectPeerRequest(vi, "left".getBytes(US_ASCII), new ViplAddress(NicCoordinates.parse("1-0"), "right".getBytes(US_ASCII)), 10_000);
