@@ -98,8 +98,8 @@ final class ViaConnectionRequests
             {
                 throw new ViaRefusal(ViplResult.ERROR_RESOURCE, "the connection wait ended: " + dead);
             }
-            throw new ViaRefusal(ViplResult.TIMEOUT, "no connection request for discriminator " +
-                key.discriminator() + " on node " + node + " within " + timeoutMs + " ms");
+            throw new ViaRefusal(ViplResult.TIMEOUT, "no connection request for " + key + " within " + timeoutMs +
+                " ms");
         }
         askedHandles.add(request.handle());
         return request;
@@ -259,13 +259,7 @@ final class ViaConnectionRequests
     /** This process uses {@code address} as its own ({@link ViaConnections#claim}), unless another uid does. */
     private void claim(final ViaConnections.Key address) throws ViaRefusal
     {
-        final Integer holder = connections.claim(address, uid, this);
-        if (null != holder)
-        {
-            throw new ViaRefusal(ViplResult.INVALID_PARAMETER, (address.discriminator().isEmpty() ?
-                "the empty discriminator" : "discriminator 0x" + address.discriminator()) + " of node " + node + " is in use by a process of uid " + holder + " (this one's is " + uid +
-                "): an address is its first user's uid's until that uid's last process using it ends");
-        }
+        connections.claim(address, uid, this);
     }
 
     private static void checkDiscriminator(final byte[] discriminator) throws ViaRefusal

@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 
 import org.qnix.abi.HostClock;
+import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ViTableEntry;
 import org.qnix.abi.ViplResult;
 
@@ -46,6 +47,12 @@ import org.qnix.abi.ViplResult;
 final class ViaConnections
 {
     static final long POLL_MS = 50;
+    /**
+     * The addresses one VIA process may use as its own ({@link #claim}): each is kept, in the daemon's
+     * memory, until the process ends, so a process may not make the daemon keep an unbounded number.
+     * A server of one program rarely needs more than a few (one per peer for MPI over VIA, up to P - 1).
+     */
+    static final int MAX_ADDRESSES_PER_PROCESS = 256;
 
     /** Concurrent: {@link #join} and {@link #disconnect} read it outside the monitor. */
     private final Map<Integer, ViaTables> tablesByNode = new ConcurrentHashMap<>();
@@ -61,6 +68,8 @@ final class ViaConnections
     private final Set<Long> joining = new HashSet<>();
     /** Addresses in use as a server's or a peer's own, by the uid using them: see {@link #claim}. */
     private final Map<Key, Claim> claims = new HashMap<>();
+    /** The addresses each VIA process claimed, so that its end frees them without a walk over every claim. */
+    private final Map<Object, Set<Key>> claimedBy = new HashMap<>();
     private int nextId = 1;
 
     /** A server's address: its node and discriminator. */
@@ -74,6 +83,14 @@ final class ViaConnections
                 hex.append(String.format("%02x", b & 0xFF));
             }
             return new Key(node, hex.toString());
+        }
+
+        /** @return the address as a message names it. */
+        @Override
+        public String toString()
+        {
+            return (discriminator.isEmpty() ? "the empty discriminator" : "discriminator 0x" + discriminator) +
+                " of node " + NicCoordinates.unpack(node);
         }
     }
 
@@ -164,28 +181,49 @@ final class ViaConnections
      * so the data, meant for that user's server. Processes of one uid may share an address, as VIA lets
      * several servers wait on one (PCIComm's {@code CidLock} orders its own).
      *
-     * @return null if {@code holder} may use the address; else the uid that holds it.
+     * <p>First come, as a TCP port: an address no process uses yet goes to whichever uid uses it first.
+     *
+     * @throws ViaRefusal {@code INVALID_PARAMETER} if a process of another uid uses the address;
+     *                    {@code ERROR_RESOURCE} if {@code holder} uses {@link #MAX_ADDRESSES_PER_PROCESS}
+     *                    others already.
      */
-    synchronized Integer claim(final Key address, final int uid, final Object holder)
+    synchronized void claim(final Key address, final int uid, final Object holder) throws ViaRefusal
     {
-        final Claim claim = claims.computeIfAbsent(address, k -> new Claim(uid, new HashSet<>()));
-        if (claim.uid() != uid)
+        final Claim claim = claims.get(address);
+        if (null != claim && claim.uid() != uid)
         {
-            return claim.uid();
+            throw new ViaRefusal(ViplResult.INVALID_PARAMETER, address + " is in use by a process of uid " +
+                claim.uid() + " (this one's is " + uid + "): an address is its first user's uid's until that " +
+                "uid's last process using it ends");
         }
-        claim.holders().add(holder);
-        return null;
+        final Set<Key> own = claimedBy.computeIfAbsent(holder, h -> new HashSet<>());
+        if (own.contains(address))
+        {
+            return;
+        }
+        if (own.size() >= MAX_ADDRESSES_PER_PROCESS)
+        {
+            throw new ViaRefusal(ViplResult.ERROR_RESOURCE, "cannot use " + address + ": this process uses " +
+                MAX_ADDRESSES_PER_PROCESS + " connection addresses already, each held until it closes its NIC");
+        }
+        own.add(address);
+        claims.computeIfAbsent(address, k -> new Claim(uid, new HashSet<>())).holders().add(holder);
     }
 
     /** The VIA process {@code holder} ended: the addresses only it of its uid used are free again. */
     synchronized void release(final Object holder)
     {
-        for (final Iterator<Claim> it = claims.values().iterator(); it.hasNext(); )
+        final Set<Key> own = claimedBy.remove(holder);
+        if (null == own)
         {
-            final Claim claim = it.next();
-            if (claim.holders().remove(holder) && claim.holders().isEmpty())
+            return;
+        }
+        for (final Key address : own)
+        {
+            final Claim claim = claims.get(address);
+            if (null != claim && claim.holders().remove(holder) && claim.holders().isEmpty())
             {
-                it.remove();
+                claims.remove(address);
             }
         }
     }

@@ -704,6 +704,36 @@ class ViaRequestsTest
     }
 
     /**
+     * Each address a process used as its own is kept for its uid until the process ends, so a process may
+     * use at most {@link ViaConnections#MAX_ADDRESSES_PER_PROCESS}: a loop of waits over new
+     * discriminators cannot make the daemon keep an unbounded number. One it uses already stays usable,
+     * and its end frees them all.
+     */
+    @Test
+    void aProcessUsesABoundedNumberOfAddresses() throws Exception
+    {
+        final SocketlessConnection server = registered(cluster.connect(1));
+        for (int i = 0; i < ViaConnections.MAX_ADDRESSES_PER_PROCESS; i++)
+        {
+            // A 4-byte discriminator: the int i.
+            server.send(DriverProtocol.VIA_CONNECT_WAIT, 4, i, 0L);
+            assertEquals(ViplResult.TIMEOUT.code(), server.viaFailed("no connection request for discriminator 0x"));
+        }
+        server.send(DriverProtocol.VIA_CONNECT_WAIT, 4, ViaConnections.MAX_ADDRESSES_PER_PROCESS, 0L);
+        assertEquals(ViplResult.ERROR_RESOURCE.code(), server.viaFailed("connection addresses already"));
+        server.send(DriverProtocol.VIA_CONNECT_WAIT, 4, 7, 0L);
+        assertEquals(ViplResult.TIMEOUT.code(), server.viaFailed("no connection request"), "one of its own");
+
+        final SocketlessConnection otherUser = registered(cluster.connect(1, new PeerCredentials(
+            (int)ProcessHandle.current().pid(), PeerCredentials.ownUid() + 1, PeerCredentials.ownGid())));
+        otherUser.send(DriverProtocol.VIA_CONNECT_WAIT, 4, 7, 0L);
+        assertEquals(ViplResult.INVALID_PARAMETER.code(), otherUser.viaFailed("in use by a process of uid"));
+        server.close();
+        otherUser.send(DriverProtocol.VIA_CONNECT_WAIT, 4, 7, 0L);
+        assertEquals(ViplResult.TIMEOUT.code(), otherUser.viaFailed("no connection request"), "freed at its end");
+    }
+
+    /**
      * A server whose process closes its NIC (its connection) during a ten-minute VipConnectWait: the
      * driver sees the hang-up and ends the wait then, so a request that comes after waits for the next
      * server instead of being asked of the gone one.

@@ -5,7 +5,6 @@ import java.util.List;
 
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.AtomicBuffer;
-import org.agrona.concurrent.EpochClock;
 import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.NewGroupFlyweight;
@@ -40,7 +39,6 @@ final class ProcessRegistrations
     private final NicCoordinates self;
     private final int selfIndex;
     private final NicCounters counters;
-    private final EpochClock clock;
     private final NameTable names;
     private final GroupTable groups;
     private final ProcessSlot[] slots;
@@ -71,7 +69,6 @@ final class ProcessRegistrations
         this.self = ctx.self();
         this.selfIndex = ctx.selfIndex();
         this.counters = ctx.counters();
-        this.clock = ctx.cachedClock();
         this.names = ctx.nameTable();
         this.groups = ctx.groupTable();
         this.slots = ctx.processSlots();

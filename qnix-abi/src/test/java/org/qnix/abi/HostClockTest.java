@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The heartbeat is stamped by one process and judged by others, so {@link HostClock} must read alike
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * A per-JVM origin (what Java itself promises for {@code System.nanoTime}) would put it hours or
  * seconds off, and every NIC would look dead, or alive for ever.
  */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
 class HostClockTest
 {
     private static final long CHILD_TIMEOUT_S = 60;
@@ -36,15 +38,21 @@ class HostClockTest
         HostClock.millis();
         Thread.sleep(ORIGIN_GAP_MS);
         final long before = HostClock.millis();
-        final Process child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-            HostClockTest.class.getName()).redirectErrorStream(true).start();
+        final ProcessBuilder builder = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+            HostClockTest.class.getName()).redirectError(ProcessBuilder.Redirect.DISCARD);
+        // Its "Picked up JAVA_TOOL_OPTIONS" notice would come first.
+        builder.environment().remove("JAVA_TOOL_OPTIONS");
+        final Process child = builder.start();
         try
         {
-            final String line;
+            String line = null;
             try (BufferedReader out = new BufferedReader(
                 new InputStreamReader(child.getInputStream(), StandardCharsets.US_ASCII)))
             {
-                line = out.readLine();
+                for (String read = out.readLine(); null != read; read = out.readLine())
+                {
+                    line = read;
+                }
             }
             assertTrue(child.waitFor(CHILD_TIMEOUT_S, TimeUnit.SECONDS), "the child JVM ended");
             assertEquals(0, child.exitValue(), "the child JVM printed: " + line);
