@@ -7,6 +7,7 @@ import org.qnix.abi.ControlProgramSegment;
 import org.qnix.abi.CqTableEntry;
 import org.qnix.abi.Doorbell;
 import org.qnix.abi.DriverCommand;
+import org.qnix.abi.DriverProtocol;
 import org.qnix.abi.HostClock;
 import org.qnix.abi.MemoryRegionEntry;
 import org.qnix.abi.NicCoordinates;
@@ -48,7 +49,7 @@ import org.qnix.abi.ViaTablesLayout;
 final class ViaTables
 {
     /** How long the driver waits for the NIC to take a connection command before writing the entry itself. */
-    static final long COMMAND_TIMEOUT_MS = 10_000;
+    static final long COMMAND_TIMEOUT_MS = DriverProtocol.NIC_COMMAND_TIMEOUT_MS;
     private static final long POLL_MS = 1;
 
     private final AtomicBuffer sdram;

@@ -109,7 +109,7 @@ public final class DoorbellWaiter
      * @param valueOffset   the word the NIC writes, with release.
      * @param waitersOffset its waiters word: the number of this process's threads asleep on the word.
      * @param complete      which values end the wait; a non-capturing method reference costs nothing.
-     * @param timeoutNs     how long to wait at most.
+     * @param timeoutNs     how long to wait at most; a negative one is taken as 0 (the libraries refuse one first).
      * @param requested     how to wait; {@code SLEEP} backs off instead where there is no futex.
      * @return {@link #COMPLETE}, {@link #TIMED_OUT}, {@link #NIC_DEAD} or {@link #CLOSED}.
      */
@@ -128,11 +128,12 @@ public final class DoorbellWaiter
             Thread.onSpinWait();
         }
         final long start = System.nanoTime();
-        final long deadline = start + timeoutNs;
+        // Negative, the deadline and the hot window's end would wrap, and neither would ever come.
+        final long deadline = start + Math.max(0, timeoutNs);
         if (DoorbellWait.BACKOFF == wait || DoorbellWait.SLEEP == wait)
         {
             // Hot: yield (on two cores the NIC needs the time more than a spinner) for the window.
-            final long hotUntil = start + Math.min(hotNs, timeoutNs);
+            final long hotUntil = start + Math.min(hotNs, Math.max(0, timeoutNs));
             int looks = 0;
             while (true)
             {

@@ -48,8 +48,15 @@ import org.qnix.abi.ViplResult;
  */
 public final class DriverProxy implements AutoCloseable
 {
-    /** Extra time a reply from the driver may take beyond the request's own timeout. */
-    public static final long DRIVER_GRACE_MS = 15_000;
+    /**
+     * Extra time a reply from the driver may take beyond the request's own timeout: the longest a request
+     * takes in a driver that runs, two NIC commands each waiting for queue room and for their NIC
+     * ({@link DriverProtocol#NIC_COMMAND_TIMEOUT_MS}), and 5 s more. The watchdog must not fire before
+     * that: the connection it closes is the registration's, and the driver frees the pages of a
+     * process whose connection closed while the library still maps them. Only a driver that stopped
+     * (SIGSTOP, a debugger) takes this long to be given up.
+     */
+    public static final long DRIVER_GRACE_MS = 4 * DriverProtocol.NIC_COMMAND_TIMEOUT_MS + 5_000;
     /** Longer timeouts are taken as this: the driver's own cap, {@link DriverProtocol#LONGEST_WAIT_MS}. */
     public static final long LONGEST_TIMEOUT_MS = DriverProtocol.LONGEST_WAIT_MS;
     private static final Timer WATCHDOG = new Timer("qnix-driver-watchdog", true);
@@ -146,7 +153,7 @@ public final class DriverProxy implements AutoCloseable
                 default:
                     return new DriverException(type, "unexpected driver reply " + type);
             }
-        }, saturatedAdd(Math.min(timeoutMs, LONGEST_TIMEOUT_MS), DRIVER_GRACE_MS));
+        }, replyWithin(timeoutMs));
         if (reply instanceof DriverException)
         {
             throw (DriverException)reply;
@@ -288,7 +295,7 @@ public final class DriverProxy implements AutoCloseable
             viaReply(DriverProtocol.VIA_REGISTERED, "a VIA registration");
             return new ViaRegistration(in.readInt(), in.readInt(), in.readLong(), in.readInt(), in.readLong(),
                 in.readLong(), in.readInt());
-        }, saturatedAdd(Math.min(timeoutMs, LONGEST_TIMEOUT_MS), DRIVER_GRACE_MS));
+        }, replyWithin(timeoutMs));
     }
 
     /** VIA_PTAG_CREATE. @return the ptag. */
@@ -431,7 +438,7 @@ public final class DriverProxy implements AutoCloseable
             out.flush();
             viaReply(DriverProtocol.VIA_CONNECTION_ASKED, "waiting for a connection request");
             return new ViaPeer(in.readInt(), in.readInt(), in.readInt(), in.readInt(), in.readInt());
-        }, saturatedAdd(Math.min(timeoutMs, LONGEST_TIMEOUT_MS), DRIVER_GRACE_MS));
+        }, replyWithin(timeoutMs));
     }
 
     /** VIA_CONNECT_ACCEPT of an asked request with VI {@code vi}. */
@@ -461,7 +468,7 @@ public final class DriverProxy implements AutoCloseable
             out.flush();
             viaReply(DriverProtocol.VIA_CONNECTED, "a connection request");
             return new ViaPeer(0, in.readInt(), in.readInt(), in.readInt(), in.readInt());
-        }, saturatedAdd(Math.min(timeoutMs, LONGEST_TIMEOUT_MS), DRIVER_GRACE_MS));
+        }, replyWithin(timeoutMs));
     }
 
     /** VIA_CONNECT_PEER_REQUEST: posts a peer-to-peer request and returns at once. */
@@ -497,7 +504,7 @@ public final class DriverProxy implements AutoCloseable
             out.flush();
             viaReply(DriverProtocol.VIA_CONNECTED, "a peer connection's outcome");
             return new ViaPeer(0, in.readInt(), in.readInt(), in.readInt(), in.readInt());
-        }, saturatedAdd(Math.min(Math.max(0, timeoutMs), LONGEST_TIMEOUT_MS), DRIVER_GRACE_MS));
+        }, replyWithin(timeoutMs));
     }
 
     /** VIA_VI_QUERY. @return the VI's State in its NIC's VI table. */
@@ -633,6 +640,16 @@ public final class DriverProxy implements AutoCloseable
         {
             watchdog.cancel();
         }
+    }
+
+    /**
+     * @return how long the reply to a request that waits up to {@code timeoutMs} may take: the driver
+     * reads a negative timeout as 0 and a longer one than {@link #LONGEST_TIMEOUT_MS} as that, so the
+     * watchdog does too, plus the grace.
+     */
+    private static long replyWithin(final long timeoutMs)
+    {
+        return saturatedAdd(Math.min(Math.max(0, timeoutMs), LONGEST_TIMEOUT_MS), DRIVER_GRACE_MS);
     }
 
     private static long saturatedAdd(final long a, final long b)

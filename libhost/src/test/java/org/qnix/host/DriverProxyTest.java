@@ -30,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.qnix.abi.DriverProtocol;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
+import org.qnix.abi.ViplResult;
 
 /**
  * The driver client's requests and replies, byte for byte, against a driver written here: a unix socket
@@ -114,6 +115,39 @@ class DriverProxyTest
         });
         final Registration registration = proxy.register(new ProcessName(7, 1), 70, 4, 5_000, 64);
         assertEquals(new Registration(3, 4, 1L << 20, 65_536, 12L * 4096), registration);
+        driverDone();
+    }
+
+    /**
+     * The driver reads a negative timeout as 0, answers after its own work, and the reply is read: the
+     * watchdog gives it the grace too. A watchdog armed for the negative sum (1 ms) closed the
+     * connection first, which the driver takes for the process's death: it freed the pages the
+     * library still mapped.
+     */
+    @Test
+    void aNegativeTimeoutStillGivesTheDriverItsGrace() throws Exception
+    {
+        driver((in, out) ->
+        {
+            assertEquals(DriverProtocol.VIA_CONNECT_WAIT, in.readInt());
+            assertEquals(2, in.readInt());
+            in.readFully(new byte[2]);
+            assertEquals(Long.MIN_VALUE, in.readLong());
+            try
+            {
+                Thread.sleep(200);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+            out.writeInt(DriverProtocol.VIA_FAILED);
+            out.writeInt(ViplResult.TIMEOUT.code());
+            DriverProtocol.writeText(out, "no connection request");
+        });
+        final ViaDriverException ex = assertThrows(ViaDriverException.class,
+            () -> proxy.viaConnectWait(new byte[2], Long.MIN_VALUE));
+        assertEquals(ViplResult.TIMEOUT, ex.result());
         driverDone();
     }
 

@@ -2,7 +2,6 @@ package org.qnix.lib;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.DirectBuffer;
@@ -122,7 +121,7 @@ final class Collectives
         final TimeUnit unit)
     {
         // Read before the post: a bad unit must not leave a posted context nobody waits for or abandons.
-        final long timeoutNs = Objects.requireNonNull(unit, "unit").toNanos(timeout);
+        final long timeoutNs = Messaging.timeoutNs(timeout, unit);
         messaging.enter();
         try
         {

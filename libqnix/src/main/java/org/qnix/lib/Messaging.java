@@ -1,5 +1,6 @@
 package org.qnix.lib;
 
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.DirectBuffer;
@@ -315,7 +316,7 @@ final class Messaging
         try
         {
             checkContext(sendContext);
-            completeSend(sendContext, vnic.await(sendContext, true, unit.toNanos(timeout), wait));
+            completeSend(sendContext, vnic.await(sendContext, true, timeoutNs(timeout, unit), wait));
         }
         finally
         {
@@ -344,12 +345,26 @@ final class Messaging
         try
         {
             checkContext(receiveContext);
-            completeReceive(receiveContext, vnic.await(receiveContext, false, unit.toNanos(timeout), wait), status);
+            completeReceive(receiveContext, vnic.await(receiveContext, false, timeoutNs(timeout, unit), wait), status);
         }
         finally
         {
             exit();
         }
+    }
+
+    /**
+     * @return a wait's timeout in ns: 0 looks once, a long one waits up to that long (saturating).
+     * @throws IllegalArgumentException for a negative one, which would otherwise wait for ever, and
+     *                                  never see the NIC stop.
+     */
+    static long timeoutNs(final long timeout, final TimeUnit unit)
+    {
+        if (timeout < 0)
+        {
+            throw new IllegalArgumentException("a timeout of " + timeout + " " + unit + " is negative");
+        }
+        return Objects.requireNonNull(unit, "unit").toNanos(timeout);
     }
 
     /**

@@ -80,7 +80,9 @@ final class NicRegistration
                 " torus of cluster '" + clusterName + "'");
         }
 
-        final long timeoutMs = Math.min(Qnix.LONGEST_TIMEOUT_MS, Math.max(1, wait.toMillis()));
+        // Compared first: toMillis() of a Duration beyond 2.9e8 years throws ArithmeticException.
+        final long timeoutMs = wait.compareTo(Duration.ofMillis(Qnix.LONGEST_TIMEOUT_MS)) > 0 ?
+            Qnix.LONGEST_TIMEOUT_MS : Math.max(1, wait.toMillis());
         final DriverProxy driver;
         try
         {

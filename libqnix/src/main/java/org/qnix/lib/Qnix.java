@@ -694,6 +694,7 @@ public final class Qnix implements AutoCloseable
      * @throws QnixNicDeadException    if the NIC's control program stopped.
      * @throws QnixCompletionException if it completed with an error.
      * @throws QnixClosedException     if this process is closed, or another thread closed it meanwhile.
+     * @throws IllegalArgumentException for a negative {@code timeout} (0 looks once).
      */
     public void awaitSend(final int sendContext, final DoorbellWait wait, final long timeout, final TimeUnit unit)
     {
@@ -740,6 +741,7 @@ public final class Qnix implements AutoCloseable
      * @throws QnixTruncatedException  if the message was longer than the buffer (its prefix arrived).
      * @throws QnixCompletionException if it completed with another error.
      * @throws QnixClosedException     if this process is closed, or another thread closed it meanwhile.
+     * @throws IllegalArgumentException for a negative {@code timeout} (0 looks once).
      */
     public void awaitReceive(final int receiveContext, final ReceiveStatus status, final DoorbellWait wait,
         final long timeout, final TimeUnit unit)

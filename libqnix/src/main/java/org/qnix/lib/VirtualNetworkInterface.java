@@ -115,6 +115,8 @@ final class VirtualNetworkInterface
             }
             if (System.nanoTime() > deadline)
             {
+                // A NIC that stopped meanwhile is why, not the contexts in flight.
+                checkNicAlive();
                 throw new QnixNoContextException("no " + kind + " Context became free in " +
                     TimeUnit.NANOSECONDS.toSeconds(RESOURCE_WAIT_NS) + " s: all " + contexts + " are in flight");
             }

@@ -152,6 +152,24 @@ class MessagingAndCollectivesTest
         assertEquals(Doorbell.TRUNCATED, status.status);
     }
 
+    /**
+     * A negative timeout is refused before anything is posted or waited for: its deadline would wrap,
+     * and the wait would never end, nor see the NIC stop. The context stays usable.
+     */
+    @Test
+    void aNegativeTimeoutIsRefusedAndTheContextStaysUsable()
+    {
+        final ReceiveStatus status = new ReceiveStatus();
+        final int receive = postedReceive(100);
+        assertThrows(IllegalArgumentException.class,
+            () -> messaging.awaitReceive(receive, status, DoorbellWait.BACKOFF, Long.MIN_VALUE, TimeUnit.NANOSECONDS));
+        assertThrows(IllegalArgumentException.class,
+            () -> collectives.awaitBarrier(7, 2, -1, TimeUnit.MILLISECONDS));
+        nicCompletesReceive(receive, 40, Doorbell.DONE);
+        messaging.awaitReceive(receive, status, DoorbellWait.BACKOFF, 0, TimeUnit.SECONDS);
+        assertEquals(40, status.length());
+    }
+
     @Test
     void aTimedOutBarriersContextIsFreedByTheNextTakeOnceTheNicCompletesIt()
     {

@@ -178,7 +178,7 @@ public final class CompletionQueue extends DriverResource
      */
     public Completion poll(final long timeoutMs, final DoorbellWait wait)
     {
-        final long timeoutNs = TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        final long timeoutNs = TimeUnit.MILLISECONDS.toNanos(ViplException.checkedTimeout(timeoutMs));
         final long deadline = System.nanoTime() + timeoutNs;
         while (true)
         {
@@ -275,10 +275,15 @@ public final class CompletionQueue extends DriverResource
         {
             dataPath.notifications().submit(() ->
             {
-                final Completion completion;
+                Completion completion = null;
                 try
                 {
-                    completion = await(NOTIFY_WAIT_MS);
+                    // In slices: a completion that came after a slice had timed out would otherwise never
+                    // reach its handler, with nothing said. A close or a dead NIC ends the wait.
+                    while (null == completion)
+                    {
+                        completion = poll(NOTIFY_WAIT_MS, DoorbellWait.SLEEP);
+                    }
                 }
                 finally
                 {

@@ -55,7 +55,7 @@ public final class Vi extends DriverResource
     /** The VI's two CQ entries, made once: {@link CompletionQueue#done()} allocates nothing. */
     private final CompletionQueue.Completion sendCompletion = new CompletionQueue.Completion(this, true);
     private final CompletionQueue.Completion receiveCompletion = new CompletionQueue.Completion(this, false);
-    /** A notification's wait: the waiter ends it early on a close or a dead NIC. */
+    /** A notification waits in slices of this until its completion comes, or a close or a dead NIC ends it. */
     private static final long NOTIFY_WAIT_NS = TimeUnit.HOURS.toNanos(1);
     /** The queues' waits look at it: closed when the VI is destroyed or the NIC closed. Nothing is unmapped by it. */
     private final MappingGuard waits = new MappingGuard();
@@ -204,7 +204,7 @@ public final class Vi extends DriverResource
      */
     public Descriptor sendWait(final long timeoutMs)
     {
-        return sends.await(TimeUnit.MILLISECONDS.toNanos(timeoutMs), DoorbellWait.SLEEP);
+        return sends.await(TimeUnit.MILLISECONDS.toNanos(ViplException.checkedTimeout(timeoutMs)), DoorbellWait.SLEEP);
     }
 
     /**
@@ -216,7 +216,7 @@ public final class Vi extends DriverResource
      */
     public Descriptor sendWait(final long timeoutMs, final DoorbellWait wait)
     {
-        return sends.await(TimeUnit.MILLISECONDS.toNanos(timeoutMs), wait);
+        return sends.await(TimeUnit.MILLISECONDS.toNanos(ViplException.checkedTimeout(timeoutMs)), wait);
     }
 
     /**
@@ -228,7 +228,7 @@ public final class Vi extends DriverResource
      */
     public Descriptor recvWait(final long timeoutMs)
     {
-        return receives.await(TimeUnit.MILLISECONDS.toNanos(timeoutMs), DoorbellWait.SLEEP);
+        return receives.await(TimeUnit.MILLISECONDS.toNanos(ViplException.checkedTimeout(timeoutMs)), DoorbellWait.SLEEP);
     }
 
     /**
@@ -240,7 +240,7 @@ public final class Vi extends DriverResource
      */
     public Descriptor recvWait(final long timeoutMs, final DoorbellWait wait)
     {
-        return receives.await(TimeUnit.MILLISECONDS.toNanos(timeoutMs), wait);
+        return receives.await(TimeUnit.MILLISECONDS.toNanos(ViplException.checkedTimeout(timeoutMs)), wait);
     }
 
     /**
@@ -272,6 +272,28 @@ public final class Vi extends DriverResource
         notifyOn(receives, handler);
     }
 
+    /**
+     * @return the queue's next completion, however long it takes: a completion that came after a slice
+     * had timed out would otherwise never reach its handler, with nothing said.
+     */
+    private static Descriptor awaitForNotify(final ViWorkQueue queue)
+    {
+        while (true)
+        {
+            try
+            {
+                return queue.await(NOTIFY_WAIT_NS, DoorbellWait.SLEEP);
+            }
+            catch (final ViplException ex)
+            {
+                if (ViplResult.TIMEOUT != ex.result())
+                {
+                    throw ex;
+                }
+            }
+        }
+    }
+
     private void notifyOn(final ViWorkQueue queue, final NotifyHandler handler)
     {
         if (null == handler)
@@ -286,7 +308,7 @@ public final class Vi extends DriverResource
                 final Descriptor descriptor;
                 try
                 {
-                    descriptor = queue.await(NOTIFY_WAIT_NS, DoorbellWait.SLEEP);
+                    descriptor = awaitForNotify(queue);
                 }
                 finally
                 {

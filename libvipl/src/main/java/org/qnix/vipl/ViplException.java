@@ -72,4 +72,18 @@ public class ViplException extends RuntimeException
         }
         return new ViplException(ViplResult.ERROR_RESOURCE, ex.getMessage(), ex);
     }
+
+    /**
+     * @return {@code timeoutMs}, a wait's timeout, once checked: 0 looks once, a long one waits that long.
+     * @throws ViplException {@code INVALID_PARAMETER} for a negative one, which would otherwise wait for ever.
+     */
+    static long checkedTimeout(final long timeoutMs)
+    {
+        if (timeoutMs < 0)
+        {
+            throw new ViplException(ViplResult.INVALID_PARAMETER, "a timeout of " + timeoutMs +
+                " ms is negative: 0 looks once, a positive one waits up to that long");
+        }
+        return timeoutMs;
+    }
 }

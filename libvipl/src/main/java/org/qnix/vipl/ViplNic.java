@@ -429,7 +429,7 @@ public final class ViplNic implements AutoCloseable
      */
     public synchronized ConnectionRequest connectWait(final byte[] discriminator, final long timeoutMs)
     {
-        return connections.connectWait(discriminator, timeoutMs);
+        return connections.connectWait(discriminator, ViplException.checkedTimeout(timeoutMs));
     }
 
     /**
@@ -446,7 +446,7 @@ public final class ViplNic implements AutoCloseable
      */
     public synchronized RemoteVi connectRequest(final Vi vi, final ViplAddress remote, final long timeoutMs)
     {
-        return connections.connectRequest(vi, remote, timeoutMs);
+        return connections.connectRequest(vi, remote, ViplException.checkedTimeout(timeoutMs));
     }
 
     /**
@@ -465,7 +465,7 @@ public final class ViplNic implements AutoCloseable
     public synchronized void connectPeerRequest(final Vi vi, final byte[] localDiscriminator, final ViplAddress remote,
         final long timeoutMs)
     {
-        connections.connectPeerRequest(vi, localDiscriminator, remote, timeoutMs);
+        connections.connectPeerRequest(vi, localDiscriminator, remote, ViplException.checkedTimeout(timeoutMs));
     }
 
     /**

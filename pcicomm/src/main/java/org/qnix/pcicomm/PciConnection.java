@@ -261,7 +261,7 @@ public final class PciConnection implements AutoCloseable
      */
     public synchronized void awaitConnected(final long timeoutMs) throws InterruptedException
     {
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(checkedTimeout(timeoutMs));
         while (ConnectionState.LISTENING == state || ConnectionState.CONNECTING == state)
         {
             if (!waitUntil(deadline))
@@ -418,6 +418,7 @@ public final class PciConnection implements AutoCloseable
      */
     public void disconnect(final long timeoutMs) throws InterruptedException
     {
+        checkedTimeout(timeoutMs);
         synchronized (this)
         {
             if (ConnectionState.LISTENING == state || ConnectionState.CONNECTING == state && null == peer)
@@ -804,10 +805,23 @@ public final class PciConnection implements AutoCloseable
      * The wait of {@link #recv} ({@code recycled} false) and {@link #sendRecycle} (true): looks, yielding
      * off the monitor, for the cluster's hot window, then sleeps on the monitor until the deadline.
      */
+    /**
+     * @return {@code timeoutMs}, a wait's timeout, once checked: 0 looks once, a long one waits that long.
+     * @throws IllegalArgumentException for a negative one, which would otherwise wait for ever.
+     */
+    private static long checkedTimeout(final long timeoutMs)
+    {
+        if (timeoutMs < 0)
+        {
+            throw new IllegalArgumentException("a timeout of " + timeoutMs + " ms is negative");
+        }
+        return timeoutMs;
+    }
+
     private PciBuffer await(final boolean recycled, final long timeoutMs) throws InterruptedException
     {
         final long start = System.nanoTime();
-        final long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        final long deadline = start + TimeUnit.MILLISECONDS.toNanos(checkedTimeout(timeoutMs));
         final long hotUntil = hotPoll.start(start, deadline);
         while (true)
         {

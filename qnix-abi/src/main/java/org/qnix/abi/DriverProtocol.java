@@ -136,6 +136,16 @@ public final class DriverProtocol
      */
     public static final long LONGEST_WAIT_MS = 36_500L * 24 * 3600 * 1000;
 
+    /**
+     * How long the driver waits, within one request, for room in its NIC's Driver Command Queue, and as
+     * long again for the NIC's Driver Doorbell once the command is posted, before it gives the NIC up (a
+     * dead NIC ends the second wait sooner). A client's grace for a reply covers the requests that post
+     * two commands ({@code VIA_CONNECT_ACCEPT} and {@code VIA_DISCONNECT}, one per NIC of the connection):
+     * a client that gave up first would close its connection, which the driver takes for the process's
+     * death, and the driver would free pages the library still maps.
+     */
+    public static final long NIC_COMMAND_TIMEOUT_MS = 10_000;
+
     private DriverProtocol()
     {
     }

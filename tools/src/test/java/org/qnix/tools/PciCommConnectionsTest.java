@@ -49,6 +49,11 @@ class PciCommConnectionsTest extends ViplClusterTest
         {
             assertEquals(ConnectionState.LISTENING, listener.state());
             assertEquals(Reason.TIMEOUT, assertThrows(PciCommException.class, () -> listener.awaitConnected(100)).reason());
+            // A negative timeout would wait for ever: refused, the listener untouched.
+            assertThrows(IllegalArgumentException.class, () -> listener.awaitConnected(-1));
+            assertThrows(IllegalArgumentException.class, () -> listener.recv(Long.MIN_VALUE));
+            assertThrows(IllegalArgumentException.class, () -> listener.disconnect(-1));
+            assertEquals(ConnectionState.LISTENING, listener.state());
             try (PciConnection client = options().localNode("0-0").connect("1-0", 31))
             {
                 assertEquals(ConnectionState.CONNECTED, client.state());

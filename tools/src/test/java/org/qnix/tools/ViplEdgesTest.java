@@ -12,10 +12,12 @@ import java.util.function.Consumer;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.function.Executable;
 import org.qnix.abi.ViaProcessStructuresLayout;
 import org.qnix.abi.ViplDescriptor;
 import org.qnix.abi.ViplResult;
 import org.qnix.firmware.NicCounters;
+import org.qnix.host.DoorbellWait;
 import org.qnix.vipl.CompletionQueue;
 import org.qnix.vipl.Descriptor;
 import org.qnix.vipl.MemoryAttributes;
@@ -26,6 +28,7 @@ import org.qnix.vipl.Vi;
 import org.qnix.vipl.ViAttributes;
 import org.qnix.vipl.ViState;
 import org.qnix.vipl.Vipl;
+import org.qnix.vipl.ViplAddress;
 import org.qnix.vipl.ViplException;
 import org.qnix.vipl.ViplMemory;
 import org.qnix.vipl.ViplNic;
@@ -366,6 +369,37 @@ class ViplEdgesTest extends ViplClusterTest
                 va.close();
                 vb.close();
             }
+        }
+    }
+
+    /**
+     * A negative timeout is refused INVALID_PARAMETER by every wait and connection call: its deadline
+     * would wrap, and the wait would last for ever (a connection call's driver watchdog armed for 1 ms
+     * closed the connection under it, which de-registered the process). Nothing changes.
+     */
+    @Test
+    void negativeTimeoutsAreRefused() throws Exception
+    {
+        try (ViplEnd a = new ViplEnd(dir, "0-0", 1, MEMORY))
+        {
+            final Vi vi = a.vi(Reliability.UNRELIABLE, true);
+            final ViplAddress self = new ViplAddress(a.node, new byte[] {1});
+            final List<Executable> calls = List.of(
+                () -> vi.sendWait(-1),
+                () -> vi.recvWait(Long.MIN_VALUE, DoorbellWait.BACKOFF),
+                () -> a.cq.await(-1),
+                () -> a.cq.poll(-5, DoorbellWait.SLEEP),
+                () -> a.nic.connectWait(new byte[] {1}, -20_000),
+                () -> a.nic.connectRequest(vi, self, Long.MIN_VALUE),
+                () -> a.nic.connectPeerRequest(vi, new byte[] {2}, self, -1));
+            for (final Executable call : calls)
+            {
+                final ViplException refused = assertThrows(ViplException.class, call);
+                assertEquals(ViplResult.INVALID_PARAMETER, refused.result(), refused.getMessage());
+                assertTrue(refused.getMessage().contains("negative"), refused.getMessage());
+            }
+            assertEquals(ViState.IDLE, vi.query().state());
+            assertNull(a.cq.poll(0, DoorbellWait.SLEEP));
         }
     }
 
