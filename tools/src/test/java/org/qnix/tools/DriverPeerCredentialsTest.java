@@ -1,6 +1,7 @@
 package org.qnix.tools;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -11,6 +12,7 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
@@ -28,6 +30,10 @@ import org.qnix.abi.DriverProtocol;
 import org.qnix.abi.JvmFlags;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.ProcessName;
+import org.qnix.abi.ViplResult;
+import org.qnix.vipl.Vipl;
+import org.qnix.vipl.ViplException;
+import org.qnix.vipl.ViplNic;
 
 /**
  * A node's driver knows who connected from the kernel (SO_PEERCRED), not from what the client says
@@ -124,6 +130,58 @@ class DriverPeerCredentialsTest
         {
             TestClusters.down(dir);
         }
+    }
+
+    /**
+     * In a cluster shared with a group, a connection address (node, discriminator) a process of the owner
+     * waits on is refused to a process of another user of the group, whose uid the driver takes from the
+     * kernel, until the owner's process closes its NIC: another user cannot be given the requests meant
+     * for the owner's server (a PCIComm cid's, here).
+     */
+    @Test
+    void anAddressInUseIsRefusedToAnotherUserOfASharedCluster() throws Exception
+    {
+        assumeOtherUserCanRun();
+        final ClusterDirectory dir = up(TestClusters.uniqueName("a"), true);
+        try
+        {
+            final String cid = "PCIC7";
+            final ViplNic server = Vipl.openNic(NODE.toString(), dir.name());
+            try
+            {
+                final ViplException none = assertThrows(ViplException.class,
+                    () -> server.connectWait(cid.getBytes(StandardCharsets.US_ASCII), 1));
+                assertEquals(ViplResult.TIMEOUT, none.result(), none.getMessage());
+                final String refused = asOtherVia(dir, cid);
+                assertTrue(refused.startsWith("reply VIA_FAILED " + ViplResult.INVALID_PARAMETER.code() + ": ") &&
+                    refused.contains("is in use by a process of uid 0 (this one's is 65534)"), refused);
+            }
+            finally
+            {
+                server.close();
+            }
+            final String free = asOtherVia(dir, cid);
+            assertTrue(free.startsWith("reply VIA_FAILED " + ViplResult.TIMEOUT.code() + ": no connection request"), free);
+            TestClusters.await("the processes de-registered", () -> ClusterStatus.read(dir).processes().isEmpty());
+        }
+        finally
+        {
+            TestClusters.down(dir);
+        }
+    }
+
+    /** Runs {@link ForeignViaClient} as {@code nobody} of group root. @return what it printed. */
+    private static String asOtherVia(final ClusterDirectory dir, final String discriminator) throws Exception
+    {
+        final Path classes = Path.of(ForeignViaClient.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        final List<String> command = new ArrayList<>(List.of(SETPRIV, "--reuid=nobody", "--regid=root",
+            "--clear-groups", JvmFlags.javaExecutable(), "-XX:-UsePerfData", "-XX:+UseSerialGC", "-Xmx32m",
+            "-cp", classes.toString(), ForeignViaClient.class.getName(), dir.driverSocket(NODE).toString(),
+            discriminator, Integer.toString(DriverProtocol.VIA_REGISTER), Integer.toString(DriverProtocol.VIA_REGISTERED),
+            Integer.toString(DriverProtocol.VIA_CONNECT_WAIT), Integer.toString(DriverProtocol.VIA_FAILED)));
+        final ChildCommand.Result result = ChildCommand.run(command, Map.of(), Path.of("/tmp"));
+        assertEquals(0, result.exit(), result.output());
+        return result.output().trim();
     }
 
     private static ClusterDirectory up(final String name, final boolean shared) throws InterruptedException
