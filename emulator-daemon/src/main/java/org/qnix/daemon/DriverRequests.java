@@ -62,6 +62,8 @@ final class DriverRequests implements AutoCloseable
     private final BooleanSupplier hungUp;
     private ProcessRegistrar.Registered registered;
     private final ViaRequests via;
+    /** A request is being carried out; still set at {@link #close()} if the connection failed in it. */
+    private boolean inRequest;
 
     /**
      * @param caller            the process at the other end (pid, uid), as the kernel says.
@@ -91,6 +93,16 @@ final class DriverRequests implements AutoCloseable
      * @throws java.io.EOFException if the request ends before its fields do.
      */
     boolean onRequest(final int type, final DataInputStream in) throws IOException, InterruptedException
+    {
+        // Left set when the request throws (its reply could not be written, its caller hung up in a wait):
+        // the connection failed in the middle of it, which close() reads.
+        inRequest = true;
+        final boolean goOn = carryOut(type, in);
+        inRequest = false;
+        return goOn;
+    }
+
+    private boolean carryOut(final int type, final DataInputStream in) throws IOException, InterruptedException
     {
         switch (type)
         {
@@ -211,10 +223,10 @@ final class DriverRequests implements AutoCloseable
     {
         if (null != registered)
         {
-            registrar.deregister(registered);
+            registrar.deregister(registered, false);
             registered = null;
         }
-        via.close();
+        via.close(false);
         replies.deregistered();
     }
 
@@ -339,14 +351,19 @@ final class DriverRequests implements AutoCloseable
             "(Qnix.init), or has de-registered");
     }
 
-    /** The connection ended, for whatever reason: de-registers its process as at process exit (thesis 3.4). */
+    /**
+     * The connection ended, for whatever reason: de-registers its process as at process exit (thesis 3.4).
+     * If it ended in the middle of a request, a process that still lives may still map what it was given
+     * (its library gave up waiting for the reply): that is held until it exits ({@link LingeringProcesses}).
+     */
     public void close() throws InterruptedException
     {
+        final boolean connectionLost = inRequest;
         if (null != registered)
         {
-            registrar.deregister(registered);
+            registrar.deregister(registered, connectionLost);
             registered = null;
         }
-        via.close();
+        via.close(connectionLost);
     }
 }

@@ -36,13 +36,14 @@ import org.qnix.firmware.NodeImage;
  * cluster registry are synchronized.
  *
  * <p>A process whose NIC does not complete its deletion keeps its entry, pages and name until it does
- * ({@link DeletionQuarantine}).
+ * ({@link DeletionQuarantine}); one whose connection ended mid-request while it lived keeps them until it
+ * exits ({@link LingeringProcesses}).
  *
  * <pre>{@code
  * ProcessRegistrar registrar = new ProcessRegistrar(image, registry, heartbeats);
  * ProcessRegistrar.Registered p = registrar.register(new ProcessName(1, 0), 1, 2, pid, 10_000, replies, hungUp);
  * ...
- * registrar.deregister(p);   // DEREGISTER, or the connection closed
+ * registrar.deregister(p, false);   // DEREGISTER, or the connection closed between requests
  * }</pre>
  */
 final class ProcessRegistrar
@@ -69,6 +70,8 @@ final class ProcessRegistrar
     private final ViaTables viaTables;
     /** Processes whose NIC has not completed their deletion, held back until it does. */
     private final DeletionQuarantine quarantine;
+    /** Processes that may still map what they were given, held back until they exit. */
+    private final LingeringProcesses lingering = new LingeringProcesses();
     /** Guarded by this object's monitor: a claim is a look and a write. */
     private final ProcessFlagArray processFlags = new ProcessFlagArray();
 
@@ -125,7 +128,20 @@ final class ProcessRegistrar
      */
     int releaseQuarantined() throws InterruptedException
     {
-        return quarantine.releaseCompleted();
+        return quarantine.releaseCompleted() + releaseExited();
+    }
+
+    /** Releases the entries of {@link LingeringProcesses} whose process has exited. @return how many. */
+    private int releaseExited()
+    {
+        final List<LingeringProcesses.Kept> exited = lingering.exited();
+        for (final LingeringProcesses.Kept one : exited)
+        {
+            releaseNow(one.name(), one.index(), one.named());
+            System.err.println("driver " + node + ": released Process Table entry " + one.index() + " of " +
+                one.name() + " and its pages: its process has exited");
+        }
+        return exited.size();
     }
 
     /** @return the node's VIA tables (issue 14). */
@@ -236,7 +252,7 @@ final class ProcessRegistrar
                 if (Doorbell.isError(doorbell))
                 {
                     commandQueue.release(ticket);
-                    deregister(registered);
+                    deregister(registered, false);
                     replies.fail(doorbell, "NIC " + node + " refused New_Process for " + name + ": " +
                         Doorbell.name(doorbell) + (Doorbell.NO_RESOURCES == doorbell ? fullTables() : ""));
                     return null;
@@ -260,14 +276,14 @@ final class ProcessRegistrar
                     // The process died between the NIC's registration and this answer (kill -9 right after
                     // it showed up in the Process Table): every NIC knows it, and no connection will ever
                     // de-register it, so do it here as at process exit.
-                    deregister(registered);
+                    deregister(registered, false);
                     throw ex;
                 }
                 return registered;
             }
             if (ProcessTableLayout.STATE_FAILED == state)
             {
-                deregister(registered);
+                deregister(registered, false);
                 replies.fail(Doorbell.ABORTED, "NIC " + node + " aborted the registration of " + name);
                 return null;
             }
@@ -280,7 +296,7 @@ final class ProcessRegistrar
                     // Nobody is left to read a reply: the process died, or closed its connection (a
                     // group that never completes, with a timeout of years, held its entry and pages).
                     giveUp(ticket, taken);
-                    deregister(registered);
+                    deregister(registered, false);
                     return null;
                 }
                 final String dead = heartbeats.deadNic(now);
@@ -288,7 +304,7 @@ final class ProcessRegistrar
                 {
                     // Every NIC must acknowledge New_Process: with one dead, waiting is for nothing.
                     giveUp(ticket, taken);
-                    deregister(registered);
+                    deregister(registered, false);
                     replies.fail(DriverProtocol.NIC_DEAD, "qx_init of " + name + " cannot complete: " + dead);
                     return null;
                 }
@@ -304,7 +320,7 @@ final class ProcessRegistrar
                 {
                     // The client closed its connection with its process alive: the exception skips the
                     // connection's record of the process, so nothing would ever de-register it.
-                    deregister(registered);
+                    deregister(registered, false);
                     throw ex;
                 }
                 return registered;
@@ -417,9 +433,18 @@ final class ProcessRegistrar
         replies.timedOut(message.toString(), missing);
     }
 
-    /** Thesis 3.4, de-registration steps 1-5. */
-    void deregister(final Registered registered) throws InterruptedException
+    /**
+     * Thesis 3.4, de-registration steps 1-5.
+     *
+     * @param connectionLost its connection ended in the middle of a request: if the process still lives,
+     *                       its entry, pages and name are released only once it exits ({@link LingeringProcesses}).
+     */
+    void deregister(final Registered registered, final boolean connectionLost) throws InterruptedException
     {
+        if (connectionLost)
+        {
+            lingering.watch(registered.index(), registered.osPid());
+        }
         // Step 1: a zero PID is never scheduled again, and aborts a registration still in progress.
         processTableEntry(registered.index()).clearPid();
 
@@ -563,6 +588,16 @@ final class ProcessRegistrar
      */
     void deregisterVia(final ViaRegistered registered) throws InterruptedException
     {
+        deregisterVia(registered, false);
+    }
+
+    /** As {@link #deregisterVia(ViaRegistered)}; {@code connectionLost} as {@link #deregister(Registered, boolean)}'s. */
+    void deregisterVia(final ViaRegistered registered, final boolean connectionLost) throws InterruptedException
+    {
+        if (connectionLost)
+        {
+            lingering.watch(registered.index(), registered.osPid());
+        }
         processTableEntry(registered.index()).clearPid();
         // Its VIA table entries go at once: the NIC honours none whose handle or generation it was not
         // given, and checks each page against the Protection Table, where the pages stay the process's.
@@ -594,6 +629,18 @@ final class ProcessRegistrar
      */
     private void release(final ProcessName name, final int index, final boolean named)
     {
+        if (lingering.keeps(name, index, named))
+        {
+            System.err.println("driver " + node + ": the connection of " + name + " ended in the middle of a " +
+                "request with its process alive (a library that gave up waiting for the driver): its Process Table " +
+                "entry " + index + ", its pages and its name are held until it exits, as it may still map them");
+            return;
+        }
+        releaseNow(name, index, named);
+    }
+
+    private void releaseNow(final ProcessName name, final int index, final boolean named)
+    {
         allocator.freeAll(index);
         if (named)
         {
@@ -609,6 +656,7 @@ final class ProcessRegistrar
     private int claimProcessTableEntry(final int osPid) throws InterruptedException
     {
         quarantine.releaseCompleted();
+        releaseExited();
         return claimFreeEntry(osPid);
     }
 

@@ -342,12 +342,21 @@ final class ViaRequests implements AutoCloseable
         }
     }
 
-    /** VipCloseNic, or the connection ended: the VIA process and everything it held go. */
+    /** VipCloseNic, or the connection ended between requests: the VIA process and everything it held go. */
     public void close() throws InterruptedException
+    {
+        close(false);
+    }
+
+    /**
+     * @param connectionLost the connection ended in the middle of a request: a process that still lives keeps
+     *                       its entry and pages until it exits ({@link ProcessRegistrar#deregister(ProcessRegistrar.Registered, boolean)}).
+     */
+    void close(final boolean connectionLost) throws InterruptedException
     {
         if (null != registered)
         {
-            registrar.deregisterVia(registered);
+            registrar.deregisterVia(registered, connectionLost);
             registered = null;
         }
     }

@@ -143,6 +143,50 @@ class ProcessRegistrationTest
         process.register(1, 0, 1, 1, TIMEOUT_MS).registered();
     }
 
+    /**
+     * A connection that ends in the middle of a request while its process lives is what a library's
+     * watchdog does to a driver that stopped answering (a debugger in the daemon, SIGSTOP): the process
+     * is de-registered, but it may still map its VNI, its Host Process Structures and its buffers, so its
+     * entry, its pages and its name stay held until it exits. Given out at once, they let it read and
+     * write the next owner's data.
+     */
+    @Test
+    void aConnectionLostMidRequestWithItsProcessAliveHoldsItsEntryAndPagesUntilItExits() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 1, true);
+        final NodeImage image = cluster.images.get(0);
+        final int freeBefore = freePages(image);
+        final Process alive = new ProcessBuilder("sleep", "600").start();
+        try
+        {
+            final SocketlessConnection lost = cluster.connect(0, (int)alive.pid());
+            final SocketlessConnection.Registered r = lost.register(1, 0, 1, 1, TIMEOUT_MS).registered();
+            lost.send(DriverProtocol.BUFFER_POOL, 2).buffer();
+            lost.hangUp(false);
+            assertThrows(UncheckedIOException.class, () -> lost.request(DriverProtocol.BUFFER_POOL, 1));
+            lost.close();
+
+            final int flag = (int)image.hostLayout().processFlagOffset(r.index());
+            assertEquals((int)alive.pid(), image.hostMemory().getIntVolatile(flag), "the entry is not claimable");
+            assertTrue(freePages(image) < freeBefore, "its pages are not free");
+            final ProcessRegistrar registrar = cluster.registrars.get(0);
+            assertEquals(0, registrar.releaseQuarantined(), "held while the process lives");
+            final SocketlessConnection next = cluster.connect(0);
+            next.register(1, 0, 1, 1, TIMEOUT_MS);
+            final SocketlessConnection.Failed taken = next.failed();
+            assertTrue(taken.message().contains("is already registered"), "its name is still taken: " + taken.message());
+
+            alive.destroyForcibly().waitFor();
+            assertEquals(1, registrar.releaseQuarantined(), "released once it exited");
+            assertDeregistered(image, r, freeBefore);
+            cluster.connect(0).register(1, 0, 1, 1, TIMEOUT_MS).registered();
+        }
+        finally
+        {
+            alive.destroyForcibly();
+        }
+    }
+
     @Test
     void aConnectionThatEndsDeregistersItsProcessAsAtExit() throws Exception
     {

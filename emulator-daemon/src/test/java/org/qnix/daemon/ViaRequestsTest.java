@@ -2,10 +2,12 @@ package org.qnix.daemon;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.qnix.daemon.ProcessRegistrationTest.assertRefused;
 import static org.qnix.daemon.ProcessRegistrationTest.freePages;
 
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -701,6 +703,39 @@ class ViaRequestsTest
         sameUid.close();
         otherUser.send(DriverProtocol.VIA_CONNECT_WAIT, 0, 1L);
         assertEquals(ViplResult.TIMEOUT.code(), otherUser.viaFailed("no connection request"), "free once both ended");
+    }
+
+    /**
+     * A VIA process whose connection ends in the middle of a request while it lives (its library gave up
+     * waiting for the driver) may still map its VIA Process Structures, regions and CQ rings: its entry
+     * and pages are held until it exits, as a QNIX process's are.
+     */
+    @Test
+    void aViaProcessThatLostItsConnectionMidRequestAliveKeepsItsEntryUntilItExits() throws Exception
+    {
+        final NodeImage node1 = cluster.images.get(1);
+        final int free = freePages(node1);
+        final Process alive = new ProcessBuilder("sleep", "600").start();
+        try
+        {
+            final SocketlessConnection lost = cluster.connect(1, (int)alive.pid());
+            final SocketlessConnection.ViaRegistered held = lost.viaRegister(TIMEOUT_MS).viaRegistered();
+            lost.hangUp(false);
+            assertThrows(UncheckedIOException.class, () -> lost.request(DriverProtocol.VIA_PTAG_CREATE));
+            lost.close();
+            final int flag = (int)node1.hostLayout().processFlagOffset(held.index());
+            assertEquals((int)alive.pid(), node1.hostMemory().getIntVolatile(flag), "the entry is not claimable");
+            assertTrue(freePages(node1) < free, "its pages are not free");
+
+            alive.destroyForcibly().waitFor();
+            assertEquals(1, cluster.registrars.get(1).releaseQuarantined(), "released once it exited");
+            assertEquals(0, node1.hostMemory().getIntVolatile(flag));
+            assertEquals(free, freePages(node1));
+        }
+        finally
+        {
+            alive.destroyForcibly();
+        }
     }
 
     /**
