@@ -40,8 +40,11 @@ final class DeletionQuarantine
     @FunctionalInterface
     interface Release
     {
-        /** @param named the process is a QNIX process, whose name the cluster registry holds. */
-        void release(ProcessName name, int index, boolean named);
+        /**
+         * @param named the process is a QNIX process, whose name the cluster registry holds.
+         * @return true if the entry and pages were freed; false if they are kept longer ({@link LingeringProcesses}).
+         */
+        boolean release(ProcessName name, int index, boolean named);
     }
 
     private final NicCoordinates node;
@@ -185,12 +188,14 @@ final class DeletionQuarantine
             if (stopped || (null != one.ticket() && commandQueue.completed(one.ticket())))
             {
                 held.remove(i);
-                release.release(one.name(), one.index(), DriverCommand.DELETE_PROCESS == one.command());
-                System.err.println("driver " + node + ": released Process Table entry " + one.index() + " of " +
-                    one.name() + " and its pages: its NIC " +
-                    (stopped ? "has stopped (or its firmware process is gone)" :
-                        "completed " + DriverCommand.name(one.command())));
-                released++;
+                if (release.release(one.name(), one.index(), DriverCommand.DELETE_PROCESS == one.command()))
+                {
+                    System.err.println("driver " + node + ": released Process Table entry " + one.index() + " of " +
+                        one.name() + " and its pages: its NIC " +
+                        (stopped ? "has stopped (or its firmware process is gone)" :
+                            "completed " + DriverCommand.name(one.command())));
+                    released++;
+                }
             }
         }
         return released;

@@ -19,6 +19,7 @@ import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.NicWakeUp;
 import org.qnix.abi.ProcessFlagArray;
 import org.qnix.abi.ProcessName;
+import org.qnix.abi.ProcessStartTicks;
 import org.qnix.abi.ProcessTableEntry;
 import org.qnix.abi.ProcessTableLayout;
 import org.qnix.abi.PublishedTables;
@@ -78,11 +79,13 @@ final class ProcessRegistrar
     /**
      * A process registered through this driver, with its memory for DMA.
      *
-     * @param index  its Process Table entry, VNI and Process Flag Array slot.
-     * @param memory the regions it holds and their lock counts.
+     * @param index      its Process Table entry, VNI and Process Flag Array slot.
+     * @param osStartTicks its process's start ({@link ProcessStartTicks}) at registration: who it is.
+     * @param memory     the regions it holds and their lock counts.
      */
     record Registered(
-        ProcessName name, int index, int osPid, int group, int groupSize, ProcessProtectionTable memory)
+        ProcessName name, int index, int osPid, long osStartTicks, int group, int groupSize,
+        ProcessProtectionTable memory)
     {
     }
 
@@ -90,8 +93,8 @@ final class ProcessRegistrar
      * A VIA process registered through this driver (issue 14): its entry, its memory for DMA and its
      * VIA resources. It has no QNIX name; {@link #name()} only labels it in messages.
      */
-    record ViaRegistered(ProcessName name, int index, int osPid, ProcessProtectionTable memory, ViaResources via,
-        long hpsAddress, long structuresAddress, int structuresPages)
+    record ViaRegistered(ProcessName name, int index, int osPid, long osStartTicks, ProcessProtectionTable memory,
+        ViaResources via, long hpsAddress, long structuresAddress, int structuresPages)
     {
     }
 
@@ -131,15 +134,15 @@ final class ProcessRegistrar
         return quarantine.releaseCompleted() + releaseExited();
     }
 
-    /** Releases the entries of {@link LingeringProcesses} whose process has exited. @return how many. */
+    /** Frees the entries and pages {@link LingeringProcesses} kept whose process has exited. @return how many. */
     private int releaseExited()
     {
-        final List<LingeringProcesses.Kept> exited = lingering.exited();
-        for (final LingeringProcesses.Kept one : exited)
+        final List<Integer> exited = lingering.exited();
+        for (final int index : exited)
         {
-            releaseNow(one.name(), one.index(), one.named());
-            System.err.println("driver " + node + ": released Process Table entry " + one.index() + " of " +
-                one.name() + " and its pages: its process has exited");
+            freeEntry(index);
+            System.err.println("driver " + node + ": freed Process Table entry " + index + " and its pages: the " +
+                "process whose connection failed mid-request has exited");
         }
         return exited.size();
     }
@@ -216,7 +219,7 @@ final class ProcessRegistrar
         }
         allocator.protect(hpsRegion, 1);
         final long hps = hpsRegion.address(0);
-        final Registered registered = new Registered(name, index, osPid, group, groupSize,
+        final Registered registered = new Registered(name, index, osPid, ProcessStartTicks.of(osPid), group, groupSize,
             new ProcessProtectionTable(allocator, sdram, layout, node, name, index));
 
         // Step 3: the VNI statically tied to the entry, cleared of its previous owner's data.
@@ -443,7 +446,7 @@ final class ProcessRegistrar
     {
         if (connectionLost)
         {
-            lingering.watch(registered.index(), registered.osPid());
+            lingering.watch(registered.index(), registered.osPid(), registered.osStartTicks());
         }
         // Step 1: a zero PID is never scheduled again, and aborts a registration still in progress.
         processTableEntry(registered.index()).clearPid();
@@ -507,7 +510,7 @@ final class ProcessRegistrar
         allocator.protect(hpsRegion, 1);
         final long hps = hpsRegion.address(0);
         final long structuresAddress = structures.address(0);
-        final ViaRegistered registered = new ViaRegistered(label, index, osPid, memory,
+        final ViaRegistered registered = new ViaRegistered(label, index, osPid, ProcessStartTicks.of(osPid), memory,
             new ViaResources(viaTables, registry.viaConnections(), memory, params, node, index, uid, host,
                 structuresAddress), hps, structuresAddress, structuresPages);
 
@@ -596,7 +599,7 @@ final class ProcessRegistrar
     {
         if (connectionLost)
         {
-            lingering.watch(registered.index(), registered.osPid());
+            lingering.watch(registered.index(), registered.osPid(), registered.osStartTicks());
         }
         processTableEntry(registered.index()).clearPid();
         // Its VIA table entries go at once: the NIC honours none whose handle or generation it was not
@@ -624,28 +627,32 @@ final class ProcessRegistrar
     }
 
     /**
-     * The pages back to the pool, the name out of the cluster registry if it is a QNIX process's
-     * ({@code named}; a VIA process has none), and the Process Table entry free for the next process.
+     * The name out of the cluster registry if it is a QNIX process's ({@code named}; a VIA process has
+     * none), then the pages back to the pool and the Process Table entry free for the next process, unless
+     * {@link LingeringProcesses} keeps those two until the process exits.
+     *
+     * @return true if the entry and pages were freed, false if they are kept.
      */
-    private void release(final ProcessName name, final int index, final boolean named)
+    private boolean release(final ProcessName name, final int index, final boolean named)
     {
-        if (lingering.keeps(name, index, named))
-        {
-            System.err.println("driver " + node + ": the connection of " + name + " ended in the middle of a " +
-                "request with its process alive (a library that gave up waiting for the driver): its Process Table " +
-                "entry " + index + ", its pages and its name are held until it exits, as it may still map them");
-            return;
-        }
-        releaseNow(name, index, named);
-    }
-
-    private void releaseNow(final ProcessName name, final int index, final boolean named)
-    {
-        allocator.freeAll(index);
         if (named)
         {
             registry.remove(name, node, index);
         }
+        if (lingering.keeps(index))
+        {
+            System.err.println("driver " + node + ": the connection of " + name + " failed in the middle of a " +
+                "request with its process alive (a library that gave up waiting for the driver): its Process " +
+                "Table entry " + index + " and its pages are kept until it exits, as it may still map them");
+            return false;
+        }
+        freeEntry(index);
+        return true;
+    }
+
+    private void freeEntry(final int index)
+    {
+        allocator.freeAll(index);
         releaseProcessTableEntry(index);
     }
 

@@ -2,6 +2,7 @@ package org.qnix.daemon;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -146,9 +147,9 @@ class ProcessRegistrationTest
     /**
      * A connection that ends in the middle of a request while its process lives is what a library's
      * watchdog does to a driver that stopped answering (a debugger in the daemon, SIGSTOP): the process
-     * is de-registered, but it may still map its VNI, its Host Process Structures and its buffers, so its
-     * entry, its pages and its name stay held until it exits. Given out at once, they let it read and
-     * write the next owner's data.
+     * is de-registered (its name is free again), but it may still map its VNI, its Host Process Structures
+     * and its buffers, so its entry and its pages stay held until it exits. Given out at once, they let it
+     * read and write the next owner's data. A process already gone is released at once.
      */
     @Test
     void aConnectionLostMidRequestWithItsProcessAliveHoldsItsEntryAndPagesUntilItExits() throws Exception
@@ -172,19 +173,27 @@ class ProcessRegistrationTest
             final ProcessRegistrar registrar = cluster.registrars.get(0);
             assertEquals(0, registrar.releaseQuarantined(), "held while the process lives");
             final SocketlessConnection next = cluster.connect(0);
-            next.register(1, 0, 1, 1, TIMEOUT_MS);
-            final SocketlessConnection.Failed taken = next.failed();
-            assertTrue(taken.message().contains("is already registered"), "its name is still taken: " + taken.message());
+            final SocketlessConnection.Registered again = next.register(1, 0, 1, 1, TIMEOUT_MS).registered();
+            assertNotEquals(r.index(), again.index(), "its name registers again at once, in another entry");
+            next.send(DriverProtocol.DEREGISTER).deregistered();
 
             alive.destroyForcibly().waitFor();
             assertEquals(1, registrar.releaseQuarantined(), "released once it exited");
             assertDeregistered(image, r, freeBefore);
-            cluster.connect(0).register(1, 0, 1, 1, TIMEOUT_MS).registered();
         }
         finally
         {
             alive.destroyForcibly();
         }
+
+        final Process gone = new ProcessBuilder("sleep", "600").start();
+        final SocketlessConnection lostDead = cluster.connect(0, (int)gone.pid());
+        final SocketlessConnection.Registered d = lostDead.register(1, 0, 1, 1, TIMEOUT_MS).registered();
+        lostDead.hangUp(false);
+        gone.destroyForcibly().waitFor();
+        assertThrows(UncheckedIOException.class, () -> lostDead.request(DriverProtocol.BUFFER_POOL, 1));
+        lostDead.close();
+        assertDeregistered(image, d, freeBefore);
     }
 
     @Test

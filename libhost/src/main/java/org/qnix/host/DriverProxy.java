@@ -52,9 +52,9 @@ public final class DriverProxy implements AutoCloseable
      * Extra time a reply from the driver may take beyond the request's own timeout: the longest a request
      * takes in a driver that runs, two NIC commands each waiting for queue room and for their NIC
      * ({@link DriverProtocol#NIC_COMMAND_TIMEOUT_MS}), and 5 s more. The watchdog must not fire before
-     * that: the connection it closes is the registration's, and the driver frees the pages of a
-     * process whose connection closed while the library still maps them. Only a driver that stopped
-     * (SIGSTOP, a debugger) takes this long to be given up.
+     * that: the connection it closes is the registration's, which is lost with it (the driver keeps
+     * the process's pages from others until it exits, as the library still maps them). Only a driver
+     * that stopped (SIGSTOP, a debugger) takes this long to be given up.
      */
     public static final long DRIVER_GRACE_MS = 4 * DriverProtocol.NIC_COMMAND_TIMEOUT_MS + 5_000;
     /** Longer timeouts are taken as this: the driver's own cap, {@link DriverProtocol#LONGEST_WAIT_MS}. */

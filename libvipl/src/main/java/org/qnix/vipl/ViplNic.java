@@ -573,9 +573,10 @@ public final class ViplNic implements AutoCloseable
         if (!connections.endWaits())
         {
             // A driver that does not look (stopped, or stuck) is left: the connection is closed under the
-            // wait. The driver de-registers the process when it sees that, as at its death, and may give
-            // its pages away then: what the library itself reads and writes is retired first (memory and CQ
-            // rings follow in release(), once the connection wait has left the monitor).
+            // wait. The driver de-registers the process when it sees that, and, the connection failing in
+            // the middle of a request with the process alive, keeps its pages from others until it exits
+            // (LingeringProcesses). What the library itself reads and writes is retired first all the same
+            // (memory and CQ rings follow in release(), once the connection wait has left the monitor).
             RetiredMemory.retire(structures, false);
             mappings.retire(false);
             driver.close();
