@@ -124,12 +124,8 @@ final class ViaTables
         final int maxTransfer, final int sendCq, final int receiveCq, final long sendCompletion,
         final long receiveCompletion)
     {
-        int vi = vis.nextClearBit(0);
-        while (vi < via.viEntries() && isOutstanding(abandonedViCommands, vi))
-        {
-            vi = vis.nextClearBit(vi + 1);
-        }
-        if (vi >= via.viEntries())
+        final int vi = reusableEntry(vis, abandonedViCommands);
+        if (vi < 0)
         {
             return -1;
         }
@@ -380,12 +376,8 @@ final class ViaTables
     /** @return the new CQ's index, or -1 if the CQ table is full. */
     synchronized int createCq(final int owner, final int entries, final long ringAddress)
     {
-        int cq = cqs.nextClearBit(0);
-        while (cq < via.cqEntries() && isOutstanding(abandonedResizes, cq))
-        {
-            cq = cqs.nextClearBit(cq + 1);
-        }
-        if (cq >= via.cqEntries())
+        final int cq = reusableEntry(cqs, abandonedResizes);
+        if (cq < 0)
         {
             return -1;
         }
@@ -436,6 +428,26 @@ final class ViaTables
             return Resize.DONE;
         }
         return Doorbell.NO_RESOURCES == done ? Resize.TOO_MANY_QUEUED : Resize.REFUSED;
+    }
+
+    /**
+     * Under the monitor: the first entry of a table (VIs or CQs) that is free and has no given-up command
+     * its NIC may still take ({@link #isOutstanding}).
+     *
+     * @param used      the table's entries in use.
+     * @param abandoned the table's given-up commands, one slot per entry.
+     * @return the entry, or -1 if there is none.
+     */
+    private int reusableEntry(final BitSet used, final DriverCommandQueueWriter.Ticket[] abandoned)
+    {
+        for (int index = used.nextClearBit(0); index < abandoned.length; index = used.nextClearBit(index + 1))
+        {
+            if (!isOutstanding(abandoned, index))
+            {
+                return index;
+            }
+        }
+        return -1;
     }
 
     /** Under the monitor: {@code ticket}, a command on entry {@code index} given up on, may still be taken. */
