@@ -34,10 +34,9 @@ final class LingeringProcesses
     /** A process: its pid and its start, so that a later process given its pid is not taken for it. */
     private record Watched(int osPid, long startTicks)
     {
-        /** @return true once the process has exited (a zombie included: it maps nothing any more). */
         boolean isGone()
         {
-            return ProcessStartTicks.ofLiving(osPid) != startTicks;
+            return Processes.hasExited(osPid, startTicks);
         }
     }
 
@@ -49,7 +48,7 @@ final class LingeringProcesses
     /**
      * Entry {@code index}'s connection failed mid-request: its release waits for its process's exit.
      *
-     * @param startTicks the process's start ({@link ProcessStartTicks}) when it connected; 0 if unknown, and
+     * @param startTicks the process's start ({@link ProcessStartTicks}) at registration; 0 if unknown, and
      *                   then nothing is watched: a process that cannot be told from a later one with its pid
      *                   could be kept for ever.
      */

@@ -37,8 +37,8 @@ import org.qnix.firmware.NodeImage;
  * cluster registry are synchronized.
  *
  * <p>A process whose NIC does not complete its deletion keeps its entry, pages and name until it does
- * ({@link DeletionQuarantine}); one whose connection ended mid-request while it lived keeps them until it
- * exits ({@link LingeringProcesses}).
+ * ({@link DeletionQuarantine}); one whose connection ended mid-request while it lived keeps its entry and
+ * pages until it exits ({@link LingeringProcesses}).
  *
  * <pre>{@code
  * ProcessRegistrar registrar = new ProcessRegistrar(image, registry, heartbeats);
@@ -440,7 +440,7 @@ final class ProcessRegistrar
      * Thesis 3.4, de-registration steps 1-5.
      *
      * @param connectionLost its connection ended in the middle of a request: if the process still lives,
-     *                       its entry, pages and name are released only once it exits ({@link LingeringProcesses}).
+     *                       its entry and pages are freed only once it exits ({@link LingeringProcesses}).
      */
     void deregister(final Registered registered, final boolean connectionLost) throws InterruptedException
     {

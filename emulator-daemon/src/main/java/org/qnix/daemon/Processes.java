@@ -12,6 +12,7 @@ import org.qnix.abi.ProcessStartTicks;
  *
  * <pre>{@code
  * if (!Processes.isAlive(osPid)) { giveUp(); }
+ * if (Processes.hasExited(osPid, startTicks)) { release(); }
  * if (!Processes.isSameProcess(daemon, props.daemonStartTicks(), props.daemonStartMs())) { stale(); }
  * }</pre>
  */
@@ -32,6 +33,16 @@ final class Processes
     static boolean isAlive(final long pid)
     {
         return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    /**
+     * @return true once the process recorded with this pid and start ({@link ProcessStartTicks}, known) has
+     * exited: no process has the pid, a later one has it, or it is a zombie waiting to be reaped (it runs
+     * no code and maps nothing any more).
+     */
+    static boolean hasExited(final long pid, final long startTicks)
+    {
+        return ProcessStartTicks.ofLiving(pid) != startTicks;
     }
 
     /**
