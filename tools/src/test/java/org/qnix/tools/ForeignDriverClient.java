@@ -69,15 +69,24 @@ public final class ForeignDriverClient
             }
             else if (failed == type)
             {
-                final int code = in.readInt();
-                final byte[] text = new byte[in.readInt()];
-                in.readFully(text);
-                System.out.println("reply FAILED " + code + ": " + new String(text, StandardCharsets.UTF_8));
+                printFailure(in, "FAILED");
             }
             else
             {
                 System.out.println("reply " + type);
             }
         }
+    }
+
+    /**
+     * Prints a failure reply's code and text (DriverProtocol's FAILED and VIA_FAILED: code, then the text
+     * as its length and UTF-8 bytes) as {@code reply NAME CODE: TEXT}.
+     */
+    static void printFailure(final DataInputStream in, final String name) throws IOException
+    {
+        final int code = in.readInt();
+        final byte[] text = new byte[in.readInt()];
+        in.readFully(text);
+        System.out.println("reply " + name + " " + code + ": " + new String(text, StandardCharsets.UTF_8));
     }
 }

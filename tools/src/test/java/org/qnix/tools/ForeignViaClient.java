@@ -69,10 +69,7 @@ public final class ForeignViaClient
         }
         if (viaFailed == type)
         {
-            final int code = in.readInt();
-            final byte[] text = new byte[in.readInt()];
-            in.readFully(text);
-            System.out.println("reply VIA_FAILED " + code + ": " + new String(text, StandardCharsets.UTF_8));
+            ForeignDriverClient.printFailure(in, "VIA_FAILED");
         }
         else
         {
