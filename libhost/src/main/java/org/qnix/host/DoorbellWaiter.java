@@ -129,11 +129,12 @@ public final class DoorbellWaiter
         }
         final long start = System.nanoTime();
         // Negative, the deadline and the hot window's end would wrap, and neither would ever come.
-        final long deadline = start + Math.max(0, timeoutNs);
+        final long waitNs = Math.max(0, timeoutNs);
+        final long deadline = start + waitNs;
         if (DoorbellWait.BACKOFF == wait || DoorbellWait.SLEEP == wait)
         {
             // Hot: yield (on two cores the NIC needs the time more than a spinner) for the window.
-            final long hotUntil = start + Math.min(hotNs, Math.max(0, timeoutNs));
+            final long hotUntil = start + Math.min(hotNs, waitNs);
             int looks = 0;
             while (true)
             {
