@@ -9,23 +9,24 @@ import org.qnix.abi.ControlProgramLayout;
 
 /**
  * Stays hot while busy, costs nothing when idle (issue 13): for {@code hotNs} after the last duty cycle
- * that did work it busy-spins, so a ping-pong or a barrier loop never finds the firmware asleep; after
- * that it parks, doubling the park from 1 us up to 1 ms; once it has been idle for {@link #DEEP_IDLE_NS}
+ * that did work it stays runnable, yielding, so a ping-pong or a barrier loop never finds the firmware
+ * asleep; after that it parks, doubling the park from 1 us up to 1 ms; once it has been idle for {@link #DEEP_IDLE_NS}
  * it sleeps until someone gives one of its NICs work ({@link IdleNics}, woken through the node's
  * {@code nic.wake}) or the next heartbeat is due, so an idle cluster costs about nothing and its first
  * message after a pause pays one futex wake-up, not a park. Where the NICs cannot sleep (no futex, or
  * several NICs on one thread without futex_waitv) it parks for up to {@link #DEEP_PARK_NS} instead.
  * Each park and each sleep is counted in the NICs' counters, so a run shows where its time went.
  *
- * <p>It spins for {@link #SPIN_NS} of the window, then yields: on two cores a conversation is the
- * firmware in the middle and two programs that yield while they wait, the shape of the relay baseline
- * (A, a busy relay, B). Measured with {@code qnix bench latency} between nodes 0-0 and 1-0, 0 to 1024
- * bytes one way: p50 13-20 us with the whole window yielding, 7-8 us spinning (the relay: 5 us). Spinning
- * through the whole window, though, left a program that shared the firmware's core waiting for the
- * scheduler's time slice now and then: p99 at 0 bytes 40-760 us, p99.9 550-2000 us over six runs of 2000
- * and 20000 round trips; spinning 10 us then yielding kept p50 at 7.5-7.7 us with p99.9 at 87-720 us
- * (5 us: 0-byte p50 up to 13.6 us). Once the window has passed it parks, so the spinning costs a core
- * only while messages flow.
+ * <p>Inside the window it yields at once whenever a duty cycle finds nothing: on two cores a
+ * conversation is the firmware in the middle and programs that yield while they wait, and a yield with
+ * nobody else on the firmware's CPU returns at once, so it costs a message nothing, while a program
+ * that shares that CPU gets it at the firmware's first idle look rather than after a spin or a time
+ * slice. Measured with {@code qnix bench latency} between nodes 0-0 and 1-0 against spinning 10 us
+ * before the first yield (the rule before; docs/performance/firmware-yield.txt, in turn, twice each):
+ * one way at 0 bytes 5.9-6.5 us against 7.4-7.5 with the firmware on a CPU of its own (bandwidth the
+ * same), 22-27 against 51-62 us with {@code --firmware threads}, 24-36 against 39-46 with
+ * {@code processes}; a barrier of four with one member on the firmware's CPU took 23 us against 45-56.
+ * Once the window has passed it parks, so the hot window costs a core only while messages flow.
  *
  * <p>Measured idle, a 2x2 cluster with four programs blocked in {@code waitForReceive}: the firmware
  * JVM took 0.009 cores with 8 ms parks (125 wake-ups a second, each running four duty cycles), which
@@ -33,11 +34,6 @@ import org.qnix.abi.ControlProgramLayout;
  */
 public final class HotWindowIdleStrategy implements IdleStrategy
 {
-    /**
-     * Inside the hot window it spins this long after the last work, then yields: a program that shares
-     * the firmware's core then gets it at once instead of after the scheduler's time slice.
-     */
-    static final long SPIN_NS = TimeUnit.MICROSECONDS.toNanos(10);
     static final long MIN_PARK_NS = TimeUnit.MICROSECONDS.toNanos(1);
     static final long MAX_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
     /** Idle this long, the firmware sleeps (or parks longer): nobody is talking. */
@@ -53,7 +49,7 @@ public final class HotWindowIdleStrategy implements IdleStrategy
     private long parkNs;
 
     /**
-     * @param hotNs how long after the last work to keep spinning; 0 parks at once.
+     * @param hotNs how long after the last work to keep yielding; 0 parks at once.
      * @param parks the counters to count each park in (one per NIC run by this strategy's thread); these
      *              NICs never sleep, they park.
      */
@@ -63,7 +59,7 @@ public final class HotWindowIdleStrategy implements IdleStrategy
     }
 
     /**
-     * @param hotNs how long after the last work to keep spinning; 0 parks at once.
+     * @param hotNs how long after the last work to keep yielding; 0 parks at once.
      * @param nics  the NICs run by this strategy's thread.
      */
     public HotWindowIdleStrategy(final long hotNs, final IdleNics nics)
@@ -100,14 +96,7 @@ public final class HotWindowIdleStrategy implements IdleStrategy
         final long idleNs = System.nanoTime() - lastWorkNs;
         if (idleNs < hotNs)
         {
-            if (idleNs < SPIN_NS)
-            {
-                Thread.onSpinWait();
-            }
-            else
-            {
-                Thread.yield();
-            }
+            Thread.yield();
             return;
         }
         if (idleNs >= DEEP_IDLE_NS && nics.canSleep())
