@@ -13,7 +13,8 @@ import org.qnix.abi.ProcessName;
  * What the daemon, as the driver of every node, knows about the processes that asked to register:
  * enough to refuse a duplicate name or an inconsistent group before touching any NIC, and to say who
  * is missing when a group does not complete. The NICs' Name and Group Tables remain the truth for
- * communication. It also holds VIA's connection manager, which is cluster-wide for the same reason.
+ * communication. It also holds VIA's connection manager and the processes' placement on the NICs' CPU,
+ * which are cluster-wide for the same reason.
  */
 final class ClusterRegistry
 {
@@ -24,11 +25,38 @@ final class ClusterRegistry
 
     private final Map<ProcessName, Admitted> byName = new LinkedHashMap<>();
     private final ViaConnections viaConnections = new ViaConnections();
+    private final NicCpuPlacement placement;
+
+    /** A registry of a cluster without a NICs' CPU: every process stays off it. */
+    ClusterRegistry()
+    {
+        this(NicCpuPlacement.none());
+    }
+
+    ClusterRegistry(final NicCpuPlacement placement)
+    {
+        this.placement = placement;
+    }
 
     /** @return VIA's connection manager (issue 14): matching by (node, discriminator) across every node. */
     ViaConnections viaConnections()
     {
         return viaConnections;
+    }
+
+    /** @return which registered processes run on the NICs' CPU (issue 13). */
+    NicCpuPlacement placement()
+    {
+        return placement;
+    }
+
+    /**
+     * @return the position of {@code name} among the members of {@code group} by PI (its rank), or 0 if
+     * it is not one.
+     */
+    synchronized int rank(final ProcessName name, final int group)
+    {
+        return Math.max(0, members(group).stream().map(Admitted::name).toList().indexOf(name));
     }
 
     /**

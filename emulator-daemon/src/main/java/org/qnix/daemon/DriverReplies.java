@@ -47,9 +47,12 @@ final class DriverReplies
         out.flush();
     }
 
-    /** REGISTERED: where the process maps its VNI and Host Process Structures (thesis 3.4, step 6). */
-    void registered(final int index, final int nicPid, final long vniAddress, final int vniLength, final long hpsAddress)
-        throws IOException
+    /**
+     * REGISTERED: where the process maps its VNI and Host Process Structures (thesis 3.4, step 6), and
+     * whether it runs on the NICs' CPU ({@link NicCpuPlacement}).
+     */
+    void registered(final int index, final int nicPid, final long vniAddress, final int vniLength, final long hpsAddress,
+        final boolean onNicCpu) throws IOException
     {
         out.writeInt(DriverProtocol.REGISTERED);
         out.writeInt(index);
@@ -57,6 +60,7 @@ final class DriverReplies
         out.writeLong(vniAddress);
         out.writeInt(vniLength);
         out.writeLong(hpsAddress);
+        out.writeInt(DriverProtocol.placement(onNicCpu));
         out.flush();
     }
 
@@ -74,9 +78,13 @@ final class DriverReplies
         out.flush();
     }
 
-    /** VIA_REGISTERED (issue 14): where the VIA process maps its VNI, Host and VIA Process Structures. */
+    /**
+     * VIA_REGISTERED (issue 14): where the VIA process maps its VNI, Host and VIA Process Structures, and
+     * whether it runs on the NICs' CPU ({@link NicCpuPlacement}).
+     */
     void viaRegistered(final int index, final int nicPid, final long vniAddress, final int vniLength,
-        final long hpsAddress, final long structuresAddress, final int structuresPages) throws IOException
+        final long hpsAddress, final long structuresAddress, final int structuresPages, final boolean onNicCpu)
+        throws IOException
     {
         out.writeInt(DriverProtocol.VIA_REGISTERED);
         out.writeInt(index);
@@ -86,6 +94,7 @@ final class DriverReplies
         out.writeLong(hpsAddress);
         out.writeLong(structuresAddress);
         out.writeInt(structuresPages);
+        out.writeInt(DriverProtocol.placement(onNicCpu));
         out.flush();
     }
 

@@ -272,7 +272,10 @@ final class ProcessRegistrar
             {
                 try
                 {
-                    replies.registered(index, ProcessTableLayout.nicPid(index), vni, vniLayout.length(), hps);
+                    // The group is complete: every member's rank is known.
+                    final boolean onNicCpu = registry.placement().place(node, index, osPid, group,
+                        registry.rank(name, group));
+                    replies.registered(index, ProcessTableLayout.nicPid(index), vni, vniLayout.length(), hps, onNicCpu);
                 }
                 catch (final IOException ex)
                 {
@@ -448,6 +451,7 @@ final class ProcessRegistrar
         {
             lingering.watch(registered.index(), registered.osPid(), registered.osStartTicks());
         }
+        registry.placement().leave(node, registered.index());
         // Step 1: a zero PID is never scheduled again, and aborts a registration still in progress.
         processTableEntry(registered.index()).clearPid();
 
@@ -542,7 +546,8 @@ final class ProcessRegistrar
                 try
                 {
                     replies.viaRegistered(index, ProcessTableLayout.nicPid(index), vni, vniLayout.length(), hps,
-                        structuresAddress, structuresPages);
+                        structuresAddress, structuresPages,
+                        registry.placement().place(node, index, osPid, NicCpuPlacement.NO_GROUP, 0));
                 }
                 catch (final IOException ex)
                 {
@@ -601,6 +606,7 @@ final class ProcessRegistrar
         {
             lingering.watch(registered.index(), registered.osPid(), registered.osStartTicks());
         }
+        registry.placement().leave(node, registered.index());
         processTableEntry(registered.index()).clearPid();
         // Its VIA table entries go at once: the NIC honours none whose handle or generation it was not
         // given, and checks each page against the Protection Table, where the pages stay the process's.

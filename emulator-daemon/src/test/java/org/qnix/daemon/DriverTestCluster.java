@@ -31,7 +31,8 @@ final class DriverTestCluster implements AutoCloseable
     final ClusterDirectory dir;
     final List<NodeImage> images = new ArrayList<>();
     final List<ProcessRegistrar> registrars = new ArrayList<>();
-    final ClusterRegistry registry = new ClusterRegistry();
+    /** Placed as on a machine of two CPUs whose CPU 1 is the NICs'. */
+    final ClusterRegistry registry = new ClusterRegistry(new NicCpuPlacement(1, 1));
     private final List<FirmwareLauncher> firmware = new ArrayList<>();
     private final List<SocketlessConnection> connections = new ArrayList<>();
 

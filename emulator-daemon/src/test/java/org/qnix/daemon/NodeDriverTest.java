@@ -173,7 +173,10 @@ class NodeDriverTest
         return new DataInputStream(Channels.newInputStream(channel)).readInt();
     }
 
-    /** Reads a REGISTERED reply whole: index, NIC PID, VNI address and length, Host Process Structures address. */
+    /**
+     * Reads a REGISTERED reply whole: index, NIC PID, VNI address and length, Host Process Structures
+     * address, placement.
+     */
     private static void readRegistered(final SocketChannel channel) throws IOException
     {
         final DataInputStream in = new DataInputStream(Channels.newInputStream(channel));
@@ -184,7 +187,7 @@ class NodeDriverTest
             throw new AssertionError("registration failed: " + DriverProtocol.readText(in));
         }
         assertEquals(DriverProtocol.REGISTERED, type);
-        in.readFully(new byte[Integer.BYTES + Integer.BYTES + Long.BYTES + Integer.BYTES + Long.BYTES]);
+        in.readFully(new byte[Integer.BYTES + Integer.BYTES + Long.BYTES + Integer.BYTES + Long.BYTES + Integer.BYTES]);
     }
 
     private static String readRefusal(final SocketChannel channel) throws IOException

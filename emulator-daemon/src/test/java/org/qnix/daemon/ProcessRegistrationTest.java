@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -418,6 +419,54 @@ class ProcessRegistrationTest
         assertEquals(new SocketlessConnection.GroupInfo(0, List.of()),
             second.send(DriverProtocol.GROUP_QUERY, 9).groupInfo(), "an unknown group");
         assertEquals(group, cluster.connect(1).send(DriverProtocol.GROUP_QUERY, 5).groupInfo(), "unregistered callers may ask");
+    }
+
+    /**
+     * The driver's advice in REGISTERED (issue 13): of a group of four processes on a machine of two CPUs,
+     * rank 3 runs on the NICs' CPU, whatever order the replies go out in; a process that leaves takes its
+     * place out of the count, so the next VIA process goes on the NICs' CPU.
+     */
+    @Test
+    void rankThreeOfAGroupOfFourIsPlacedOnTheNicsCpuAndALeaverLeavesTheCount() throws Exception
+    {
+        cluster = new DriverTestCluster(base, 2, true);
+        final List<Process> processes = new ArrayList<>();
+        try
+        {
+            final List<CompletableFuture<SocketlessConnection.Registered>> replies = new ArrayList<>();
+            final List<SocketlessConnection> members = new ArrayList<>();
+            for (int pi = 0; pi < 5; pi++)
+            {
+                processes.add(new ProcessBuilder("sleep", "600").start());
+            }
+            // Ranks register in reverse: the placement follows the rank, not the order.
+            for (int pi = 3; pi >= 0; pi--)
+            {
+                final SocketlessConnection member = cluster.connect(pi % 2, (int)processes.get(pi).pid());
+                members.add(0, member);
+                final int rank = pi;
+                replies.add(0, CompletableFuture.supplyAsync(() -> member.register(7, rank, 7, 4, TIMEOUT_MS).registered()));
+            }
+            final List<Boolean> onNicCpu = new ArrayList<>();
+            for (final CompletableFuture<SocketlessConnection.Registered> reply : replies)
+            {
+                onNicCpu.add(reply.get(TIMEOUT_MS, TimeUnit.MILLISECONDS).onNicCpu());
+            }
+            assertEquals(List.of(false, false, false, true), onNicCpu);
+            assertEquals(1, cluster.registry.placement().onNicCpuCount());
+
+            members.get(3).send(DriverProtocol.DEREGISTER).deregistered();
+            assertEquals(0, cluster.registry.placement().onNicCpuCount(), "rank 3 left");
+            final SocketlessConnection via = cluster.connect(0, (int)processes.get(4).pid());
+            assertTrue(via.viaRegister(TIMEOUT_MS).viaRegistered().onNicCpu(), "three off it, none on it");
+        }
+        finally
+        {
+            for (final Process process : processes)
+            {
+                process.destroyForcibly().waitFor();
+            }
+        }
     }
 
     /**

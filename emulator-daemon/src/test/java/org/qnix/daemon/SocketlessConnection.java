@@ -45,7 +45,7 @@ final class SocketlessConnection implements AutoCloseable
     /** ... and the driver can see it ({@link ClientHangUp}). */
     private volatile boolean hungUp;
 
-    record Registered(int index, int nicPid, long vniAddress, int vniLength, long hpsAddress)
+    record Registered(int index, int nicPid, long vniAddress, int vniLength, long hpsAddress, boolean onNicCpu)
     {
     }
 
@@ -216,7 +216,8 @@ final class SocketlessConnection implements AutoCloseable
     Registered registered()
     {
         final DataInputStream in = expect(DriverProtocol.REGISTERED);
-        return read(in, () -> new Registered(in.readInt(), in.readInt(), in.readLong(), in.readInt(), in.readLong()));
+        return read(in, () -> new Registered(in.readInt(), in.readInt(), in.readLong(), in.readInt(), in.readLong(),
+            DriverProtocol.readPlacement(in)));
     }
 
     Failed failed()
@@ -288,7 +289,7 @@ final class SocketlessConnection implements AutoCloseable
 
     /** VIA_REGISTERED (issue 14). */
     record ViaRegistered(int index, int nicPid, long vniAddress, int vniLength, long hpsAddress, long structuresAddress,
-        int structuresPages)
+        int structuresPages, boolean onNicCpu)
     {
     }
 
@@ -312,7 +313,7 @@ final class SocketlessConnection implements AutoCloseable
     {
         final DataInputStream in = expect(DriverProtocol.VIA_REGISTERED);
         return read(in, () -> new ViaRegistered(in.readInt(), in.readInt(), in.readLong(), in.readInt(), in.readLong(),
-            in.readLong(), in.readInt()));
+            in.readLong(), in.readInt(), DriverProtocol.readPlacement(in)));
     }
 
     /** @return the VIPL code of a VIA_FAILED reply, after checking its message names {@code expected}. */

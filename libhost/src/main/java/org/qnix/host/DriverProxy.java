@@ -130,7 +130,8 @@ public final class DriverProxy implements AutoCloseable
             switch (type)
             {
                 case DriverProtocol.REGISTERED:
-                    return new Registration(in.readInt(), in.readInt(), in.readLong(), in.readInt(), in.readLong());
+                    return new Registration(in.readInt(), in.readInt(), in.readLong(), in.readInt(), in.readLong(),
+                        DriverProtocol.readPlacement(in));
 
                 case DriverProtocol.TIMED_OUT:
                 {
@@ -294,7 +295,7 @@ public final class DriverProxy implements AutoCloseable
             out.flush();
             viaReply(DriverProtocol.VIA_REGISTERED, "a VIA registration");
             return new ViaRegistration(in.readInt(), in.readInt(), in.readLong(), in.readInt(), in.readLong(),
-                in.readLong(), in.readInt());
+                in.readLong(), in.readInt(), DriverProtocol.readPlacement(in));
         }, replyWithin(timeoutMs));
     }
 

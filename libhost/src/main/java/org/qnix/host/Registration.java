@@ -9,7 +9,8 @@ package org.qnix.host;
  * @param vniAddress the VNI's offset in {@code nic.sdram}.
  * @param vniLength  the VNI's length.
  * @param hpsAddress the Host Process Structures page's offset in {@code host.mem}.
+ * @param onNicCpu   whether the driver advises the process to run on the NICs' CPU (issue 13), else off it.
  */
-public record Registration(int index, int nicPid, long vniAddress, int vniLength, long hpsAddress)
+public record Registration(int index, int nicPid, long vniAddress, int vniLength, long hpsAddress, boolean onNicCpu)
 {
 }

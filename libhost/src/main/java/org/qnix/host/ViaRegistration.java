@@ -6,8 +6,9 @@ package org.qnix.host;
  *
  * @param structuresAddress the VIA Process Structures' offset in {@code host.mem}.
  * @param structuresPages   their pages, contiguous.
+ * @param onNicCpu          whether the driver advises the process to run on the NICs' CPU (issue 13).
  */
 public record ViaRegistration(int index, int nicPid, long vniAddress, int vniLength, long hpsAddress,
-    long structuresAddress, int structuresPages)
+    long structuresAddress, int structuresPages, boolean onNicCpu)
 {
 }

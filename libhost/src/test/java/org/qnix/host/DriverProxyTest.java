@@ -112,9 +112,37 @@ class DriverProxyTest
             out.writeLong(1L << 20);
             out.writeInt(65_536);
             out.writeLong(12L * 4096);
+            out.writeInt(DriverProtocol.ON_NIC_CPU);
         });
         final Registration registration = proxy.register(new ProcessName(7, 1), 70, 4, 5_000, 64);
-        assertEquals(new Registration(3, 4, 1L << 20, 65_536, 12L * 4096), registration);
+        assertEquals(new Registration(3, 4, 1L << 20, 65_536, 12L * 4096, true), registration);
+        driverDone();
+    }
+
+    /** A REGISTERED whose placement is neither off nor on the NICs' CPU is not taken for either. */
+    @Test
+    void aRegistrationWithAnUnknownPlacementIsRefused() throws Exception
+    {
+        driver((in, out) ->
+        {
+            in.readInt();
+            in.readInt();
+            in.readInt();
+            in.readInt();
+            in.readInt();
+            in.readInt();
+            in.readLong();
+            out.writeInt(DriverProtocol.REGISTERED);
+            out.writeInt(3);
+            out.writeInt(4);
+            out.writeLong(1L << 20);
+            out.writeInt(65_536);
+            out.writeLong(12L * 4096);
+            out.writeInt(7);
+        });
+        final DriverException ex = assertThrows(DriverException.class,
+            () -> proxy.register(new ProcessName(7, 1), 70, 4, 5_000, 64));
+        assertEquals("bad placement 7 on the driver socket", ex.getCause().getMessage());
         driverDone();
     }
 

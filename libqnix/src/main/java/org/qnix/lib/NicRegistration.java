@@ -37,12 +37,12 @@ final class NicRegistration
     final int nicPid;
     final DriverProxy driver;
     final ProcessMappings mappings;
-    /** This process keeps off the NICs' CPU while registered (NicProcessor). */
-    final NicProcessor.Avoidance offNicCpu;
+    /** This process runs on or off the NICs' CPU, as its driver advised, while registered (NicProcessor). */
+    final NicProcessor.Placement cpuPlacement;
 
     private NicRegistration(final ProcessName name, final NicCoordinates node, final String clusterName,
         final ClusterParameters params, final int nicPid, final DriverProxy driver, final ProcessMappings mappings,
-        final NicProcessor.Avoidance offNicCpu)
+        final NicProcessor.Placement cpuPlacement)
     {
         this.name = name;
         this.node = node;
@@ -51,7 +51,7 @@ final class NicRegistration
         this.nicPid = nicPid;
         this.driver = driver;
         this.mappings = mappings;
-        this.offNicCpu = offNicCpu;
+        this.cpuPlacement = cpuPlacement;
     }
 
     /**
@@ -127,7 +127,7 @@ final class NicRegistration
             }
             registered = true;
             return new NicRegistration(name, where, clusterName, params, registration.nicPid(), driver, mappings,
-                NicProcessor.avoid(props.nicCpu(), "qnix"));
+                NicProcessor.place(props.nicCpu(), registration.onNicCpu(), "qnix"));
         }
         finally
         {
@@ -160,7 +160,7 @@ final class NicRegistration
     void release(final boolean quiescent)
     {
         driver.close();
-        offNicCpu.close();
+        cpuPlacement.close();
         mappings.retire(quiescent);
     }
 }

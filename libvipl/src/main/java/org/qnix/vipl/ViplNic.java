@@ -90,16 +90,16 @@ public final class ViplNic implements AutoCloseable
     private boolean released;
     /** The connection calls; the waits among them (connectWait, connectRequest, connectPeerOutcome) a close ends. */
     private final ViplConnections connections;
-    /** This process keeps off the NICs' CPU while the NIC is open (NicProcessor). */
-    private final NicProcessor.Avoidance offNicCpu;
+    /** This process runs on or off the NICs' CPU, as its driver advised, while the NIC is open (NicProcessor). */
+    private final NicProcessor.Placement cpuPlacement;
     /** VipNSGetHostByName, VipNSGetHostByAddr, VipQuerySystemManagementInfo: the cluster's names. */
     private final ViplNameService names;
 
     private ViplNic(final NicCoordinates node, final String clusterName, final ClusterParameters params,
         final Path hostMemory, final DriverProxy driver, final ViaRegistration registration, final MappedFile structures,
-        final ProcessMappings mappings, final NicProcessor.Avoidance offNicCpu)
+        final ProcessMappings mappings, final NicProcessor.Placement cpuPlacement)
     {
-        this.offNicCpu = offNicCpu;
+        this.cpuPlacement = cpuPlacement;
         this.mappings = mappings;
         this.dataPath = new ViplDataPath(node, clusterName, params, mappings);
         this.node = node;
@@ -156,7 +156,7 @@ public final class ViplNic implements AutoCloseable
                 mappings = ProcessMappings.map(dir, params, node, clusterName, registration.vniAddress(),
                     registration.vniLength(), registration.hpsAddress());
                 final ViplNic nic = new ViplNic(node, clusterName, params, dir.hostMemory(node), driver, registration,
-                    structures, mappings, NicProcessor.avoid(props.nicCpu(), "vipl"));
+                    structures, mappings, NicProcessor.place(props.nicCpu(), registration.onNicCpu(), "vipl"));
                 nic.eventsThread.start();
                 return nic;
             }
@@ -613,7 +613,7 @@ public final class ViplNic implements AutoCloseable
         mappings.retire(quiescent);
         driver.deregister();
         driver.close();
-        offNicCpu.close();
+        cpuPlacement.close();
         if (Thread.currentThread() != eventsThread)
         {
             try

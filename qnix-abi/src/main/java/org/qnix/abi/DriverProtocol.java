@@ -14,7 +14,7 @@ import java.nio.charset.StandardCharsets;
  *
  * <pre>
  *  REGISTER        ai, pi, group, groupSize, osPid, timeoutMs (long)
- *    REGISTERED    index, nicPid, vniAddress (long), vniLength, hpsAddress (long)
+ *    REGISTERED    index, nicPid, vniAddress (long), vniLength, hpsAddress (long), placement
  *    TIMED_OUT     message (UTF), missing count, then (ai, pi) per missing member
  *    FAILED        Doorbell or error code, message (UTF)
  *  DEREGISTER      (no fields)
@@ -35,7 +35,7 @@ import java.nio.charset.StandardCharsets;
  *  VIA (issue 14), on a connection of its own (a JVM may hold a QNIX and a VIA registration at once):
  *  VIA_REGISTER            osPid, timeoutMs (long)
  *    VIA_REGISTERED        index, nicPid, vniAddress (long), vniLength, hpsAddress (long),
- *                          structuresAddress (long), structuresPages
+ *                          structuresAddress (long), structuresPages, placement
  *  VIA_PTAG_CREATE         (no fields)
  *    VIA_HANDLE            the ptag
  *  VIA_PTAG_DESTROY        ptag                                   (refused while a VI or region uses it)
@@ -69,6 +69,9 @@ import java.nio.charset.StandardCharsets;
  *    OK                    for each request with no other answer
  *  Any VIA request may instead be answered VIA_FAILED: ViplResult code, message (UTF). BUFFER_ALLOCATE
  *  and BUFFER_FREE serve a VIA process too; BUFFER_FREE of memory with registered regions is refused.
+ *
+ *  placement: OFF_NIC_CPU or ON_NIC_CPU, where the driver advises the process to run while it is
+ *  registered (issue 13); the libraries follow it with NicProcessor.place.
  * </pre>
  */
 public final class DriverProtocol
@@ -125,6 +128,11 @@ public final class DriverProtocol
     /** FAILED code for a request that needs a NIC whose control program does not run its loop. */
     public static final int NIC_DEAD = 2;
 
+    /** Placement in REGISTERED and VIA_REGISTERED: run off the NICs' CPU. */
+    public static final int OFF_NIC_CPU = 0;
+    /** Placement in REGISTERED and VIA_REGISTERED: run on the NICs' CPU, beside the firmware. */
+    public static final int ON_NIC_CPU = 1;
+
     /** Longest accepted message text, so a bad peer cannot make the other side allocate much. */
     public static final int MAX_TEXT = 64 * 1024;
 
@@ -148,6 +156,26 @@ public final class DriverProtocol
 
     private DriverProtocol()
     {
+    }
+
+    /** @return the placement field for {@code onNicCpu}. */
+    public static int placement(final boolean onNicCpu)
+    {
+        return onNicCpu ? ON_NIC_CPU : OFF_NIC_CPU;
+    }
+
+    /**
+     * @return whether a placement field read from {@code in} says the NICs' CPU.
+     * @throws IOException if it is neither placement.
+     */
+    public static boolean readPlacement(final DataInputStream in) throws IOException
+    {
+        final int placement = in.readInt();
+        if (OFF_NIC_CPU != placement && ON_NIC_CPU != placement)
+        {
+            throw new IOException("bad placement " + placement + " on the driver socket");
+        }
+        return ON_NIC_CPU == placement;
     }
 
     public static void writeText(final DataOutputStream out, final String text) throws IOException

@@ -18,21 +18,24 @@ import org.agrona.concurrent.UnsafeBuffer;
  * The NICs' own processor. On a QNIX node the control program runs on the NIC's processor, never on
  * a host CPU (seed 003 line 17: "a control program running on the NIC processor"). Here, in the
  * shared placement, the firmware JVM binds itself to one CPU (the cluster's {@code nicCpu}, chosen at
- * {@code cluster up}) and every process that registers with the cluster moves off that CPU for as
- * long as it holds a registration. On two cores this keeps the one agent in the middle of every
- * conversation from sharing a core with a program. Measured with clusters with and without it side
- * by side (docs/PERFORMANCE.md, "The NICs' processor"): one-way p50 at 0, 64 and 4096 bytes within
- * 6.7-7.2 us in every part, against parts at 12-22 us without; bandwidth about the same.
+ * {@code cluster up}) and every process that registers with the cluster runs where its driver
+ * advises for as long as it holds a registration: off that CPU, or (from the fourth process on, when
+ * the host CPUs hold more parties than the NICs' CPU; the daemon's {@code NicCpuPlacement}) on it,
+ * beside the firmware, which yields whenever it has nothing to do. On two cores keeping programs off
+ * it keeps the one agent in the middle of every conversation from waiting for a time slice: measured
+ * with clusters with and without it side by side (docs/PERFORMANCE.md, "The NICs' processor"),
+ * one-way p50 at 0, 64 and 4096 bytes within 6.7-7.2 us in every part, against parts at 12-22 us
+ * without; bandwidth about the same.
  *
  * <p>Binding is best effort: it changes where threads run, not what they compute. Where the calls
  * are missing or refused (another OS, a cpuset that excludes the CPU) nothing moves, and
- * {@link #bindProcess} and {@link #avoid} say why in their result.
+ * {@link #bindProcess} and {@link #place} say why in their result.
  *
  * <pre>{@code
  * // the firmware JVM, shared placement
  * NicProcessor.bindProcess(props.nicCpu());
- * // a program, at registration; close() gives the process its CPUs back
- * try (NicProcessor.Avoidance off = NicProcessor.avoid(props.nicCpu(), "qnix")) { ... }
+ * // a program, at registration, as its driver advises; close() gives the process its CPUs back
+ * try (NicProcessor.Placement placed = NicProcessor.place(props.nicCpu(), registration.onNicCpu(), "qnix")) { ... }
  * }</pre>
  */
 public final class NicProcessor
@@ -47,8 +50,8 @@ public final class NicProcessor
     private static final String ALLOWED_LIST = "Cpus_allowed_list:";
     private static final String UNAVAILABLE = CLibrary.link(NicProcessor.class, "CPU affinity");
 
-    /** Registrations of this process that hold it off the NICs' CPU, and the CPUs it had before the first. */
-    private static int avoiders;
+    /** Registrations of this process that hold it where it was placed, and the CPUs it had before the first. */
+    private static int holders;
     private static UnsafeBuffer maskBefore;
 
     private NicProcessor()
@@ -108,6 +111,12 @@ public final class NicProcessor
         return cpu;
     }
 
+    /** @return how many CPUs are online. */
+    public static int onlineCpuCount()
+    {
+        return onlineCpus().size();
+    }
+
     /** @return the highest CPU number online. */
     static int highestOnlineCpu()
     {
@@ -154,6 +163,38 @@ public final class NicProcessor
             }
         }
         return cpus;
+    }
+
+    /** @return {@code cpus} as Linux writes a CPU list, ranges joined: {@code 0-3,8}; the inverse of {@link #cpuList}. */
+    public static String cpuListText(final SortedSet<Integer> cpus)
+    {
+        final StringBuilder text = new StringBuilder();
+        int from = -1;
+        int to = -1;
+        for (final int cpu : cpus)
+        {
+            if (cpu != to + 1 || from < 0)
+            {
+                appendRange(text, from, to);
+                from = cpu;
+            }
+            to = cpu;
+        }
+        appendRange(text, from, to);
+        return text.toString();
+    }
+
+    private static void appendRange(final StringBuilder text, final int from, final int to)
+    {
+        if (from < 0)
+        {
+            return;
+        }
+        text.append(text.length() > 0 ? "," : "").append(from);
+        if (to > from)
+        {
+            text.append('-').append(to);
+        }
     }
 
     /**
@@ -224,66 +265,104 @@ public final class NicProcessor
 
     /**
      * Moves every thread of this process off {@code cpu}, keeping it on the others it may run on, until
-     * the returned avoidance and every other one of this process are closed; then the process gets back
+     * the returned placement and every other one of this process are closed; then the process gets back
      * the CPUs it had. A process allowed on {@code cpu} alone stays there.
      *
      * @param cpu     the cluster's NIC CPU, or {@link #NONE} (nothing moves).
      * @param library who asks, for the one line on standard error that says why nothing moved, if so.
-     * @return the avoidance, whose {@link Avoidance#failure()} says why nothing moved if it did not.
+     * @return the placement, whose {@link Placement#failure()} says why nothing moved if it did not.
      */
-    public static Avoidance avoid(final int cpu, final String library)
+    public static Placement avoid(final int cpu, final String library)
     {
-        final Avoidance avoidance = avoid(cpu);
-        if (null != avoidance.failure())
-        {
-            System.err.println(library + ": this process may still run on CPU " + cpu + ", the NICs' CPU: " +
-                avoidance.failure());
-        }
-        return avoidance;
+        return place(cpu, false, library);
     }
 
-    private static synchronized Avoidance avoid(final int cpu)
+    /**
+     * Moves every thread of this process onto {@code cpu} alone ({@code onCpu}) or off it, as the driver
+     * advises at registration (the daemon's {@code NicCpuPlacement}), until the returned placement and
+     * every other one of this process are closed; then the process gets back the CPUs it had. The first
+     * placement of a process holds while any is open: a later registration's advice does not move it.
+     * A process that may not run on {@code cpu} stays off it; one allowed on {@code cpu} alone stays on it.
+     *
+     * <pre>{@code
+     * try (NicProcessor.Placement placed = NicProcessor.place(props.nicCpu(), registration.onNicCpu(), "qnix"))
+     * {
+     *     ...
+     * }
+     * }</pre>
+     *
+     * @param cpu     the cluster's NIC CPU, or {@link #NONE} (nothing moves).
+     * @param onCpu   true to run on {@code cpu} alone, false to run on every CPU allowed but it.
+     * @param library who asks, for the one line on standard error that says why nothing moved, if so.
+     * @return the placement, whose {@link Placement#failure()} says why nothing moved if it did not.
+     */
+    public static Placement place(final int cpu, final boolean onCpu, final String library)
+    {
+        final Placement placement = place(cpu, onCpu);
+        if (null != placement.failure())
+        {
+            System.err.println(library + ": this process may still run " + (onCpu ? "off" : "on") + " CPU " + cpu +
+                ", the NICs' CPU" + (onCpu ? ", where its driver placed it" : "") + ": " + placement.failure());
+        }
+        return placement;
+    }
+
+    private static synchronized Placement place(final int cpu, final boolean onCpu)
     {
         if (cpu < 0 || cpu >= MAX_CPUS)
         {
-            return new Avoidance(false, NONE == cpu ? null : "CPU " + cpu + " is not one a cpu_set_t can name");
+            return new Placement(false, NONE == cpu ? null : "CPU " + cpu + " is not one a cpu_set_t can name");
         }
         if (null != UNAVAILABLE)
         {
-            return new Avoidance(false, UNAVAILABLE);
+            return new Placement(false, UNAVAILABLE);
         }
-        if (avoiders > 0)
+        if (holders > 0)
         {
-            avoiders++;
-            return new Avoidance(true, null);
+            holders++;
+            return new Placement(true, null);
         }
         final UnsafeBuffer before = newMask();
         if (0 != sched_getaffinity(0, CPU_SET_BYTES, before.addressOffset()))
         {
-            return new Avoidance(false, "sched_getaffinity: errno " + Native.getLastError());
+            return new Placement(false, "sched_getaffinity: errno " + Native.getLastError());
         }
-        final UnsafeBuffer others = newMask();
-        others.putBytes(0, before, 0, CPU_SET_BYTES);
-        others.putByte(cpu / Byte.SIZE, (byte)(others.getByte(cpu / Byte.SIZE) & ~(1 << (cpu % Byte.SIZE))));
-        if (isEmpty(others))
+        final int cpuBit = 1 << (cpu % Byte.SIZE);
+        final boolean allowed = 0 != (before.getByte(cpu / Byte.SIZE) & cpuBit);
+        final UnsafeBuffer target = newMask();
+        if (onCpu)
         {
-            // Someone put this process there on purpose (taskset): it stays, and nothing needs saying.
-            return new Avoidance(false, null);
+            if (!allowed)
+            {
+                // Someone keeps this process off the CPU on purpose (taskset, a cpuset): it stays off.
+                return new Placement(false, null);
+            }
+            target.putByte(cpu / Byte.SIZE, (byte)cpuBit);
         }
-        final String failure = setEveryThread(others);
+        else
+        {
+            target.putBytes(0, before, 0, CPU_SET_BYTES);
+            target.putByte(cpu / Byte.SIZE, (byte)(target.getByte(cpu / Byte.SIZE) & ~cpuBit));
+            if (isEmpty(target))
+            {
+                // Someone put this process there on purpose (taskset): it stays, and nothing needs saying.
+                return new Placement(false, null);
+            }
+        }
+        final String failure = setEveryThread(target);
         if (null != failure)
         {
             setEveryThread(before);
-            return new Avoidance(false, failure);
+            return new Placement(false, failure);
         }
         maskBefore = before;
-        avoiders = 1;
-        return new Avoidance(true, null);
+        holders = 1;
+        return new Placement(true, null);
     }
 
     private static synchronized void release()
     {
-        if (0 == --avoiders)
+        if (0 == --holders)
         {
             setEveryThread(maskBefore);
             maskBefore = null;
@@ -335,25 +414,25 @@ public final class NicProcessor
     }
 
     /** A registration's hold on the process's CPUs: closing the last one gives them back. */
-    public static final class Avoidance implements AutoCloseable
+    public static final class Placement implements AutoCloseable
     {
         private final boolean held;
         private final String failure;
         private boolean closed;
 
-        private Avoidance(final boolean held, final String failure)
+        private Placement(final boolean held, final String failure)
         {
             this.held = held;
             this.failure = failure;
         }
 
-        /** @return true if this process now runs off the NICs' CPU. */
+        /** @return true if this process now runs where it was placed (this placement or an earlier one). */
         public boolean held()
         {
             return held;
         }
 
-        /** @return why the process could not move off the CPU, or null. */
+        /** @return why the process could not move, or null. */
         public String failure()
         {
             return failure;

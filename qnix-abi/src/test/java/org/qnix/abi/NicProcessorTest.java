@@ -30,6 +30,11 @@ class NicProcessorTest
         assertEquals(1, NicProcessor.cpuList("0-1").last());
         assertEquals(11, NicProcessor.cpuList("0-3,8,10-11").last());
         assertEquals(8, NicProcessor.cpuList("2,8,4-5").last());
+        for (final String list : List.of("0", "1", "0-1", "0-3,8,10-11", "2,4-5,8"))
+        {
+            assertEquals(list, NicProcessor.cpuListText(NicProcessor.cpuList(list)));
+        }
+        assertEquals("", NicProcessor.cpuListText(new TreeSet<>()));
     }
 
     /** A machine whose online CPUs have a gap: a CPU in the gap is refused, though below the highest. */
@@ -66,7 +71,7 @@ class NicProcessorTest
     }
 
     @Test
-    void everyThreadKeepsOffTheCpuUntilTheLastAvoidanceClosesThenGetsItsCpusBack() throws Exception
+    void everyThreadKeepsOffTheCpuUntilTheLastPlacementClosesThenGetsItsCpusBack() throws Exception
     {
         final int cpu = NicProcessor.highestOnlineCpu();
         assumeTrue(cpu >= 1, "needs two CPUs");
@@ -74,8 +79,8 @@ class NicProcessorTest
         final SortedSet<Integer> before = NicProcessor.allowedCpus(pid);
         assumeTrue(before.contains(cpu) && before.size() > 1, "this JVM may run on CPU " + cpu + " and another: " + before);
 
-        final NicProcessor.Avoidance first = NicProcessor.avoid(cpu, "test");
-        final NicProcessor.Avoidance second = NicProcessor.avoid(cpu, "test");
+        final NicProcessor.Placement first = NicProcessor.avoid(cpu, "test");
+        final NicProcessor.Placement second = NicProcessor.avoid(cpu, "test");
         assertTrue(first.held() && second.held());
         assertNull(first.failure());
         assertFalse(NicProcessor.allowedCpus(pid).contains(cpu), "no thread on CPU " + cpu);
@@ -98,6 +103,52 @@ class NicProcessorTest
         assertTrue(NicProcessor.bindProcess(-7).contains("not one a cpu_set_t can name"));
         assertEquals(NicProcessor.NONE, new ClusterProperties(new java.util.Properties())
             .with(ClusterProperties.NIC_CPU, "one").nicCpu(), "a hand-edited value binds nothing");
+    }
+
+    @Test
+    void placedOnTheCpuEveryThreadRunsThereAloneUntilTheLastPlacementClosesAndTheFirstPlacementHolds() throws Exception
+    {
+        final int cpu = NicProcessor.highestOnlineCpu();
+        assumeTrue(cpu >= 1, "needs two CPUs");
+        final long pid = ProcessHandle.current().pid();
+        final SortedSet<Integer> before = NicProcessor.allowedCpus(pid);
+        assumeTrue(before.contains(cpu) && before.size() > 1, "this JVM may run on CPU " + cpu + " and another: " + before);
+
+        final NicProcessor.Placement on = NicProcessor.place(cpu, true, "test");
+        // A later registration's advice does not move a placed process.
+        final NicProcessor.Placement off = NicProcessor.place(cpu, false, "test");
+        assertTrue(on.held() && off.held());
+        assertNull(on.failure());
+        assertEquals(new TreeSet<>(List.of(cpu)), NicProcessor.allowedCpus(pid), "every thread on CPU " + cpu + " alone");
+        final String[] startedOn = new String[1];
+        final Thread started = new Thread(() -> startedOn[0] = ownCpus(), "started-while-placed");
+        started.start();
+        started.join();
+        assertEquals(Integer.toString(cpu), startedOn[0]);
+
+        on.close();
+        assertEquals(new TreeSet<>(List.of(cpu)), NicProcessor.allowedCpus(pid), "one placement is still open");
+        off.close();
+        assertEquals(before, NicProcessor.allowedCpus(pid), "every placement closed");
+
+        // Kept off the CPU by someone else (here: bound to another), a process placed on it stays off.
+        final int other = before.first();
+        assertNull(NicProcessor.bindProcess(other));
+        try
+        {
+            final NicProcessor.Placement refused = NicProcessor.place(cpu, true, "test");
+            assertFalse(refused.held());
+            assertNull(refused.failure(), "nothing to say: it was put there on purpose");
+            assertEquals(new TreeSet<>(List.of(other)), NicProcessor.allowedCpus(pid));
+        }
+        finally
+        {
+            final Process restore = new ProcessBuilder("taskset", "-a", "-p", "-c",
+                before.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",")),
+                Long.toString(pid)).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            assertEquals(0, restore.waitFor());
+        }
+        assertEquals(before, NicProcessor.allowedCpus(pid));
     }
 
     private static String ownCpus()

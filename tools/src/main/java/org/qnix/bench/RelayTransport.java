@@ -32,7 +32,7 @@ public final class RelayTransport implements LatencyTransport
     private final PeerProcess relay;
     private final PeerProcess echo;
     /** The measuring JVM keeps off the relay's CPU, as a program keeps off the NICs' CPU (NicProcessor). */
-    private final NicProcessor.Avoidance offRelayCpu;
+    private final NicProcessor.Placement offRelayCpu;
     private long sequence;
 
     private RelayTransport(final Path file, final MappedFile mapping, final int maxSize, final PeerProcess relay,

@@ -5,9 +5,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedSet;
 import java.util.concurrent.Callable;
 
 import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.NicProcessor;
 import org.qnix.abi.ProcessTableLayout;
 
 import picocli.CommandLine.Command;
@@ -16,7 +18,8 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code qnix ps}: every process registered with a cluster's NICs, one line each, read from the NICs'
- * Process Tables, the processes' doorbells and the Protection Tables.
+ * Process Tables, the processes' doorbells and the Protection Tables, and the CPUs each may run on
+ * (from {@code /proc}: where its driver placed it, on or off the NICs' CPU).
  *
  * <pre>{@code
  * qnix ps                 # a table
@@ -28,7 +31,7 @@ import picocli.CommandLine.Option;
         "List every process registered with a cluster's NICs.",
         "For each: name (AI,PI), group, node, NIC PID, OS pid, registration state, Send/Receive Contexts in use " +
             "(doorbell not Free) and host pages held (of which locked), from the NICs' Process Tables and Protection " +
-            "Tables." })
+            "Tables; and the CPUs it may run on (on or off the NICs' CPU, as its driver placed it), from /proc." })
 public final class PsCommand implements Callable<Integer>
 {
     @Mixin
@@ -59,12 +62,14 @@ public final class PsCommand implements Callable<Integer>
             out.println("cluster '" + cluster + "': no processes registered");
             return;
         }
-        out.printf("%-12s %-9s %-5s %-7s %-8s %-12s %-13s %s%n", "NAME", "GROUP", "NODE", "NIC PID", "OS PID", "STATE",
-            "CONTEXTS S/R", "PAGES HELD (LOCKED)");
+        out.printf("%-12s %-9s %-5s %-7s %-8s %-5s %-12s %-13s %s%n", "NAME", "GROUP", "NODE", "NIC PID", "OS PID",
+            "CPUS", "STATE", "CONTEXTS S/R", "PAGES HELD (LOCKED)");
         for (final ClusterStatus.Process p : processes)
         {
-            out.printf("%-12s %-9s %-5s %-7d %-8d %-12s %-13s %d (%d)%n", p.name(), p.group() + "/" + p.groupSize(),
-                p.node(), p.nicPid(), p.osPid(), ProcessTableLayout.stateName(p.state()),
+            final SortedSet<Integer> cpus = NicProcessor.allowedCpus(p.osPid());
+            out.printf("%-12s %-9s %-5s %-7d %-8d %-5s %-12s %-13s %d (%d)%n", p.name(), p.group() + "/" + p.groupSize(),
+                p.node(), p.nicPid(), p.osPid(), cpus.isEmpty() ? "?" : NicProcessor.cpuListText(cpus),
+                ProcessTableLayout.stateName(p.state()),
                 contexts(p.sendContextsInUse()) + "/" + contexts(p.receiveContextsInUse()), p.pagesHeld(),
                 p.pagesLocked());
         }
@@ -89,6 +94,7 @@ public final class PsCommand implements Callable<Integer>
             process.put("node", p.node().toString());
             process.put("nicPid", p.nicPid());
             process.put("osPid", p.osPid());
+            process.put("cpus", new ArrayList<Object>(NicProcessor.allowedCpus(p.osPid())));
             process.put("state", ProcessTableLayout.stateName(p.state()));
             process.put("sendContextsInUse", p.sendContextsInUse());
             process.put("receiveContextsInUse", p.receiveContextsInUse());

@@ -22,8 +22,8 @@ import java.nio.charset.StandardCharsets;
  */
 public final class ForeignViaClient
 {
-    /** VIA_REGISTERED's fields: index, nicPid, vniAddress (long), vniLength, hpsAddress (long), two more. */
-    private static final int REGISTERED_BYTES = 4 + 4 + 8 + 4 + 8 + 8 + 4;
+    /** VIA_REGISTERED's fields: index, nicPid, vniAddress (long), vniLength, hpsAddress (long), three more. */
+    private static final int REGISTERED_BYTES = 4 + 4 + 8 + 4 + 8 + 8 + 4 + 4;
 
     private ForeignViaClient()
     {

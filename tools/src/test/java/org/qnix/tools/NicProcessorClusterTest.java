@@ -6,11 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.SortedSet;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.agrona.CloseHelper;
 import org.junit.jupiter.api.Test;
@@ -71,6 +78,68 @@ class NicProcessorClusterTest
         }
         finally
         {
+            TestClusters.down(dir);
+        }
+    }
+
+    /**
+     * The driver's placement (issue 13; the daemon's NicCpuPlacement), seen from outside: of a job of
+     * four, rank 3 runs on the NICs' CPU alone, beside the firmware, and ranks 0, 1 and 2 off it, as
+     * {@code qnix ps} shows.
+     */
+    @Test
+    void rankThreeOfAJobOfFourRunsOnTheNicCpuAndTheOthersOffIt() throws Exception
+    {
+        final int cpu = NicProcessor.resolve("auto", ClusterProperties.FIRMWARE_SHARED);
+        assumeTrue(cpu >= 1, "needs two CPUs");
+        final SortedSet<Integer> mine = NicProcessor.allowedCpus(ProcessHandle.current().pid());
+        assumeTrue(mine.contains(cpu) && mine.size() > 1, "this JVM may run on CPU " + cpu + " and another: " + mine);
+
+        final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("cpu"), 2, 2, "shared");
+        final Path hold = Files.createTempFile("qnix-hold", ".flag");
+        try
+        {
+            final AtomicInteger greetings = new AtomicInteger();
+            final ProgramLauncher job = new ProgramLauncher(dir, 4, "Hello", List.of("--hold-while", hold.toString()))
+                .applicationId(821).onLine(line -> greetings.addAndGet(line.startsWith("Hello from") ? 1 : 0));
+            final ByteArrayOutputStream output = new ByteArrayOutputStream();
+            final AtomicInteger exit = new AtomicInteger(-1);
+            final Thread runner = new Thread(() ->
+            {
+                try
+                {
+                    exit.set(job.run(new PrintStream(output, true, StandardCharsets.UTF_8)));
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            runner.start();
+            TestClusters.await("4 greetings", () -> greetings.get() == 4);
+
+            final Map<Integer, SortedSet<Integer>> cpusByRank = new TreeMap<>();
+            for (final ClusterStatus.Process process : ClusterStatus.read(dir).registered())
+            {
+                cpusByRank.put(process.name().pi(), NicProcessor.allowedCpus(process.osPid()));
+            }
+            assertEquals(4, cpusByRank.size(), cpusByRank.toString());
+            assertEquals(new TreeSet<>(List.of(cpu)), cpusByRank.get(3), "rank 3: " + cpusByRank);
+            for (final int rank : List.of(0, 1, 2))
+            {
+                assertFalse(cpusByRank.get(rank).contains(cpu), "rank " + rank + ": " + cpusByRank);
+            }
+            final CliResult ps = CliResult.run("ps", "--cluster", dir.name());
+            assertEquals(QnixCommand.OK, ps.exit, ps.err);
+            assertTrue(ps.out.lines().anyMatch(l -> l.startsWith("(821,3)") && l.contains(" " + cpu + " ")), ps.out);
+
+            Files.delete(hold);
+            runner.join();
+            assertEquals(0, exit.get(), output.toString(StandardCharsets.UTF_8));
+        }
+        finally
+        {
+            Files.deleteIfExists(hold);
             TestClusters.down(dir);
         }
     }

@@ -3,6 +3,7 @@ package org.qnix.tools;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.HostProcessStructuresLayout;
+import org.qnix.abi.NicProcessor;
 import org.qnix.firmware.NicCounters;
 import org.qnix.lib.Qnix;
 import org.qnix.lib.QnixBuffer;
@@ -78,6 +80,9 @@ class ObserveCommandsTest
             {
                 assertEquals("registered", p.get("state").getAsString());
                 assertEquals(ProcessHandle.current().pid(), p.get("osPid").getAsLong());
+                final List<Integer> cpus = new ArrayList<>();
+                p.getAsJsonArray("cpus").forEach(cpu -> cpus.add(cpu.getAsInt()));
+                assertEquals(List.copyOf(NicProcessor.allowedCpus(ProcessHandle.current().pid())), cpus, p.toString());
                 assertEquals(1, p.get("groupSize").getAsInt());
                 final int hpsPages = HostProcessStructuresLayout.pages(
                     sender.parameters().contextsPerProcess(), sender.parameters().pageSize());
@@ -91,6 +96,7 @@ class ObserveCommandsTest
             final CliResult table = CliResult.run("ps", "--cluster", dir.name());
             assertEquals(QnixCommand.OK, table.exit, table.err);
             assertEquals(3, table.out.lines().count(), "a header and one line per process:\n" + table.out);
+            assertTrue(table.out.lines().findFirst().orElseThrow().contains(" CPUS "), table.out);
 
             // A thread blocked in the posted receive: inspect shows its context as posted, page by page.
             final ReceiveStatus late = new ReceiveStatus();
