@@ -106,17 +106,23 @@ class DriverProxyTest
             assertEquals(4, in.readInt());
             assertEquals((int)ProcessHandle.current().pid(), in.readInt());
             assertEquals(5_000L, in.readLong());
-            out.writeInt(DriverProtocol.REGISTERED);
-            out.writeInt(3);
-            out.writeInt(4);
-            out.writeLong(1L << 20);
-            out.writeInt(65_536);
-            out.writeLong(12L * 4096);
-            out.writeInt(DriverProtocol.ON_NIC_CPU);
+            writeRegistered(out, DriverProtocol.ON_NIC_CPU);
         });
         final Registration registration = proxy.register(new ProcessName(7, 1), 70, 4, 5_000, 64);
         assertEquals(new Registration(3, 4, 1L << 20, 65_536, 12L * 4096, true), registration);
         driverDone();
+    }
+
+    /** REGISTERED: index 3, NIC PID 4, the VNI at 1 MiB (64 KiB long), the Host Process Structures at page 12. */
+    private static void writeRegistered(final DataOutputStream out, final int placement) throws IOException
+    {
+        out.writeInt(DriverProtocol.REGISTERED);
+        out.writeInt(3);
+        out.writeInt(4);
+        out.writeLong(1L << 20);
+        out.writeInt(65_536);
+        out.writeLong(12L * 4096);
+        out.writeInt(placement);
     }
 
     /** A REGISTERED whose placement is neither off nor on the NICs' CPU is not taken for either. */
@@ -125,20 +131,9 @@ class DriverProxyTest
     {
         driver((in, out) ->
         {
-            in.readInt();
-            in.readInt();
-            in.readInt();
-            in.readInt();
-            in.readInt();
-            in.readInt();
-            in.readLong();
-            out.writeInt(DriverProtocol.REGISTERED);
-            out.writeInt(3);
-            out.writeInt(4);
-            out.writeLong(1L << 20);
-            out.writeInt(65_536);
-            out.writeLong(12L * 4096);
-            out.writeInt(7);
+            // The REGISTER request: type, ai, pi, group, groupSize, pid, timeout.
+            in.readFully(new byte[6 * Integer.BYTES + Long.BYTES]);
+            writeRegistered(out, 7);
         });
         final DriverException ex = assertThrows(DriverException.class,
             () -> proxy.register(new ProcessName(7, 1), 70, 4, 5_000, 64));

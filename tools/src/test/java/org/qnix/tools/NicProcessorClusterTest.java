@@ -41,10 +41,8 @@ class NicProcessorClusterTest
     @Test
     void theFirmwareRunsOnTheNicCpuAndARegisteredProcessKeepsOffItUntilItsLastRegistrationCloses() throws Exception
     {
-        final int cpu = NicProcessor.resolve("auto", ClusterProperties.FIRMWARE_SHARED);
-        assumeTrue(cpu >= 1, "needs two CPUs");
+        final int cpu = nicCpuOrSkip();
         final SortedSet<Integer> mine = NicProcessor.allowedCpus(ProcessHandle.current().pid());
-        assumeTrue(mine.contains(cpu) && mine.size() > 1, "this JVM may run on CPU " + cpu + " and another: " + mine);
 
         final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("cpu"), 2, 1, "shared");
         try
@@ -90,10 +88,7 @@ class NicProcessorClusterTest
     @Test
     void rankThreeOfAJobOfFourRunsOnTheNicCpuAndTheOthersOffIt() throws Exception
     {
-        final int cpu = NicProcessor.resolve("auto", ClusterProperties.FIRMWARE_SHARED);
-        assumeTrue(cpu >= 1, "needs two CPUs");
-        final SortedSet<Integer> mine = NicProcessor.allowedCpus(ProcessHandle.current().pid());
-        assumeTrue(mine.contains(cpu) && mine.size() > 1, "this JVM may run on CPU " + cpu + " and another: " + mine);
+        final int cpu = nicCpuOrSkip();
 
         final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("cpu"), 2, 2, "shared");
         final Path hold = Files.createTempFile("qnix-hold", ".flag");
@@ -142,6 +137,16 @@ class NicProcessorClusterTest
             Files.deleteIfExists(hold);
             TestClusters.down(dir);
         }
+    }
+
+    /** @return the NICs' CPU a shared cluster gets here; skips the test unless this JVM may run on it and another. */
+    private static int nicCpuOrSkip()
+    {
+        final int cpu = NicProcessor.resolve("auto", ClusterProperties.FIRMWARE_SHARED);
+        assumeTrue(cpu >= 1, "needs two CPUs");
+        final SortedSet<Integer> mine = NicProcessor.allowedCpus(ProcessHandle.current().pid());
+        assumeTrue(mine.contains(cpu) && mine.size() > 1, "this JVM may run on CPU " + cpu + " and another: " + mine);
+        return cpu;
     }
 
     @Test
