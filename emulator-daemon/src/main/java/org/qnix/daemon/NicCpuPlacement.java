@@ -19,14 +19,14 @@ import org.qnix.abi.NicProcessor;
  * least: the host CPUs' load is the processes placed there per host CPU, the NICs' CPU's the firmware
  * plus the processes placed there; a tie stays on the host CPUs. On two CPUs: the first three
  * processes stay off the NICs' CPU, the fourth goes on it, then every second one. Measured with a job
- * of four (docs/performance/nic-cpu-placement.txt), each layout in turn: a barrier took 24-30 us with
- * one member on the NICs' CPU against 34-43 with none, two pairs in ping-pong at once 24-27 us one
- * way against 35.
+ * of four (docs/performance/nic-cpu-placement.txt), each layout in turn: a barrier took 22-24 us p50
+ * with one member on the NICs' CPU against 31-32 with none (its p99 rose 1.5-2 times), two pairs in
+ * ping-pong at once 23-24 us one way against 34-36.
  *
  * <p>The members of an application group are placed by rank (their position in the group, by PI),
  * counting the processes of every other group and every VIA process as placed, so that the same job
- * places the same ranks whatever order its REGISTERED replies go out in: ranks 0, 1 and 2 of a job
- * never share the NICs' CPU with the firmware. A VIA process has no group:
+ * places the same ranks whatever order its REGISTERED replies go out in: of a job alone on the
+ * cluster, ranks 0, 1 and 2 never share the NICs' CPU with the firmware. A VIA process has no group:
  * it is placed when it registers. A process holding several registrations keeps its first placement
  * until it holds none; it leaves the count when its last one ends, and nobody moves then.
  *

@@ -174,7 +174,10 @@ public final class ClusterProperties
         return props.getProperty("firmware", FIRMWARE_PROCESSES);
     }
 
-    /** @return the CPU the NICs' control programs run on and registered programs keep off (NicProcessor). */
+    /**
+     * @return the CPU the NICs' control programs run on and registered programs keep off, but those the
+     * driver places there (NicProcessor).
+     */
     public int nicCpu()
     {
         try
