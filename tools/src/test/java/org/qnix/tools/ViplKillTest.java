@@ -123,7 +123,9 @@ class ViplKillTest extends ViplClusterTest
                 assertTrue(k >= 30, k + " messages");
                 assertNull(vi.recvDone());
                 TestClusters.await("the VI in Error", () -> ViState.ERROR == vi.query().state());
-                assertTrue(server.hasAsyncEvent(vi, ViaProcessStructuresLayout.RESOURCE_VI, ViaProcessStructuresLayout.ERROR_CONN_LOST), "a CONN_LOST asynchronous event for VI " + vi.index());
+                // The NIC flushes the VI's work, then appends the event: a reader between the two waits for it.
+                TestClusters.await("a CONN_LOST asynchronous event for VI " + vi.index(), () -> server.hasAsyncEvent(vi,
+                    ViaProcessStructuresLayout.RESOURCE_VI, ViaProcessStructuresLayout.ERROR_CONN_LOST));
                 // Error until disconnected: a receive posted now is flushed at once.
                 vi.postRecv(receives[0], server.descriptorRegion);
                 assertSame(receives[0], vi.recvWait(ViplEnd.TIMEOUT_MS));
