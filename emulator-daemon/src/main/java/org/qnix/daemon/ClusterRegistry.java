@@ -51,15 +51,6 @@ final class ClusterRegistry
     }
 
     /**
-     * @return the position of {@code name} among the members of {@code group} by PI (its rank), or 0 if
-     * it is not one.
-     */
-    synchronized int rank(final ProcessName name, final int group)
-    {
-        return Math.max(0, members(group).stream().map(Admitted::name).toList().indexOf(name));
-    }
-
-    /**
      * @return null if admitted, else the reason for refusing.
      */
     synchronized String admit(final Admitted process)

@@ -23,7 +23,7 @@ import org.qnix.abi.NicProcessor;
  * with one member on the NICs' CPU against 31-32 with none (its p99 rose 1.5-2 times), two pairs in
  * ping-pong at once 23-24 us one way against 34-36.
  *
- * <p>The members of an application group are placed by rank (their position in the group, by PI),
+ * <p>The members of an application group are placed by rank (their PI),
  * counting the processes of every other group and every VIA process as placed, so that the same job
  * places the same ranks whatever order its REGISTERED replies go out in: of a job alone on the
  * cluster, ranks 0, 1 and 2 never share the NICs' CPU with the firmware. A VIA process has no group:
@@ -83,7 +83,7 @@ final class NicCpuPlacement
      * Places the process of a registration, once its registration is complete.
      *
      * @param group its application group, or {@link #NO_GROUP} for a VIA process.
-     * @param rank  its position in its group, by PI (0 for a VIA process).
+     * @param rank  its PI in its application group, less than the group's size (0 for a VIA process).
      * @return true if it should run on the NICs' CPU, false if off it.
      */
     synchronized boolean place(final NicCoordinates node, final int index, final long osPid, final int group,

@@ -272,9 +272,10 @@ final class ProcessRegistrar
             {
                 try
                 {
-                    // The group is complete: every member's rank is known.
+                    // A member's rank is its PI (the group is its application's: checked above), so the
+                    // same ranks are placed whoever of the group has registered or left by now.
                     final boolean onNicCpu = registry.placement().place(node, index, osPid, group,
-                        registry.rank(name, group));
+                        Math.max(0, Math.min(name.pi(), groupSize - 1)));
                     replies.registered(index, ProcessTableLayout.nicPid(index), vni, vniLayout.length(), hps, onNicCpu);
                 }
                 catch (final IOException ex)

@@ -148,6 +148,7 @@ public final class ViplNic implements AutoCloseable
             final ViaRegistration registration = driver.viaRegister(OPEN_TIMEOUT_MS);
             MappedFile structures = null;
             ProcessMappings mappings = null;
+            NicProcessor.Placement placement = null;
             try
             {
                 structures = MappedFile.mapExisting(dir.hostMemory(node), registration.structuresAddress(),
@@ -155,22 +156,23 @@ public final class ViplNic implements AutoCloseable
                 // Posts go through the VNI's Command Queue, as QNIX commands do (issue 14).
                 mappings = ProcessMappings.map(dir, params, node, clusterName, registration.vniAddress(),
                     registration.vniLength(), registration.hpsAddress());
+                placement = NicProcessor.place(props.nicCpu(), registration.onNicCpu(), "vipl");
                 final ViplNic nic = new ViplNic(node, clusterName, params, dir.hostMemory(node), driver, registration,
-                    structures, mappings, NicProcessor.place(props.nicCpu(), registration.onNicCpu(), "vipl"));
+                    structures, mappings, placement);
                 nic.eventsThread.start();
                 return nic;
             }
             catch (final UncheckedIOException ex)
             {
-                CloseHelper.closeAll(structures, mappings);
+                CloseHelper.closeAll(structures, mappings, placement);
                 // The driver answered, then the node's files went: the cluster was taken down meanwhile.
                 throw new ViplException(ViplResult.ERROR_RESOURCE, "registered with the driver of node " + node +
                     ", then " + ex.getMessage() + ": is cluster '" + clusterName + "' still up?", ex);
             }
             catch (final RuntimeException ex)
             {
-                // Nothing mapped so far outlives a failed open.
-                CloseHelper.closeAll(structures, mappings);
+                // Nothing mapped so far outlives a failed open, and the process gets its CPUs back.
+                CloseHelper.closeAll(structures, mappings, placement);
                 throw ex;
             }
         }

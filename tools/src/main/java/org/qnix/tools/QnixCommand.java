@@ -139,14 +139,14 @@ public final class QnixCommand implements Runnable
 
         @Option(names = "--nic-cpu", defaultValue = "auto", paramLabel = "auto|none|CPU",
             description = "The CPU that plays the NICs' processor with --firmware shared: the firmware JVM runs " +
-                "there and programs registered with the cluster keep off it while registered, but from the fourth " +
-                "on every second one, which the driver places there (default auto: the highest-numbered CPU on a " +
-                "machine with two or more; none: the scheduler decides).")
+                "there and programs registered with the cluster keep off it while registered, except those the driver " +
+                "places there when the other CPUs hold more (on two CPUs: rank 3 of a job, then every second rank) " +
+                "(default auto: the highest-numbered CPU on a machine with two or more; none: the scheduler decides).")
         String nicCpu;
 
         @Option(names = "--hot-us", paramLabel = "MICROSECONDS",
-            description = "How long the firmware (idle backoff) keeps spinning, and the programs' backoff and sleep " +
-                "doorbell waits keep yielding, after their last work before they park or sleep (default 300; 0: at once).")
+            description = "How long the firmware (idle backoff) and the programs' backoff and sleep doorbell waits " +
+                "keep yielding after their last work before they park or sleep (default 300; 0: at once).")
         Integer hotUs;
 
         @Option(names = "--short-flow", defaultValue = "eager", paramLabel = "eager|permission",
@@ -223,7 +223,7 @@ public final class QnixCommand implements Runnable
                 .orElse(NicProcessor.NONE);
             System.out.println("cluster '" + dir.name() + "' is up: " + params.torus() +
                 " torus, " + params.nodeCount() + " NICs, firmware as " + settings.firmware +
-                (cpu >= 0 ? " on CPU " + cpu + " (programs keep off it but every second one from the fourth)" : "") + ", short messages " +
+                (cpu >= 0 ? " on CPU " + cpu + " (programs keep off it, but those the driver places there)" : "") + ", short messages " +
                 params.shortFlow().text() + ", files in " + dir.path());
             settings.debugPorts.forEach((node, port) -> System.out.println("  firmware of node " + node +
                 " listens for a debugger on port " + port + ": jdb -attach localhost:" + port +
