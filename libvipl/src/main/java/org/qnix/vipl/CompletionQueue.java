@@ -178,8 +178,7 @@ public final class CompletionQueue extends DriverResource
      */
     public Completion poll(final long timeoutMs, final DoorbellWait wait)
     {
-        final long timeoutNs = TimeUnit.MILLISECONDS.toNanos(ViplException.checkedTimeout(timeoutMs));
-        final long deadline = System.nanoTime() + timeoutNs;
+        final long deadline = System.nanoTime() + ViplException.checkedTimeoutNs(timeoutMs);
         while (true)
         {
             final Completion done = done();

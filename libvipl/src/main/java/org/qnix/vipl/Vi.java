@@ -204,7 +204,7 @@ public final class Vi extends DriverResource
      */
     public Descriptor sendWait(final long timeoutMs)
     {
-        return sends.await(TimeUnit.MILLISECONDS.toNanos(ViplException.checkedTimeout(timeoutMs)), DoorbellWait.SLEEP);
+        return sendWait(timeoutMs, DoorbellWait.SLEEP);
     }
 
     /**
@@ -216,7 +216,7 @@ public final class Vi extends DriverResource
      */
     public Descriptor sendWait(final long timeoutMs, final DoorbellWait wait)
     {
-        return sends.await(TimeUnit.MILLISECONDS.toNanos(ViplException.checkedTimeout(timeoutMs)), wait);
+        return sends.await(ViplException.checkedTimeoutNs(timeoutMs), wait);
     }
 
     /**
@@ -228,7 +228,7 @@ public final class Vi extends DriverResource
      */
     public Descriptor recvWait(final long timeoutMs)
     {
-        return receives.await(TimeUnit.MILLISECONDS.toNanos(ViplException.checkedTimeout(timeoutMs)), DoorbellWait.SLEEP);
+        return recvWait(timeoutMs, DoorbellWait.SLEEP);
     }
 
     /**
@@ -240,7 +240,7 @@ public final class Vi extends DriverResource
      */
     public Descriptor recvWait(final long timeoutMs, final DoorbellWait wait)
     {
-        return receives.await(TimeUnit.MILLISECONDS.toNanos(ViplException.checkedTimeout(timeoutMs)), wait);
+        return receives.await(ViplException.checkedTimeoutNs(timeoutMs), wait);
     }
 
     /**

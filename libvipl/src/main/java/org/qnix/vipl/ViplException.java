@@ -1,5 +1,7 @@
 package org.qnix.vipl;
 
+import java.util.concurrent.TimeUnit;
+
 import org.qnix.abi.DriverProtocol;
 import org.qnix.abi.ViplResult;
 import org.qnix.host.DriverException;
@@ -85,5 +87,11 @@ public class ViplException extends RuntimeException
                 " ms is negative: 0 looks once, a positive one waits up to that long");
         }
         return timeoutMs;
+    }
+
+    /** @return {@link #checkedTimeout(long)}, in ns, for a wait on the NIC's words. */
+    static long checkedTimeoutNs(final long timeoutMs)
+    {
+        return TimeUnit.MILLISECONDS.toNanos(checkedTimeout(timeoutMs));
     }
 }
