@@ -10,9 +10,9 @@ import org.qnix.abi.ControlProgramLayout;
 /**
  * Stays hot while busy, costs nothing when idle (issue 13): for {@code hotNs} after the last duty cycle
  * that did work it stays runnable, yielding, so a ping-pong or a barrier loop never finds the firmware
- * asleep; after that it parks, doubling the park from 1 us up to 1 ms; once it has been idle for {@link #DEEP_IDLE_NS}
- * it sleeps until someone gives one of its NICs work ({@link IdleNics}, woken through the node's
- * {@code nic.wake}) or the next heartbeat is due, so an idle cluster costs about nothing and its first
+ * asleep; after that it parks, doubling the park from 1 us up to 1 ms; once it has been idle for
+ * {@link #DEEP_IDLE_NS} it sleeps until someone gives one of its NICs work ({@link IdleNics}, woken
+ * through the node's {@code nic.wake}) or the next heartbeat is due, so an idle cluster costs about nothing and its first
  * message after a pause pays one futex wake-up, not a park. Where the NICs cannot sleep (no futex, or
  * several NICs on one thread without futex_waitv) it parks for up to {@link #DEEP_PARK_NS} instead.
  * Each park and each sleep is counted in the NICs' counters, so a run shows where its time went.

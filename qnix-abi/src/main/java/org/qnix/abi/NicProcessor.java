@@ -21,11 +21,11 @@ import org.agrona.concurrent.UnsafeBuffer;
  * {@code cluster up}) and every process that registers with the cluster runs where its driver
  * advises for as long as it holds a registration: off that CPU, or (when the other CPUs hold more
  * parties than the NICs' CPU: on two CPUs rank 3 of a job, then every second rank; the daemon's
- * {@code NicCpuPlacement}) on it, beside the firmware, which yields whenever it has nothing to do. On two cores keeping programs off
- * it keeps the one agent in the middle of every conversation from waiting for a time slice: measured
- * with clusters with and without it side by side (docs/PERFORMANCE.md, "The NICs' processor"),
- * one-way p50 at 0, 64 and 4096 bytes within 6.7-7.2 us in every part, against parts at 12-22 us
- * without; bandwidth about the same.
+ * {@code NicCpuPlacement}) on it, beside the firmware, which yields whenever it has nothing to do.
+ * On two cores keeping programs off it keeps the one agent in the middle of every conversation from
+ * waiting for a time slice: measured with clusters with and without it side by side
+ * (docs/PERFORMANCE.md, "The NICs' processor"), one-way p50 at 0, 64 and 4096 bytes within 6.7-7.2 us
+ * in every part, against parts at 12-22 us without; bandwidth about the same.
  *
  * <p>Binding is best effort: it changes where threads run, not what they compute. Where the calls
  * are missing or refused (another OS, a cpuset that excludes the CPU) nothing moves, and
