@@ -1,7 +1,11 @@
 package org.qnix.daemon;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicProcessor;
@@ -28,12 +32,15 @@ import org.qnix.abi.NicProcessor;
  * places the same ranks whatever order its REGISTERED replies go out in: of a job alone on the
  * cluster, ranks 0, 1 and 2 never share the NICs' CPU with the firmware. A VIA process has no group:
  * it is placed when it registers. A process holding several registrations keeps its first placement
- * until it holds none; it leaves the count when its last one ends, and nobody moves then.
+ * until it holds none; it leaves the count when its last one ends. Then the driver places the others
+ * again ({@link #leave}): it moves as few processes as it takes for the rule's count on the NICs' CPU,
+ * latest placed first, itself ({@link ProcessCpus}), since a program in a ping-pong loop asks its
+ * driver nothing. A process that may run on one side only is counted there and never moved.
  *
  * <pre>{@code
- * NicCpuPlacement placement = new NicCpuPlacement(props.nicCpu(), hostCpus);
- * boolean onNicCpu = placement.place(node, index, pid, group, rank);   // before REGISTERED
- * placement.leave(node, index);                                        // at de-registration
+ * NicCpuPlacement placement = new NicCpuPlacement(props.nicCpu(), hostCpus, ProcessCpus.OS);
+ * boolean onNicCpu = placement.place(node, index, pid, startTicks, group, rank);   // before REGISTERED
+ * List<String> moved = placement.leave(node, index);                               // at de-registration
  * }</pre>
  */
 final class NicCpuPlacement
@@ -43,82 +50,187 @@ final class NicCpuPlacement
     /** The firmware's weight on the NICs' CPU, in processes. */
     static final int FIRMWARE_PARTIES = 2;
 
-    private final boolean hasNicCpu;
+    private final int nicCpu;
     private final int hostCpus;
+    private final ProcessCpus cpus;
     /** Each placed process by pid. */
     private final Map<Long, Placed> byPid = new HashMap<>();
     /** Each registration (node, Process Table index) that holds a placement, and whose process it is. */
     private final Map<Long, Long> byRegistration = new HashMap<>();
+    /** Placements made so far: the latest placed process is the first to move. */
+    private long placements;
 
     private static final class Placed
     {
+        final long osPid;
+        final long startTicks;
         final int group;
-        final boolean onNicCpu;
+        final long order;
+        /** The CPUs it could run on when it was placed (empty: unknown), which a move off the NICs' CPU keeps. */
+        final SortedSet<Integer> allowed;
+        boolean onNicCpu;
+        /** Kept where it is: it may run on one side only, or a move failed. */
+        boolean fixed;
         int registrations;
 
-        Placed(final int group, final boolean onNicCpu)
+        Placed(final long osPid, final long startTicks, final int group, final long order,
+            final SortedSet<Integer> allowed)
         {
+            this.osPid = osPid;
+            this.startTicks = startTicks;
             this.group = group;
-            this.onNicCpu = onNicCpu;
+            this.order = order;
+            this.allowed = allowed;
         }
     }
 
     /**
      * @param nicCpu   the cluster's NIC CPU, or {@link NicProcessor#NONE}: then every process stays off it.
      * @param hostCpus the CPUs other than the NICs' that processes may run on (at least 1).
+     * @param cpus     reads where a process may run and moves it: {@link ProcessCpus#OS}.
      */
-    NicCpuPlacement(final int nicCpu, final int hostCpus)
+    NicCpuPlacement(final int nicCpu, final int hostCpus, final ProcessCpus cpus)
     {
-        this.hasNicCpu = NicProcessor.NONE != nicCpu;
+        this.nicCpu = nicCpu;
         this.hostCpus = Math.max(1, hostCpus);
+        this.cpus = cpus;
     }
 
     /** @return a placement with no NICs' CPU: every process stays off it (clusters of other placements). */
     static NicCpuPlacement none()
     {
-        return new NicCpuPlacement(NicProcessor.NONE, 1);
+        return new NicCpuPlacement(NicProcessor.NONE, 1, ProcessCpus.OS);
     }
 
     /**
-     * Places the process of a registration, once its registration is complete.
+     * Places the process of a registration, once its registration is complete. A process that may run
+     * off the NICs' CPU only ({@code taskset}, a cpuset), or on it only, is counted where it runs.
      *
-     * @param group its application group, or {@link #NO_GROUP} for a VIA process.
-     * @param rank  its PI in its application group, less than the group's size (0 for a VIA process).
+     * @param startTicks its start ({@code ProcessStartTicks}) at registration: who the pid is, for a move.
+     * @param group      its application group, or {@link #NO_GROUP} for a VIA process.
+     * @param rank       its PI in its application group, less than the group's size (0 for a VIA process).
      * @return true if it should run on the NICs' CPU, false if off it.
      */
-    synchronized boolean place(final NicCoordinates node, final int index, final long osPid, final int group,
-        final int rank)
+    synchronized boolean place(final NicCoordinates node, final int index, final long osPid, final long startTicks,
+        final int group, final int rank)
     {
         byRegistration.put(key(node, index), osPid);
         Placed placed = byPid.get(osPid);
         if (null == placed)
         {
-            placed = new Placed(group, hasNicCpu && onNicCpu(group, rank));
+            final boolean hasNicCpu = NicProcessor.NONE != nicCpu;
+            // Read before the REGISTERED reply, so before the process moves itself: the CPUs it had.
+            final SortedSet<Integer> allowed = hasNicCpu ? cpus.allowed(osPid) : new TreeSet<>();
+            placed = new Placed(osPid, startTicks, group, placements++, allowed);
+            if (!allowed.isEmpty() && !allowed.contains(nicCpu))
+            {
+                placed.fixed = true;
+            }
+            else if (allowed.size() == 1)
+            {
+                placed.fixed = true;
+                placed.onNicCpu = true;
+            }
+            else
+            {
+                placed.onNicCpu = hasNicCpu && onNicCpu(group, rank);
+            }
             byPid.put(osPid, placed);
         }
         placed.registrations++;
         return placed.onNicCpu;
     }
 
-    /** The registration ended: its process leaves the count with its last one. Nothing if it was never placed. */
-    synchronized void leave(final NicCoordinates node, final int index)
+    /**
+     * The registration ended: its process leaves the count with its last one, and then the others are
+     * placed again, moving as few as the load needs, latest placed first. Nothing if it was never placed.
+     *
+     * @return the processes moved, each with why not if it could not be; empty if none.
+     */
+    synchronized List<String> leave(final NicCoordinates node, final int index)
     {
         final Long osPid = byRegistration.remove(key(node, index));
         if (null == osPid)
         {
-            return;
+            return List.of();
         }
         final Placed placed = byPid.get(osPid);
-        if (null != placed && --placed.registrations <= 0)
+        if (null == placed || --placed.registrations > 0)
         {
-            byPid.remove(osPid);
+            return List.of();
         }
+        byPid.remove(osPid);
+        return placeAgain();
     }
 
     /** @return how many placed processes run on the NICs' CPU; for tests and logs. */
     synchronized int onNicCpuCount()
     {
         return (int)byPid.values().stream().filter(p -> p.onNicCpu).count();
+    }
+
+    /** @return whether the process runs on the NICs' CPU, null if it is not placed; for tests. */
+    synchronized Boolean onNicCpu(final long osPid)
+    {
+        final Placed placed = byPid.get(osPid);
+        return null == placed ? null : placed.onNicCpu;
+    }
+
+    /**
+     * Moves processes until as many run on the NICs' CPU as the rule puts there for this many processes:
+     * a pair whose other processes have gone does not keep one member beside the firmware (1.4-1.8 times
+     * as long one way, docs/performance/nic-cpu-placement.txt).
+     */
+    private List<String> placeAgain()
+    {
+        if (NicProcessor.NONE == nicCpu)
+        {
+            return List.of();
+        }
+        int nic = 0;
+        int host = 0;
+        for (int i = 0; i < byPid.size(); i++)
+        {
+            if (goesOnNicCpu(host, nic))
+            {
+                nic++;
+            }
+            else
+            {
+                host++;
+            }
+        }
+        final List<String> moves = new ArrayList<>();
+        int onNicCpu = onNicCpuCount();
+        while (onNicCpu != nic)
+        {
+            final boolean toNicCpu = onNicCpu < nic;
+            Placed latest = null;
+            for (final Placed other : byPid.values())
+            {
+                if (!other.fixed && other.onNicCpu != toNicCpu && (null == latest || other.order > latest.order))
+                {
+                    latest = other;
+                }
+            }
+            if (null == latest)
+            {
+                break;
+            }
+            final String failure = cpus.move(latest.osPid, latest.startTicks, nicCpu, toNicCpu, latest.allowed);
+            moves.add("process " + latest.osPid + (toNicCpu ? " onto" : " off") + " the NICs' CPU " + nicCpu +
+                (null == failure ? "" : ": stays, " + failure));
+            if (null == failure)
+            {
+                latest.onNicCpu = toNicCpu;
+                onNicCpu += toNicCpu ? 1 : -1;
+            }
+            else
+            {
+                latest.fixed = true;
+            }
+        }
+        return moves;
     }
 
     /**
@@ -146,8 +258,7 @@ final class NicCpuPlacement
         boolean onNicCpu = false;
         for (int r = 0; r <= rank; r++)
         {
-            // Loads compared without division: (firmware + nic) against host / hostCpus.
-            onNicCpu = (long)(FIRMWARE_PARTIES + nic) * hostCpus < host;
+            onNicCpu = goesOnNicCpu(host, nic);
             if (onNicCpu)
             {
                 nic++;
@@ -158,6 +269,13 @@ final class NicCpuPlacement
             }
         }
         return onNicCpu;
+    }
+
+    /** @return whether the next process goes on the NICs' CPU: loads compared without division. */
+    private boolean goesOnNicCpu(final int host, final int nic)
+    {
+        // (firmware + nic) against host / hostCpus; a tie stays off.
+        return (long)(FIRMWARE_PARTIES + nic) * hostCpus < host;
     }
 
     private static long key(final NicCoordinates node, final int index)

@@ -274,8 +274,8 @@ final class ProcessRegistrar
                 {
                     // A member's rank is its PI (the group is its application's: checked above), so the
                     // same ranks are placed whoever of the group has registered or left by now.
-                    final boolean onNicCpu = registry.placement().place(node, index, osPid, group,
-                        Math.max(0, Math.min(name.pi(), groupSize - 1)));
+                    final boolean onNicCpu = registry.placement().place(node, index, osPid,
+                        registered.osStartTicks(), group, Math.max(0, Math.min(name.pi(), groupSize - 1)));
                     replies.registered(index, ProcessTableLayout.nicPid(index), vni, vniLayout.length(), hps, onNicCpu);
                 }
                 catch (final IOException ex)
@@ -452,7 +452,7 @@ final class ProcessRegistrar
         {
             lingering.watch(registered.index(), registered.osPid(), registered.osStartTicks());
         }
-        registry.placement().leave(node, registered.index());
+        leavePlacement(registered.index());
         // Step 1: a zero PID is never scheduled again, and aborts a registration still in progress.
         processTableEntry(registered.index()).clearPid();
 
@@ -548,7 +548,8 @@ final class ProcessRegistrar
                 {
                     replies.viaRegistered(index, ProcessTableLayout.nicPid(index), vni, vniLayout.length(), hps,
                         structuresAddress, structuresPages,
-                        registry.placement().place(node, index, osPid, NicCpuPlacement.NO_GROUP, 0));
+                        registry.placement().place(node, index, osPid, registered.osStartTicks(),
+                            NicCpuPlacement.NO_GROUP, 0));
                 }
                 catch (final IOException ex)
                 {
@@ -591,6 +592,15 @@ final class ProcessRegistrar
         }
     }
 
+    /** Its process leaves the NICs' CPU's count with its last registration; the moves that followed, logged. */
+    private void leavePlacement(final int index)
+    {
+        for (final String move : registry.placement().leave(node, index))
+        {
+            System.err.println("driver " + node + ": placed again as process table entry " + index + " left: " + move);
+        }
+    }
+
     /**
      * VIA de-registration (issue 14; {@code VipCloseNic}, or process death): the PID cleared, every VI,
      * region and CQ out of the VIA tables, Delete_Via_Process, then the pages and the entry.
@@ -607,7 +617,7 @@ final class ProcessRegistrar
         {
             lingering.watch(registered.index(), registered.osPid(), registered.osStartTicks());
         }
-        registry.placement().leave(node, registered.index());
+        leavePlacement(registered.index());
         processTableEntry(registered.index()).clearPid();
         // Its VIA table entries go at once: the NIC honours none whose handle or generation it was not
         // given, and checks each page against the Protection Table, where the pages stay the process's.

@@ -32,7 +32,7 @@ final class DriverTestCluster implements AutoCloseable
     final List<NodeImage> images = new ArrayList<>();
     final List<ProcessRegistrar> registrars = new ArrayList<>();
     /** Placed as on a machine of two CPUs whose CPU 1 is the NICs'. */
-    final ClusterRegistry registry = new ClusterRegistry(new NicCpuPlacement(1, 1));
+    final ClusterRegistry registry = new ClusterRegistry(new NicCpuPlacement(1, 1, ProcessCpus.OS));
     private final List<FirmwareLauncher> firmware = new ArrayList<>();
     private final List<SocketlessConnection> connections = new ArrayList<>();
 

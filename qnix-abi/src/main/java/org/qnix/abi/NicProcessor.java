@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 
@@ -260,7 +261,55 @@ public final class NicProcessor
         }
         final UnsafeBuffer mask = newMask();
         mask.putByte(cpu / Byte.SIZE, (byte)(1 << (cpu % Byte.SIZE)));
-        return setEveryThread(mask);
+        return setEveryThread(THREADS, mask);
+    }
+
+    /**
+     * Moves every thread of another process onto {@code cpu} alone ({@code onCpu}) or onto
+     * {@code allowed} less {@code cpu}: the driver placing a registered process again once others have
+     * left (the daemon's {@code NicCpuPlacement}). Threads the process starts later inherit the move. The
+     * process's own {@link Placement} still gives it back the CPUs it had when it closes.
+     *
+     * <pre>{@code
+     * String failure = NicProcessor.moveProcess(pid, ProcessStartTicks.of(pid), props.nicCpu(), false, allowedBefore);
+     * }</pre>
+     *
+     * @param pid        the process.
+     * @param startTicks its start ({@link ProcessStartTicks}) when it was placed: a process that is not that
+     *                   one any more (it exited and the pid was reused) is left alone.
+     * @param cpu        the cluster's NIC CPU.
+     * @param onCpu      true to run on {@code cpu} alone, false to run on {@code allowed} but it.
+     * @param allowed    the CPUs it could run on before it was placed; if empty, every online CPU.
+     * @return null if done, else why not.
+     */
+    public static String moveProcess(final long pid, final long startTicks, final int cpu, final boolean onCpu,
+        final SortedSet<Integer> allowed)
+    {
+        if (cpu < 0 || cpu >= MAX_CPUS)
+        {
+            return "CPU " + cpu + " is not one a cpu_set_t can name";
+        }
+        if (null != UNAVAILABLE)
+        {
+            return UNAVAILABLE;
+        }
+        final UnsafeBuffer mask = newMask();
+        for (final int other : onCpu ? Set.of(cpu) : allowed.isEmpty() ? onlineCpus() : allowed)
+        {
+            if (other >= 0 && other < MAX_CPUS && (onCpu || other != cpu))
+            {
+                mask.putByte(other / Byte.SIZE, (byte)(mask.getByte(other / Byte.SIZE) | 1 << (other % Byte.SIZE)));
+            }
+        }
+        if (isEmpty(mask))
+        {
+            return "process " + pid + " may run on CPU " + cpu + " alone";
+        }
+        if (0 == startTicks || ProcessStartTicks.of(pid) != startTicks)
+        {
+            return "process " + pid + " has exited";
+        }
+        return setEveryThread(Path.of("/proc", Long.toString(pid), "task"), mask);
     }
 
     /**
@@ -281,8 +330,9 @@ public final class NicProcessor
      * Moves every thread of this process onto {@code cpu} alone ({@code onCpu}) or off it, as the driver
      * advises at registration (the daemon's {@code NicCpuPlacement}), until the returned placement and
      * every other one of this process are closed; then the process gets back the CPUs it had. The first
-     * placement of a process holds while any is open: a later registration's advice does not move it.
-     * A process that may not run on {@code cpu} stays off it; one allowed on {@code cpu} alone stays on it.
+     * placement of a process holds while any is open: a later registration's advice does not move it
+     * (the driver itself may, when other processes leave: {@link #moveProcess}). A process that may not
+     * run on {@code cpu} stays off it; one allowed on {@code cpu} alone stays on it.
      *
      * <pre>{@code
      * try (NicProcessor.Placement placed = NicProcessor.place(props.nicCpu(), registration.onNicCpu(), "qnix"))
@@ -349,10 +399,10 @@ public final class NicProcessor
                 return new Placement(false, null);
             }
         }
-        final String failure = setEveryThread(target);
+        final String failure = setEveryThread(THREADS, target);
         if (null != failure)
         {
-            setEveryThread(before);
+            setEveryThread(THREADS, before);
             return new Placement(false, failure);
         }
         maskBefore = before;
@@ -364,18 +414,22 @@ public final class NicProcessor
     {
         if (0 == --holders)
         {
-            setEveryThread(maskBefore);
+            setEveryThread(THREADS, maskBefore);
             maskBefore = null;
         }
     }
 
-    /** Threads can start while the list is read: a second pass takes those a thread of the first started. */
-    private static String setEveryThread(final UnsafeBuffer mask)
+    /**
+     * Threads can start while the list is read: a second pass takes those a thread of the first started.
+     *
+     * @param tasks a process's {@code /proc/PID/task}.
+     */
+    private static String setEveryThread(final Path tasks, final UnsafeBuffer mask)
     {
         String failure = null;
         for (int pass = 0; pass < 2 && null == failure; pass++)
         {
-            try (DirectoryStream<Path> threads = Files.newDirectoryStream(THREADS))
+            try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks))
             {
                 for (final Path thread : threads)
                 {
@@ -390,7 +444,7 @@ public final class NicProcessor
             }
             catch (final IOException | RuntimeException ex)
             {
-                failure = "cannot list this process's threads: " + ex;
+                failure = "cannot list the threads of " + tasks.getParent() + ": " + ex;
             }
         }
         return failure;

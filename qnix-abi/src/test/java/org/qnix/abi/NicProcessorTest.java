@@ -151,6 +151,38 @@ class NicProcessorTest
         assertEquals(before, NicProcessor.allowedCpus(pid));
     }
 
+    @Test
+    void anotherProcessMovesOntoTheCpuAndOffItButAProcessThatReusedThePidStays() throws Exception
+    {
+        final int cpu = NicProcessor.highestOnlineCpu();
+        assumeTrue(cpu >= 1, "needs two CPUs");
+        final Process child = new ProcessBuilder("sleep", "60").start();
+        try
+        {
+            final long pid = child.pid();
+            final SortedSet<Integer> before = NicProcessor.allowedCpus(pid);
+            assumeTrue(before.contains(cpu) && before.size() > 1, "it may run on CPU " + cpu + " and another: " + before);
+            final long ticks = ProcessStartTicks.of(pid);
+
+            assertNull(NicProcessor.moveProcess(pid, ticks, cpu, true, before));
+            assertEquals(new TreeSet<>(List.of(cpu)), NicProcessor.allowedCpus(pid));
+            assertNull(NicProcessor.moveProcess(pid, ticks, cpu, false, before));
+            final SortedSet<Integer> off = new TreeSet<>(before);
+            off.remove(cpu);
+            assertEquals(off, NicProcessor.allowedCpus(pid), "the CPUs it had, less the NICs'");
+
+            assertEquals("process " + pid + " has exited", NicProcessor.moveProcess(pid, ticks + 1, cpu, true, before));
+            assertEquals(off, NicProcessor.allowedCpus(pid), "another start: not the process placed");
+            assertEquals("process " + pid + " may run on CPU " + cpu + " alone",
+                NicProcessor.moveProcess(pid, ticks, cpu, false, new TreeSet<>(List.of(cpu))));
+            assertEquals(off, NicProcessor.allowedCpus(pid));
+        }
+        finally
+        {
+            child.destroyForcibly().waitFor();
+        }
+    }
+
     private static String ownCpus()
     {
         try

@@ -92,26 +92,12 @@ class NicProcessorClusterTest
 
         final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("cpu"), 2, 2, "shared");
         final Path hold = Files.createTempFile("qnix-hold", ".flag");
+        HeldJob job = null;
         try
         {
-            final AtomicInteger greetings = new AtomicInteger();
-            final ProgramLauncher job = new ProgramLauncher(dir, 4, "Hello", List.of("--hold-while", hold.toString()))
-                .applicationId(821).onLine(line -> greetings.addAndGet(line.startsWith("Hello from") ? 1 : 0));
-            final ByteArrayOutputStream output = new ByteArrayOutputStream();
-            final AtomicInteger exit = new AtomicInteger(-1);
-            final Thread runner = new Thread(() ->
-            {
-                try
-                {
-                    exit.set(job.run(new PrintStream(output, true, StandardCharsets.UTF_8)));
-                }
-                catch (final InterruptedException ex)
-                {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            runner.start();
-            TestClusters.await("4 greetings", () -> greetings.get() == 4);
+            job = HeldJob.start(dir, 4, 821, hold);
+            final HeldJob started = job;
+            TestClusters.await("4 greetings", () -> started.greetings.get() == 4);
 
             final Map<Integer, SortedSet<Integer>> cpusByRank = new TreeMap<>();
             for (final ClusterStatus.Process process : ClusterStatus.read(dir).registered())
@@ -129,13 +115,122 @@ class NicProcessorClusterTest
             assertTrue(ps.out.lines().anyMatch(l -> l.startsWith("(821,3)") && l.contains(" " + cpu + " ")), ps.out);
 
             Files.delete(hold);
-            runner.join();
-            assertEquals(0, exit.get(), output.toString(StandardCharsets.UTF_8));
+            assertEquals(0, job.exit(), job.output());
         }
         finally
         {
             Files.deleteIfExists(hold);
             TestClusters.down(dir);
+            HeldJob.joinAll(job);
+        }
+    }
+
+    /**
+     * The driver places processes again when others leave: of two jobs of two, the second's rank 1 runs
+     * on the NICs' CPU while the first job runs, and moves off it once the first has ended, since a pair
+     * alone with one member beside the firmware takes 1.4-1.8 times as long one way.
+     */
+    @Test
+    void aPairWhoseOtherJobEndsMovesItsMemberOffTheNicCpu() throws Exception
+    {
+        final int cpu = nicCpuOrSkip();
+
+        final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("cpu"), 2, 1, "shared");
+        final Path holdFirst = Files.createTempFile("qnix-hold", ".flag");
+        final Path holdSecond = Files.createTempFile("qnix-hold", ".flag");
+        HeldJob first = null;
+        HeldJob second = null;
+        try
+        {
+            first = HeldJob.start(dir, 2, 831, holdFirst);
+            final HeldJob alone = first;
+            TestClusters.await("the first job's greetings", () -> alone.greetings.get() == 2);
+            second = HeldJob.start(dir, 2, 832, holdSecond);
+            final HeldJob pair = second;
+            TestClusters.await("the second job's greetings", () -> pair.greetings.get() == 2);
+            assertEquals(new TreeSet<>(List.of(cpu)), cpusOf(dir, 832, 1), "four processes: the fourth beside the firmware");
+            assertFalse(cpusOf(dir, 832, 0).contains(cpu));
+
+            Files.delete(holdFirst);
+            assertEquals(0, first.exit(), first.output());
+            TestClusters.await("(832,1) off CPU " + cpu, () -> !cpusOf(dir, 832, 1).contains(cpu));
+            assertFalse(cpusOf(dir, 832, 1).isEmpty(), "still registered, and running");
+            assertFalse(cpusOf(dir, 832, 0).contains(cpu));
+
+            Files.delete(holdSecond);
+            assertEquals(0, second.exit(), second.output());
+        }
+        finally
+        {
+            Files.deleteIfExists(holdFirst);
+            Files.deleteIfExists(holdSecond);
+            TestClusters.down(dir);
+            HeldJob.joinAll(first, second);
+        }
+    }
+
+    /** @return the CPUs the registered process (application, rank) may run on; empty if it is not registered. */
+    private static SortedSet<Integer> cpusOf(final ClusterDirectory dir, final int application, final int rank)
+    {
+        for (final ClusterStatus.Process process : ClusterStatus.read(dir).registered())
+        {
+            if (process.name().ai() == application && process.name().pi() == rank)
+            {
+                return NicProcessor.allowedCpus(process.osPid());
+            }
+        }
+        return new TreeSet<>();
+    }
+
+    /** A job of Hello programs that hold their registrations while a file exists. */
+    private static final class HeldJob
+    {
+        final AtomicInteger greetings = new AtomicInteger();
+        final AtomicInteger exit = new AtomicInteger(-1);
+        final ByteArrayOutputStream output = new ByteArrayOutputStream();
+        Thread runner;
+
+        static HeldJob start(final ClusterDirectory dir, final int size, final int application, final Path hold)
+        {
+            final HeldJob job = new HeldJob();
+            final ProgramLauncher launcher = new ProgramLauncher(dir, size, "Hello", List.of("--hold-while", hold.toString()))
+                .applicationId(application).onLine(line -> job.greetings.addAndGet(line.startsWith("Hello from") ? 1 : 0));
+            job.runner = new Thread(() ->
+            {
+                try
+                {
+                    job.exit.set(launcher.run(new PrintStream(job.output, true, StandardCharsets.UTF_8)));
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            job.runner.start();
+            return job;
+        }
+
+        int exit() throws InterruptedException
+        {
+            runner.join();
+            return exit.get();
+        }
+
+        String output()
+        {
+            return output.toString(StandardCharsets.UTF_8);
+        }
+
+        /** Waits for the runners of the jobs started (null: not started), once the cluster is down. */
+        static void joinAll(final HeldJob... jobs) throws InterruptedException
+        {
+            for (final HeldJob job : jobs)
+            {
+                if (null != job)
+                {
+                    job.runner.join();
+                }
+            }
         }
     }
 
