@@ -151,7 +151,7 @@ public final class EmulatorDaemon implements Callable<Integer>
                 launcher.awaitRunning(FIRMWARE_READY_TIMEOUT_MS);
             }
             final ClusterRegistry registry =
-                new ClusterRegistry(new NicCpuPlacement(cpu, NicProcessor.onlineCpuCount() - 1, ProcessCpus.OS));
+                new ClusterRegistry(new NicCpuPlacement(cpu, NicProcessor.usableCpus().size() - 1, ProcessCpus.OS));
             final NicHeartbeats heartbeats = new NicHeartbeats(images);
             final DriverAccess access = DriverAccess.of(dir, sharedWithGroup);
             for (int i = 0; i < params.nodeCount(); i++)

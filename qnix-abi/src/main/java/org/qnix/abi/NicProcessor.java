@@ -66,18 +66,18 @@ public final class NicProcessor
     /**
      * Resolves {@code cluster up --nic-cpu}.
      *
-     * @param option   {@code auto} (the highest-numbered online CPU when the machine has two or more and
-     *                 the placement is shared, else none), {@code none}, or a CPU number.
+     * @param option   {@code auto} (the highest-numbered of the {@link #usableCpus} when there are two or
+     *                 more and the placement is shared, else none), {@code none}, or a CPU number.
      * @param firmware the placement: only {@code shared} runs every control program on one thread.
      * @return the CPU, or {@link #NONE}.
-     * @throws IllegalArgumentException for a CPU that is not online, or a CPU with another placement.
+     * @throws IllegalArgumentException for a CPU that is not usable, or a CPU with another placement.
      */
     public static int resolve(final String option, final String firmware)
     {
-        return resolve(option, firmware, onlineCpus());
+        return resolve(option, firmware, usableCpus());
     }
 
-    /** {@link #resolve(String, String)} on a machine whose online CPUs are {@code online}. */
+    /** {@link #resolve(String, String)} where the CPUs a cluster may use are {@code online}. */
     static int resolve(final String option, final String firmware, final SortedSet<Integer> online)
     {
         final int highest = online.last();
@@ -106,16 +106,43 @@ public final class NicProcessor
         }
         if (!online.contains(cpu))
         {
-            throw new IllegalArgumentException("--nic-cpu " + option + ": CPU " + cpu + " is not online (online: " +
-                online + ")");
+            throw new IllegalArgumentException("--nic-cpu " + option + ": CPU " + cpu + " is not online, or not " +
+                "one this process may run on (online and allowed: " + online + ")");
         }
         return cpu;
     }
 
-    /** @return how many CPUs are online. */
-    public static int onlineCpuCount()
+    /**
+     * The CPUs a cluster brought up from this process may use: those online that this process may run
+     * on ({@code taskset}, a container's cpuset), which the daemon and the firmware it starts inherit.
+     * While this process holds a placement, the CPUs it had before it.
+     *
+     * @return the online CPUs this process may run on; every online CPU if that cannot be told.
+     */
+    public static SortedSet<Integer> usableCpus()
     {
-        return onlineCpus().size();
+        final SortedSet<Integer> online = onlineCpus();
+        SortedSet<Integer> allowed = null;
+        synchronized (NicProcessor.class)
+        {
+            if (null != maskBefore)
+            {
+                allowed = new TreeSet<>();
+                for (int cpu = 0; cpu < MAX_CPUS; cpu++)
+                {
+                    if (0 != (maskBefore.getByte(cpu / Byte.SIZE) & 1 << (cpu % Byte.SIZE)))
+                    {
+                        allowed.add(cpu);
+                    }
+                }
+            }
+        }
+        if (null == allowed)
+        {
+            allowed = allowedCpus(ProcessHandle.current().pid());
+        }
+        allowed.retainAll(online);
+        return allowed.isEmpty() ? online : allowed;
     }
 
     /** @return the highest CPU number online. */

@@ -47,7 +47,8 @@ class NicProcessorTest
         assertEquals(3, NicProcessor.resolve("3", ClusterProperties.FIRMWARE_SHARED, online));
         assertTrue(assertThrows(IllegalArgumentException.class,
             () -> NicProcessor.resolve("5", ClusterProperties.FIRMWARE_SHARED, online))
-            .getMessage().contains("--nic-cpu 5: CPU 5 is not online (online: [0, 1, 2, 3, 8])"));
+            .getMessage().contains("--nic-cpu 5: CPU 5 is not online, or not one this process may run on (online " +
+                "and allowed: [0, 1, 2, 3, 8])"));
     }
 
     @Test
@@ -143,12 +144,48 @@ class NicProcessorTest
         }
         finally
         {
-            final Process restore = new ProcessBuilder("taskset", "-a", "-p", "-c",
-                before.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",")),
-                Long.toString(pid)).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            assertEquals(0, restore.waitFor());
+            taskset(pid, NicProcessor.cpuListText(before));
         }
         assertEquals(before, NicProcessor.allowedCpus(pid));
+    }
+
+    /** A cluster brought up inside a cpuset or under taskset uses the CPUs it may run on, not the machine's. */
+    @Test
+    void aProcessKeptOnOneCpuBringsUpClustersWithoutANicCpu() throws Exception
+    {
+        final int highest = NicProcessor.highestOnlineCpu();
+        assumeTrue(highest >= 1, "needs two CPUs");
+        final long pid = ProcessHandle.current().pid();
+        final SortedSet<Integer> before = NicProcessor.allowedCpus(pid);
+        assumeTrue(before.contains(0) && before.contains(highest), "this JVM may run on CPUs 0 and " + highest);
+        assertEquals(highest, NicProcessor.resolve("auto", ClusterProperties.FIRMWARE_SHARED));
+        taskset(pid, "0");
+        try
+        {
+            assertEquals(new TreeSet<>(List.of(0)), NicProcessor.usableCpus());
+            assertEquals(NicProcessor.NONE, NicProcessor.resolve("auto", ClusterProperties.FIRMWARE_SHARED));
+            assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> NicProcessor.resolve(Integer.toString(highest), ClusterProperties.FIRMWARE_SHARED)).getMessage()
+                .contains("not one this process may run on (online and allowed: [0])"));
+        }
+        finally
+        {
+            taskset(pid, NicProcessor.cpuListText(before));
+        }
+        assertEquals(before, NicProcessor.allowedCpus(pid));
+        try (NicProcessor.Placement placed = NicProcessor.avoid(highest, "test"))
+        {
+            assertTrue(placed.held());
+            assertEquals(highest, NicProcessor.resolve("auto", ClusterProperties.FIRMWARE_SHARED),
+                "a placed process brings up clusters with the CPUs it had");
+        }
+    }
+
+    private static void taskset(final long pid, final String cpus) throws Exception
+    {
+        final Process taskset = new ProcessBuilder("taskset", "-a", "-p", "-c", cpus, Long.toString(pid))
+            .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        assertEquals(0, taskset.waitFor());
     }
 
     @Test
