@@ -1,9 +1,11 @@
 package org.qnix.daemon;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 
@@ -34,8 +36,10 @@ import org.qnix.abi.NicProcessor;
  * it is placed when it registers. A process holding several registrations keeps its first placement
  * until it holds none; it leaves the count when its last one ends. Then the driver places the others
  * again ({@link #leave}): it moves as few processes as it takes for the rule's count on the NICs' CPU,
- * latest placed first, itself ({@link ProcessCpus}), since a program in a ping-pong loop asks its
- * driver nothing. A process that may run on one side only is counted there and never moved.
+ * the latest placed group's highest rank first. It moves them itself ({@link ProcessCpus}), since a
+ * program in a ping-pong loop asks its driver nothing, but only one that runs where it was advised
+ * (so has placed itself, and is not closing). A process that may run on one side only, or whose CPUs
+ * cannot be read, is counted where it runs and never moved.
  *
  * <pre>{@code
  * NicCpuPlacement placement = new NicCpuPlacement(props.nicCpu(), hostCpus, ProcessCpus.OS);
@@ -65,6 +69,7 @@ final class NicCpuPlacement
         final long osPid;
         final long startTicks;
         final int group;
+        final int rank;
         final long order;
         /** The CPUs it could run on when it was placed (empty: unknown), which a move off the NICs' CPU keeps. */
         final SortedSet<Integer> allowed;
@@ -73,14 +78,26 @@ final class NicCpuPlacement
         boolean fixed;
         int registrations;
 
-        Placed(final long osPid, final long startTicks, final int group, final long order,
+        Placed(final long osPid, final long startTicks, final int group, final int rank, final long order,
             final SortedSet<Integer> allowed)
         {
             this.osPid = osPid;
             this.startTicks = startTicks;
             this.group = group;
+            this.rank = rank;
             this.order = order;
             this.allowed = allowed;
+        }
+
+        /** @return the CPUs it runs on once it has followed the advice: the NICs' CPU alone, or the others. */
+        SortedSet<Integer> placedCpus(final int nicCpu)
+        {
+            final SortedSet<Integer> cpus = new TreeSet<>(onNicCpu ? Set.of(nicCpu) : allowed);
+            if (!onNicCpu)
+            {
+                cpus.remove(nicCpu);
+            }
+            return cpus;
         }
     }
 
@@ -121,19 +138,22 @@ final class NicCpuPlacement
             final boolean hasNicCpu = NicProcessor.NONE != nicCpu;
             // Read before the REGISTERED reply, so before the process moves itself: the CPUs it had.
             final SortedSet<Integer> allowed = hasNicCpu ? cpus.allowed(osPid) : new TreeSet<>();
-            placed = new Placed(osPid, startTicks, group, placements++, allowed);
+            placed = new Placed(osPid, startTicks, group, rank, placements++, allowed);
             if (!allowed.isEmpty() && !allowed.contains(nicCpu))
             {
                 placed.fixed = true;
             }
             else if (allowed.size() == 1)
             {
+                // It may run on the NICs' CPU (above), and on that one alone.
                 placed.fixed = true;
                 placed.onNicCpu = true;
             }
             else
             {
                 placed.onNicCpu = hasNicCpu && onNicCpu(group, rank);
+                // Where it may run is not known (no /proc, or it is gone): it is never moved.
+                placed.fixed = allowed.isEmpty();
             }
             byPid.put(osPid, placed);
         }
@@ -143,7 +163,8 @@ final class NicCpuPlacement
 
     /**
      * The registration ended: its process leaves the count with its last one, and then the others are
-     * placed again, moving as few as the load needs, latest placed first. Nothing if it was never placed.
+     * placed again, moving as few as the load needs. Nothing if it was never placed. Every node's driver
+     * waits for the moves (a few system calls each) before it places or lets go of a process.
      *
      * @return the processes moved, each with why not if it could not be; empty if none.
      */
@@ -202,35 +223,66 @@ final class NicCpuPlacement
         }
         final List<String> moves = new ArrayList<>();
         int onNicCpu = onNicCpuCount();
-        while (onNicCpu != nic)
+        if (onNicCpu == nic)
         {
-            final boolean toNicCpu = onNicCpu < nic;
-            Placed latest = null;
-            for (final Placed other : byPid.values())
-            {
-                if (!other.fixed && other.onNicCpu != toNicCpu && (null == latest || other.order > latest.order))
-                {
-                    latest = other;
-                }
-            }
-            if (null == latest)
+            return moves;
+        }
+        final boolean toNicCpu = onNicCpu < nic;
+        for (final Placed candidate : candidates(toNicCpu))
+        {
+            if (onNicCpu == nic)
             {
                 break;
             }
-            final String failure = cpus.move(latest.osPid, latest.startTicks, nicCpu, toNicCpu, latest.allowed);
-            moves.add("process " + latest.osPid + (toNicCpu ? " onto" : " off") + " the NICs' CPU " + nicCpu +
+            if (!candidate.placedCpus(nicCpu).equals(cpus.allowed(candidate.osPid)))
+            {
+                // It has not placed itself yet (its library does so after REGISTERED, and would take a
+                // move made before as the CPUs to give back at its close), or it is closing, or gone.
+                continue;
+            }
+            final String failure =
+                cpus.move(candidate.osPid, candidate.startTicks, nicCpu, toNicCpu, candidate.allowed);
+            moves.add("process " + candidate.osPid + (toNicCpu ? " onto" : " off") + " the NICs' CPU " + nicCpu +
                 (null == failure ? "" : ": stays, " + failure));
             if (null == failure)
             {
-                latest.onNicCpu = toNicCpu;
+                candidate.onNicCpu = toNicCpu;
                 onNicCpu += toNicCpu ? 1 : -1;
             }
             else
             {
-                latest.fixed = true;
+                candidate.fixed = true;
             }
         }
         return moves;
+    }
+
+    /**
+     * @return the processes that may move to the other side, latest first: the group placed last (by its
+     * first member, so that reply order within a group does not matter), and in it the highest rank.
+     */
+    private List<Placed> candidates(final boolean toNicCpu)
+    {
+        final Map<Integer, Long> groupOrder = new HashMap<>();
+        for (final Placed placed : byPid.values())
+        {
+            if (NO_GROUP != placed.group)
+            {
+                groupOrder.merge(placed.group, placed.order, Math::min);
+            }
+        }
+        final List<Placed> candidates = new ArrayList<>();
+        for (final Placed placed : byPid.values())
+        {
+            if (!placed.fixed && placed.onNicCpu != toNicCpu)
+            {
+                candidates.add(placed);
+            }
+        }
+        candidates.sort(Comparator.comparingLong(
+            (Placed p) -> NO_GROUP == p.group ? p.order : groupOrder.get(p.group)).thenComparingInt(p -> p.rank)
+            .reversed());
+        return candidates;
     }
 
     /**

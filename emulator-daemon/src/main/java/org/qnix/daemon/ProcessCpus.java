@@ -16,8 +16,8 @@ import org.qnix.abi.NicProcessor;
 interface ProcessCpus
 {
     /**
-     * The kernel's: {@code /proc/PID/task/TID/status} and {@code sched_setaffinity}. It never moves the
-     * daemon itself, which runs drivers that a test or a single-process cluster may register from.
+     * The kernel's: {@code /proc/PID/task/TID/status} and {@code sched_setaffinity} (never on the daemon
+     * itself, which a test may register from: {@link NicProcessor#moveProcess}).
      */
     ProcessCpus OS = new ProcessCpus()
     {
@@ -29,18 +29,18 @@ interface ProcessCpus
         public String move(final long pid, final long startTicks, final int nicCpu, final boolean onNicCpu,
             final SortedSet<Integer> allowed)
         {
-            return ProcessHandle.current().pid() == pid ? "it is the driver's own process" :
-                NicProcessor.moveProcess(pid, startTicks, nicCpu, onNicCpu, allowed);
+            return NicProcessor.moveProcess(pid, startTicks, nicCpu, onNicCpu, allowed);
         }
     };
 
-    /** @return the CPUs the process may run on now; empty if it cannot be told. */
+    /** @return the CPUs the process's threads may run on now (their union); empty if it cannot be told. */
     SortedSet<Integer> allowed(long pid);
 
     /**
      * Moves every thread of the process onto the NICs' CPU alone, or onto {@code allowed} less it.
      *
-     * @param startTicks the process's start when it registered: another process that reused the pid stays.
+     * @param startTicks the process's start when it registered: a process that exited, or another that
+     *                   reused the pid, stays.
      * @return null if done, else why not.
      */
     String move(long pid, long startTicks, int nicCpu, boolean onNicCpu, SortedSet<Integer> allowed);

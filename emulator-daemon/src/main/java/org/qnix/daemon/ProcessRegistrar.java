@@ -592,12 +592,24 @@ final class ProcessRegistrar
         }
     }
 
-    /** Its process leaves the NICs' CPU's count with its last registration; the moves that followed, logged. */
+    /**
+     * Its process leaves the NICs' CPU's count with its last registration; the moves that followed are
+     * logged. Whatever happens to them, the de-registration goes on: its pages must be freed.
+     */
     private void leavePlacement(final int index)
     {
-        for (final String move : registry.placement().leave(node, index))
+        try
         {
-            System.err.println("driver " + node + ": placed again as process table entry " + index + " left: " + move);
+            for (final String move : registry.placement().leave(node, index))
+            {
+                System.err.println("driver " + node + ": placed again as process table entry " + index + " left: " +
+                    move);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            System.err.println("driver " + node + ": placing again as process table entry " + index + " left " +
+                "failed: " + ex);
         }
     }
 

@@ -27,18 +27,25 @@ class NicCpuPlacementTest
     private static final NicCoordinates OTHER_NODE = new NicCoordinates(1, 0);
     private static final long TICKS = 42;
 
-    /** The kernel's side as these tests set it: nothing known of where a process may run unless told; moves recorded. */
-    private final RecordedCpus cpus = new RecordedCpus();
+    /** The kernel's side as these tests set it: every process may run on CPUs 0 and 1 unless told; moves recorded. */
+    private final RecordedCpus cpus = new RecordedCpus(List.of(0, 1));
 
+    /** Where each process may run, as the kernel has it, and the moves asked for. */
     private static final class RecordedCpus implements ProcessCpus
     {
-        final Map<Long, SortedSet<Integer>> allowed = new HashMap<>();
+        final List<Integer> online;
+        final Map<Long, SortedSet<Integer>> current = new HashMap<>();
         final Set<Long> refusing = new HashSet<>();
         final List<String> moves = new ArrayList<>();
 
+        RecordedCpus(final List<Integer> online)
+        {
+            this.online = online;
+        }
+
         public SortedSet<Integer> allowed(final long pid)
         {
-            return allowed.getOrDefault(pid, new TreeSet<>());
+            return new TreeSet<>(current.getOrDefault(pid, new TreeSet<>(online)));
         }
 
         public String move(final long pid, final long startTicks, final int nicCpu, final boolean onNicCpu,
@@ -46,8 +53,43 @@ class NicCpuPlacementTest
         {
             assertEquals(TICKS, startTicks);
             moves.add(pid + (onNicCpu ? " on " : " off ") + nicCpu + " " + allowed);
-            return refusing.contains(pid) ? "refused" : null;
+            if (refusing.contains(pid))
+            {
+                return "refused";
+            }
+            current.put(pid, placed(allowed, nicCpu, onNicCpu));
+            return null;
         }
+
+        /** The process's library following its driver's advice, as NicProcessor.place does. */
+        void follow(final long pid, final int nicCpu, final boolean onNicCpu)
+        {
+            final SortedSet<Integer> before = allowed(pid);
+            final SortedSet<Integer> placed = placed(before, nicCpu, onNicCpu);
+            if (before.contains(nicCpu) && !placed.isEmpty())
+            {
+                current.put(pid, placed);
+            }
+        }
+
+        private static SortedSet<Integer> placed(final SortedSet<Integer> allowed, final int nicCpu, final boolean on)
+        {
+            final SortedSet<Integer> placed = new TreeSet<>(on ? List.of(nicCpu) : allowed);
+            if (!on)
+            {
+                placed.remove(nicCpu);
+            }
+            return placed;
+        }
+    }
+
+    /** Registers a process and lets it place itself as advised; returns the advice. */
+    private boolean register(final NicCpuPlacement placement, final int index, final long pid, final int group,
+        final int rank)
+    {
+        final boolean onNicCpu = placement.place(NODE, index, pid, TICKS, group, rank);
+        cpus.follow(pid, 1, onNicCpu);
+        return onNicCpu;
     }
 
     @Test
@@ -111,7 +153,7 @@ class NicCpuPlacementTest
     @Test
     void withMoreHostCpusTheNicsCpuTakesAProcessOnlyWhenEveryHostCpuHasMoreThanTwo()
     {
-        final NicCpuPlacement placement = new NicCpuPlacement(3, 3, cpus);
+        final NicCpuPlacement placement = new NicCpuPlacement(3, 3, new RecordedCpus(List.of(0, 1, 2, 3)));
         final List<Boolean> onNicCpu = new ArrayList<>();
         for (int rank = 0; rank < 8; rank++)
         {
@@ -135,47 +177,64 @@ class NicCpuPlacementTest
     void aPairWhoseOtherJobHasLeftMovesItsMemberOffTheNicsCpu()
     {
         final NicCpuPlacement placement = new NicCpuPlacement(1, 1, cpus);
-        placement.place(NODE, 0, 100, TICKS, 7, 0);
-        placement.place(NODE, 1, 101, TICKS, 7, 1);
-        placement.place(OTHER_NODE, 0, 200, TICKS, 8, 0);
-        assertTrue(placement.place(OTHER_NODE, 1, 201, TICKS, 8, 1));
+        register(placement, 0, 100, 7, 0);
+        register(placement, 1, 101, 7, 1);
+        register(placement, 2, 200, 8, 0);
+        assertTrue(register(placement, 3, 201, 8, 1));
         // Three processes: the rule puts none beside the firmware (two on the host CPU tie with it).
         assertEquals(List.of("process 201 off the NICs' CPU 1"), placement.leave(NODE, 0));
         assertEquals(List.of(), placement.leave(NODE, 1));
-        assertEquals(List.of("201 off 1 []"), cpus.moves);
+        assertEquals(List.of("201 off 1 [0, 1]"), cpus.moves);
+        assertEquals(new TreeSet<>(List.of(0)), cpus.allowed(201));
         assertEquals(false, placement.onNicCpu(201));
         assertEquals(0, placement.onNicCpuCount());
     }
 
     @Test
-    void whenAProcessOnTheNicsCpuLeavesTheLatestPlacedOfTheOthersTakesItsPlace()
+    void whenAProcessOnTheNicsCpuLeavesTheHighestRankOfTheLatestGroupTakesItsPlace()
     {
         final NicCpuPlacement placement = new NicCpuPlacement(1, 1, cpus);
-        cpus.allowed.put(104L, new TreeSet<>(List.of(0, 1)));
-        for (int rank = 0; rank < 5; rank++)
+        // The group's replies go out in any order: rank 4 is placed first, rank 3 last.
+        for (final int rank : List.of(4, 1, 0, 2, 3))
         {
-            placement.place(NODE, rank, 100 + rank, TICKS, 7, rank);
+            register(placement, rank, 100 + rank, 7, rank);
         }
         assertEquals(true, placement.onNicCpu(103));
-        placement.leave(NODE, 3);
-        assertEquals(List.of("104 on 1 [0, 1]"), cpus.moves, "four processes: one beside the firmware");
-        assertEquals(true, placement.onNicCpu(104));
+        assertEquals(List.of("process 104 onto the NICs' CPU 1"), placement.leave(NODE, 3),
+            "four processes: one beside the firmware, the group's highest rank, though placed first");
+        assertEquals(new TreeSet<>(List.of(1)), cpus.allowed(104));
     }
 
     @Test
     void aProcessThatMayRunOnOneSideOnlyIsCountedThereAndNeverMoved()
     {
         final NicCpuPlacement placement = new NicCpuPlacement(1, 1, cpus);
-        cpus.allowed.put(101L, new TreeSet<>(List.of(1)));
-        cpus.allowed.put(103L, new TreeSet<>(List.of(0)));
-        assertFalse(placement.place(NODE, 0, 100, TICKS, 7, 0));
-        assertTrue(placement.place(NODE, 1, 101, TICKS, 7, 1), "taskset to the NICs' CPU: it runs there");
-        assertFalse(placement.place(NODE, 2, 102, TICKS, 7, 2));
-        assertFalse(placement.place(NODE, 3, 103, TICKS, 7, 3), "taskset off the NICs' CPU: rank 3 stays off");
+        cpus.current.put(101L, new TreeSet<>(List.of(1)));
+        cpus.current.put(103L, new TreeSet<>(List.of(0)));
+        assertFalse(register(placement, 0, 100, 7, 0));
+        assertTrue(register(placement, 1, 101, 7, 1), "taskset to the NICs' CPU: it runs there");
+        assertFalse(register(placement, 2, 102, 7, 2));
+        assertFalse(register(placement, 3, 103, 7, 3), "taskset off the NICs' CPU: rank 3 stays off");
         placement.leave(NODE, 0);
         placement.leave(NODE, 2);
         assertEquals(List.of(), cpus.moves, "a pair, one member on the NICs' CPU, neither may move");
         assertEquals(1, placement.onNicCpuCount());
+    }
+
+    @Test
+    void aProcessThatHasNotPlacedItselfYetIsNotMoved()
+    {
+        final NicCpuPlacement placement = new NicCpuPlacement(1, 1, cpus);
+        register(placement, 0, 100, 7, 0);
+        register(placement, 1, 101, 7, 1);
+        register(placement, 2, 200, 8, 0);
+        // Its REGISTERED reply is out; its library has not moved it yet, and would take a move made now
+        // as the CPUs to give back at its close.
+        assertTrue(placement.place(NODE, 3, 201, TICKS, 8, 1));
+        assertEquals(List.of(), placement.leave(NODE, 0));
+        assertEquals(List.of(), cpus.moves);
+        cpus.follow(201, 1, true);
+        assertEquals(List.of("process 201 off the NICs' CPU 1"), placement.leave(NODE, 1));
     }
 
     @Test
@@ -184,14 +243,16 @@ class NicCpuPlacementTest
         final NicCpuPlacement placement = new NicCpuPlacement(1, 1, cpus);
         for (int rank = 0; rank < 6; rank++)
         {
-            placement.place(NODE, rank, 100 + rank, TICKS, 7, rank);
+            register(placement, rank, 100 + rank, 7, rank);
         }
         assertEquals(2, placement.onNicCpuCount(), "ranks 3 and 5");
         cpus.refusing.add(105L);
         assertEquals(List.of("process 105 off the NICs' CPU 1: stays, refused", "process 103 off the NICs' CPU 1"),
             placement.leave(NODE, 0));
-        assertEquals(List.of(), placement.leave(NODE, 1), "105 is not asked again");
+        // Three left (102, 104 and 105): none belongs on the NICs' CPU, but 105 is not asked again.
+        placement.leave(NODE, 1);
+        placement.leave(NODE, 3);
+        assertEquals(2, cpus.moves.size(), cpus.moves.toString());
         assertEquals(true, placement.onNicCpu(105));
-        assertEquals(false, placement.onNicCpu(103));
     }
 }

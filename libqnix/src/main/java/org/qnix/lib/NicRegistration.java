@@ -37,7 +37,7 @@ final class NicRegistration
     final int nicPid;
     final DriverProxy driver;
     final ProcessMappings mappings;
-    /** This process runs on or off the NICs' CPU, as its driver advised, while registered (NicProcessor). */
+    /** This process runs on or off the NICs' CPU, as its driver advised or moved it, while registered. */
     final NicProcessor.Placement cpuPlacement;
 
     private NicRegistration(final ProcessName name, final NicCoordinates node, final String clusterName,

@@ -90,7 +90,7 @@ public final class ViplNic implements AutoCloseable
     private boolean released;
     /** The connection calls; the waits among them (connectWait, connectRequest, connectPeerOutcome) a close ends. */
     private final ViplConnections connections;
-    /** This process runs on or off the NICs' CPU, as its driver advised, while the NIC is open (NicProcessor). */
+    /** This process runs on or off the NICs' CPU, as its driver advised or moved it, while the NIC is open. */
     private final NicProcessor.Placement cpuPlacement;
     /** VipNSGetHostByName, VipNSGetHostByAddr, VipQuerySystemManagementInfo: the cluster's names. */
     private final ViplNameService names;

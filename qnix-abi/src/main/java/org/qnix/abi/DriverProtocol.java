@@ -71,7 +71,8 @@ import java.nio.charset.StandardCharsets;
  *  and BUFFER_FREE serve a VIA process too; BUFFER_FREE of memory with registered regions is refused.
  *
  *  placement: OFF_NIC_CPU or ON_NIC_CPU, where the driver advises the process to run while it is
- *  registered (issue 13); the libraries follow it with NicProcessor.place.
+ *  registered (issue 13); the libraries follow it with NicProcessor.place. When other processes
+ *  leave, the driver may move a process to the other side itself (NicProcessor.moveProcess).
  * </pre>
  */
 public final class DriverProtocol

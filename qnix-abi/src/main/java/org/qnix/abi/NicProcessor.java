@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 
@@ -22,7 +21,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * {@code cluster up}) and every process that registers with the cluster runs where its driver
  * advises for as long as it holds a registration: off that CPU, or (when the other CPUs hold more
  * parties than the NICs' CPU: on two CPUs rank 3 of a job, then every second rank; the daemon's
- * {@code NicCpuPlacement}) on it, beside the firmware, which yields whenever it has nothing to do.
+ * {@code NicCpuPlacement}) on it, beside the firmware, which yields whenever it has nothing to do;
+ * when others leave, the driver may move it to the other side ({@link #moveProcess}).
  * On two cores keeping programs off it keeps the one agent in the middle of every conversation from
  * waiting for a time slice: measured with clusters with and without it side by side
  * (docs/PERFORMANCE.md, "The NICs' processor"), one-way p50 at 0, 64 and 4096 bytes within 6.7-7.2 us
@@ -113,36 +113,23 @@ public final class NicProcessor
     }
 
     /**
-     * The CPUs a cluster brought up from this process may use: those online that this process may run
-     * on ({@code taskset}, a container's cpuset), which the daemon and the firmware it starts inherit.
-     * While this process holds a placement, the CPUs it had before it.
+     * The CPUs a cluster brought up from this thread may use: those online that it may run on
+     * ({@code taskset}, a container's cpuset), which the daemon it starts, and the firmware the daemon
+     * starts, inherit.
      *
-     * @return the online CPUs this process may run on; every online CPU if that cannot be told.
+     * @return the online CPUs this thread may run on; every online CPU if that cannot be told.
      */
     public static SortedSet<Integer> usableCpus()
     {
         final SortedSet<Integer> online = onlineCpus();
-        SortedSet<Integer> allowed = null;
-        synchronized (NicProcessor.class)
+        final UnsafeBuffer mask = newMask();
+        if (null != UNAVAILABLE || 0 != sched_getaffinity(0, CPU_SET_BYTES, mask.addressOffset()))
         {
-            if (null != maskBefore)
-            {
-                allowed = new TreeSet<>();
-                for (int cpu = 0; cpu < MAX_CPUS; cpu++)
-                {
-                    if (0 != (maskBefore.getByte(cpu / Byte.SIZE) & 1 << (cpu % Byte.SIZE)))
-                    {
-                        allowed.add(cpu);
-                    }
-                }
-            }
+            return online;
         }
-        if (null == allowed)
-        {
-            allowed = allowedCpus(ProcessHandle.current().pid());
-        }
-        allowed.retainAll(online);
-        return allowed.isEmpty() ? online : allowed;
+        final SortedSet<Integer> usable = cpusOf(mask);
+        usable.retainAll(online);
+        return usable.isEmpty() ? online : usable;
     }
 
     /** @return the highest CPU number online. */
@@ -294,19 +281,20 @@ public final class NicProcessor
     /**
      * Moves every thread of another process onto {@code cpu} alone ({@code onCpu}) or onto
      * {@code allowed} less {@code cpu}: the driver placing a registered process again once others have
-     * left (the daemon's {@code NicCpuPlacement}). Threads the process starts later inherit the move. The
-     * process's own {@link Placement} still gives it back the CPUs it had when it closes.
+     * left (the daemon's {@code NicCpuPlacement}), after the process has placed itself. Threads the
+     * process starts later inherit the move. The process's own {@link Placement} still gives it back the
+     * CPUs it had when it closes. A move that fails part-way puts the threads it moved back.
      *
      * <pre>{@code
      * String failure = NicProcessor.moveProcess(pid, ProcessStartTicks.of(pid), props.nicCpu(), false, allowedBefore);
      * }</pre>
      *
-     * @param pid        the process.
+     * @param pid        the process: never this one.
      * @param startTicks its start ({@link ProcessStartTicks}) when it was placed: a process that is not that
-     *                   one any more (it exited and the pid was reused) is left alone.
+     *                   one any more (it exited, and perhaps the pid was reused) is left alone.
      * @param cpu        the cluster's NIC CPU.
      * @param onCpu      true to run on {@code cpu} alone, false to run on {@code allowed} but it.
-     * @param allowed    the CPUs it could run on before it was placed; if empty, every online CPU.
+     * @param allowed    the CPUs it could run on before it was placed, {@code cpu} and another among them.
      * @return null if done, else why not.
      */
     public static String moveProcess(final long pid, final long startTicks, final int cpu, final boolean onCpu,
@@ -320,23 +308,37 @@ public final class NicProcessor
         {
             return UNAVAILABLE;
         }
-        final UnsafeBuffer mask = newMask();
-        for (final int other : onCpu ? Set.of(cpu) : allowed.isEmpty() ? onlineCpus() : allowed)
+        if (ProcessHandle.current().pid() == pid)
         {
-            if (other >= 0 && other < MAX_CPUS && (onCpu || other != cpu))
+            return "it is the process that would move it";
+        }
+        final UnsafeBuffer nicCpuAlone = newMask();
+        nicCpuAlone.putByte(cpu / Byte.SIZE, (byte)(1 << (cpu % Byte.SIZE)));
+        final UnsafeBuffer offNicCpu = newMask();
+        for (final int other : allowed)
+        {
+            if (other >= 0 && other < MAX_CPUS && other != cpu)
             {
-                mask.putByte(other / Byte.SIZE, (byte)(mask.getByte(other / Byte.SIZE) | 1 << (other % Byte.SIZE)));
+                offNicCpu.putByte(other / Byte.SIZE,
+                    (byte)(offNicCpu.getByte(other / Byte.SIZE) | 1 << (other % Byte.SIZE)));
             }
         }
-        if (isEmpty(mask))
+        if (isEmpty(offNicCpu) || !allowed.contains(cpu))
         {
-            return "process " + pid + " may run on CPU " + cpu + " alone";
+            return "process " + pid + " may run on one side of CPU " + cpu + " only (" + allowed + ")";
         }
-        if (0 == startTicks || ProcessStartTicks.of(pid) != startTicks)
+        if (0 == startTicks || ProcessStartTicks.ofLiving(pid) != startTicks)
         {
             return "process " + pid + " has exited";
         }
-        return setEveryThread(Path.of("/proc", Long.toString(pid), "task"), mask);
+        final Path tasks = Path.of("/proc", Long.toString(pid), "task");
+        final String failure = setEveryThread(tasks, onCpu ? nicCpuAlone : offNicCpu);
+        if (null != failure)
+        {
+            setEveryThread(tasks, onCpu ? offNicCpu : nicCpuAlone);
+            return failure;
+        }
+        return ProcessStartTicks.ofLiving(pid) == startTicks ? null : "process " + pid + " has exited";
     }
 
     /**
@@ -480,6 +482,19 @@ public final class NicProcessor
     private static UnsafeBuffer newMask()
     {
         return new UnsafeBuffer(ByteBuffer.allocateDirect(CPU_SET_BYTES));
+    }
+
+    private static SortedSet<Integer> cpusOf(final UnsafeBuffer mask)
+    {
+        final SortedSet<Integer> cpus = new TreeSet<>();
+        for (int cpu = 0; cpu < MAX_CPUS; cpu++)
+        {
+            if (0 != (mask.getByte(cpu / Byte.SIZE) & 1 << (cpu % Byte.SIZE)))
+            {
+                cpus.add(cpu);
+            }
+        }
+        return cpus;
     }
 
     private static boolean isEmpty(final UnsafeBuffer mask)

@@ -176,9 +176,10 @@ class NicProcessorTest
         try (NicProcessor.Placement placed = NicProcessor.avoid(highest, "test"))
         {
             assertTrue(placed.held());
-            assertEquals(highest, NicProcessor.resolve("auto", ClusterProperties.FIRMWARE_SHARED),
-                "a placed process brings up clusters with the CPUs it had");
+            assertFalse(NicProcessor.usableCpus().contains(highest),
+                "a daemon started from a placed process inherits its placement");
         }
+        assertEquals(highest, NicProcessor.resolve("auto", ClusterProperties.FIRMWARE_SHARED));
     }
 
     private static void taskset(final long pid, final String cpus) throws Exception
@@ -210,9 +211,15 @@ class NicProcessorTest
 
             assertEquals("process " + pid + " has exited", NicProcessor.moveProcess(pid, ticks + 1, cpu, true, before));
             assertEquals(off, NicProcessor.allowedCpus(pid), "another start: not the process placed");
-            assertEquals("process " + pid + " may run on CPU " + cpu + " alone",
+            assertEquals("process " + pid + " may run on one side of CPU " + cpu + " only ([" + cpu + "])",
                 NicProcessor.moveProcess(pid, ticks, cpu, false, new TreeSet<>(List.of(cpu))));
             assertEquals(off, NicProcessor.allowedCpus(pid));
+            final long self = ProcessHandle.current().pid();
+            assertEquals("it is the process that would move it",
+                NicProcessor.moveProcess(self, ProcessStartTicks.of(self), cpu, true, before));
+
+            child.destroyForcibly().waitFor();
+            assertEquals("process " + pid + " has exited", NicProcessor.moveProcess(pid, ticks, cpu, true, before));
         }
         finally
         {
