@@ -173,13 +173,20 @@ class NicCpuPlacementTest
         assertFalse(NicCpuPlacement.none().place(NODE, 0, 100, TICKS, NicCpuPlacement.NO_GROUP, 0));
     }
 
-    @Test
-    void aPairWhoseOtherJobHasLeftMovesItsMemberOffTheNicsCpu()
+    /** @return job 7 (pids 100 and 101) and rank 0 of job 8 (pid 200) placed: rank 1 of job 8 comes fourth. */
+    private NicCpuPlacement aJobAndAHalf()
     {
         final NicCpuPlacement placement = new NicCpuPlacement(1, 1, cpus);
         register(placement, 0, 100, 7, 0);
         register(placement, 1, 101, 7, 1);
         register(placement, 2, 200, 8, 0);
+        return placement;
+    }
+
+    @Test
+    void aPairWhoseOtherJobHasLeftMovesItsMemberOffTheNicsCpu()
+    {
+        final NicCpuPlacement placement = aJobAndAHalf();
         assertTrue(register(placement, 3, 201, 8, 1));
         // Three processes: the rule puts none beside the firmware (two on the host CPU tie with it).
         assertEquals(List.of("process 201 off the NICs' CPU 1"), placement.leave(NODE, 0));
@@ -224,10 +231,7 @@ class NicCpuPlacementTest
     @Test
     void aProcessThatHasNotPlacedItselfYetIsNotMoved()
     {
-        final NicCpuPlacement placement = new NicCpuPlacement(1, 1, cpus);
-        register(placement, 0, 100, 7, 0);
-        register(placement, 1, 101, 7, 1);
-        register(placement, 2, 200, 8, 0);
+        final NicCpuPlacement placement = aJobAndAHalf();
         // Its REGISTERED reply is out; its library has not moved it yet, and would take a move made now
         // as the CPUs to give back at its close.
         assertTrue(placement.place(NODE, 3, 201, TICKS, 8, 1));
