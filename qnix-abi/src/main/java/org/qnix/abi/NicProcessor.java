@@ -107,27 +107,53 @@ public final class NicProcessor
         if (!online.contains(cpu))
         {
             throw new IllegalArgumentException("--nic-cpu " + option + ": CPU " + cpu + " is not online, or not " +
-                "one this process may run on (online and allowed: " + online + ")");
+                "in this process's cpuset (online and allowed: " + online + ")");
         }
         return cpu;
     }
 
     /**
-     * The CPUs a cluster brought up from this thread may use: those online that it may run on
-     * ({@code taskset}, a container's cpuset), which the daemon it starts, and the firmware the daemon
-     * starts, inherit.
+     * The CPUs a cluster brought up from this process may use: those online that its cpuset (a
+     * container's {@code --cpuset-cpus}, a cgroup) lets any of its threads run on. An affinity mask
+     * ({@code taskset}, or this process's own placement) does not count: it is no limit, and the firmware
+     * binds itself past it. Found by asking the kernel: a thread of its own asks for every online CPU and
+     * gets those the cpuset allows.
      *
-     * @return the online CPUs this thread may run on; every online CPU if that cannot be told.
+     * @return the online CPUs allowed; every online CPU if that cannot be told.
      */
     public static SortedSet<Integer> usableCpus()
     {
         final SortedSet<Integer> online = onlineCpus();
-        final UnsafeBuffer mask = newMask();
-        if (null != UNAVAILABLE || 0 != sched_getaffinity(0, CPU_SET_BYTES, mask.addressOffset()))
+        if (null != UNAVAILABLE)
         {
             return online;
         }
-        final SortedSet<Integer> usable = cpusOf(mask);
+        final UnsafeBuffer wanted = newMask();
+        for (final int cpu : online)
+        {
+            if (cpu < MAX_CPUS)
+            {
+                wanted.putByte(cpu / Byte.SIZE, (byte)(wanted.getByte(cpu / Byte.SIZE) | 1 << (cpu % Byte.SIZE)));
+            }
+        }
+        final UnsafeBuffer granted = newMask();
+        final boolean[] asked = new boolean[1];
+        // A thread of its own, which ends with the answer: no other thread's CPUs change.
+        final Thread probe = new Thread(() -> asked[0] =
+            0 == sched_setaffinity(0, CPU_SET_BYTES, wanted.addressOffset()) &&
+            0 == sched_getaffinity(0, CPU_SET_BYTES, granted.addressOffset()), "qnix-cpuset-probe");
+        probe.setDaemon(true);
+        probe.start();
+        try
+        {
+            probe.join();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return online;
+        }
+        final SortedSet<Integer> usable = asked[0] ? cpusOf(granted) : new TreeSet<>();
         usable.retainAll(online);
         return usable.isEmpty() ? online : usable;
     }

@@ -47,7 +47,7 @@ class NicProcessorTest
         assertEquals(3, NicProcessor.resolve("3", ClusterProperties.FIRMWARE_SHARED, online));
         assertTrue(assertThrows(IllegalArgumentException.class,
             () -> NicProcessor.resolve("5", ClusterProperties.FIRMWARE_SHARED, online))
-            .getMessage().contains("--nic-cpu 5: CPU 5 is not online, or not one this process may run on (online " +
+            .getMessage().contains("--nic-cpu 5: CPU 5 is not online, or not in this process's cpuset (online " +
                 "and allowed: [0, 1, 2, 3, 8])"));
     }
 
@@ -149,37 +149,99 @@ class NicProcessorTest
         assertEquals(before, NicProcessor.allowedCpus(pid));
     }
 
-    /** A cluster brought up inside a cpuset or under taskset uses the CPUs it may run on, not the machine's. */
+    /**
+     * An affinity mask is no limit (the firmware binds itself past it): a process under {@code taskset},
+     * or placed off the NICs' CPU, brings up clusters with every online CPU.
+     */
     @Test
-    void aProcessKeptOnOneCpuBringsUpClustersWithoutANicCpu() throws Exception
+    void tasksetAndAPlacementDoNotNarrowTheCpusAClusterMayUse() throws Exception
     {
         final int highest = NicProcessor.highestOnlineCpu();
         assumeTrue(highest >= 1, "needs two CPUs");
         final long pid = ProcessHandle.current().pid();
         final SortedSet<Integer> before = NicProcessor.allowedCpus(pid);
-        assumeTrue(before.contains(0) && before.contains(highest), "this JVM may run on CPUs 0 and " + highest);
-        assertEquals(highest, NicProcessor.resolve("auto", ClusterProperties.FIRMWARE_SHARED));
+        assumeTrue(before.equals(NicProcessor.onlineCpus()), "this JVM may run on every online CPU: " + before);
         taskset(pid, "0");
         try
         {
-            assertEquals(new TreeSet<>(List.of(0)), NicProcessor.usableCpus());
-            assertEquals(NicProcessor.NONE, NicProcessor.resolve("auto", ClusterProperties.FIRMWARE_SHARED));
-            assertTrue(assertThrows(IllegalArgumentException.class,
-                () -> NicProcessor.resolve(Integer.toString(highest), ClusterProperties.FIRMWARE_SHARED)).getMessage()
-                .contains("not one this process may run on (online and allowed: [0])"));
+            assertEquals(NicProcessor.onlineCpus(), NicProcessor.usableCpus());
+            assertEquals(highest, NicProcessor.resolve("auto", ClusterProperties.FIRMWARE_SHARED));
+            assertEquals(new TreeSet<>(List.of(0)), NicProcessor.allowedCpus(pid), "the probe moved no other thread");
         }
         finally
         {
             taskset(pid, NicProcessor.cpuListText(before));
         }
-        assertEquals(before, NicProcessor.allowedCpus(pid));
         try (NicProcessor.Placement placed = NicProcessor.avoid(highest, "test"))
         {
             assertTrue(placed.held());
-            assertFalse(NicProcessor.usableCpus().contains(highest),
-                "a daemon started from a placed process inherits its placement");
+            assertEquals(highest, NicProcessor.resolve("auto", ClusterProperties.FIRMWARE_SHARED));
         }
-        assertEquals(highest, NicProcessor.resolve("auto", ClusterProperties.FIRMWARE_SHARED));
+        assertEquals(before, NicProcessor.allowedCpus(pid));
+    }
+
+    /**
+     * A cpuset is a limit: a process in a cpuset of CPU 0 alone (a cgroup made here, as a container's
+     * {@code --cpuset-cpus 0} would be) brings up clusters without a NICs' CPU, and a CPU outside it is
+     * refused. Skipped where this process may not make cpusets (cgroup v1's cpuset hierarchy, as root).
+     */
+    @Test
+    void aCpusetOfOneCpuBringsUpClustersWithoutANicCpu() throws Exception
+    {
+        final int highest = NicProcessor.highestOnlineCpu();
+        assumeTrue(highest >= 1, "needs two CPUs");
+        final Path hierarchy = Path.of("/sys/fs/cgroup/cpuset");
+        assumeTrue(Files.isWritable(hierarchy) && Files.exists(hierarchy.resolve("cpuset.mems")),
+            "a writable cgroup v1 cpuset hierarchy");
+        final Path cpuset = hierarchy.resolve("qnix-test-" + ProcessHandle.current().pid());
+        Files.createDirectory(cpuset);
+        Process child = null;
+        try
+        {
+            Files.writeString(cpuset.resolve("cpuset.cpus"), "0");
+            Files.writeString(cpuset.resolve("cpuset.mems"), Files.readString(hierarchy.resolve("cpuset.mems")).trim());
+            final List<String> command = new java.util.ArrayList<>(List.of(JvmFlags.javaExecutable()));
+            command.addAll(JvmFlags.flags());
+            command.addAll(List.of("-cp", System.getProperty("java.class.path"), UsableCpus.class.getName()));
+            child = new ProcessBuilder(command).redirectErrorStream(true).start();
+            Files.writeString(cpuset.resolve("cgroup.procs"), Long.toString(child.pid()));
+            child.getOutputStream().write('\n');
+            child.getOutputStream().flush();
+            final String answer = new String(child.getInputStream().readAllBytes()).trim();
+            assertEquals(0, child.waitFor(), answer);
+            assertEquals("usable [0], auto " + NicProcessor.NONE + ", CPU " + highest + ": --nic-cpu " + highest +
+                ": CPU " + highest + " is not online, or not in this process's cpuset (online and allowed: [0])",
+                answer);
+        }
+        finally
+        {
+            if (null != child)
+            {
+                child.destroyForcibly().waitFor();
+            }
+            Files.delete(cpuset);
+        }
+    }
+
+    /** What a process started in a cpuset sees, once told it is in: for the cpuset test. */
+    static final class UsableCpus
+    {
+        public static void main(final String[] args) throws Exception
+        {
+            System.in.read();
+            final int highest = NicProcessor.highestOnlineCpu();
+            String refusal = "accepted";
+            try
+            {
+                NicProcessor.resolve(Integer.toString(highest), ClusterProperties.FIRMWARE_SHARED);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                refusal = ex.getMessage();
+            }
+            System.out.println("usable " + NicProcessor.usableCpus() + ", auto " +
+                NicProcessor.resolve("auto", ClusterProperties.FIRMWARE_SHARED) + ", CPU " + highest + ": " + refusal);
+        }
     }
 
     private static void taskset(final long pid, final String cpus) throws Exception
