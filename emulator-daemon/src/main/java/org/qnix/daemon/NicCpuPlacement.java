@@ -103,7 +103,7 @@ final class NicCpuPlacement
 
     /**
      * @param nicCpu   the cluster's NIC CPU, or {@link NicProcessor#NONE}: then every process stays off it.
-     * @param hostCpus the CPUs other than the NICs' that processes may run on (at least 1).
+     * @param hostCpus the CPUs other than the NICs' that the cluster may use (NicProcessor.usableCpus; at least 1).
      * @param cpus     reads where a process may run and moves it: {@link ProcessCpus#OS}.
      */
     NicCpuPlacement(final int nicCpu, final int hostCpus, final ProcessCpus cpus)

@@ -47,6 +47,7 @@ public final class NicProcessor
     private static final int CPU_SET_BYTES = 128;
     private static final int MAX_CPUS = CPU_SET_BYTES * Byte.SIZE;
     private static final Path ONLINE_CPUS = Path.of("/sys/devices/system/cpu/online");
+    private static final Path ISOLATED_CPUS = Path.of("/sys/devices/system/cpu/isolated");
     private static final Path THREADS = Path.of("/proc/self/task");
     private static final String ALLOWED_LIST = "Cpus_allowed_list:";
     private static final String UNAVAILABLE = CLibrary.link(NicProcessor.class, "CPU affinity");
@@ -113,49 +114,90 @@ public final class NicProcessor
     }
 
     /**
-     * The CPUs a cluster brought up from this process may use: those online that its cpuset (a
-     * container's {@code --cpuset-cpus}, a cgroup) lets any of its threads run on. An affinity mask
-     * ({@code taskset}, or this process's own placement) does not count: it is no limit, and the firmware
-     * binds itself past it. Found by asking the kernel: a thread of its own asks for every online CPU and
-     * gets those the cpuset allows.
+     * The CPUs a cluster brought up from this thread may use: those online that its cpuset (a
+     * container's {@code --cpuset-cpus}, a cgroup) lets it run on, less those isolated at boot
+     * ({@code isolcpus}, which the scheduler leaves to whoever binds to them) unless that leaves none. An
+     * affinity mask ({@code taskset}, or this process's own placement) does not narrow it: the firmware
+     * binds itself past such a mask. Found by asking the kernel: a thread of its own asks for every CPU,
+     * is granted those the cpuset allows, and puts its own mask back before it ends.
      *
-     * @return the online CPUs allowed; every online CPU if that cannot be told.
+     * @return the CPUs usable; every online CPU if that cannot be told.
      */
     public static SortedSet<Integer> usableCpus()
     {
         final SortedSet<Integer> online = onlineCpus();
-        if (null != UNAVAILABLE)
+        final SortedSet<Integer> usable = null == UNAVAILABLE ? cpusetCpus() : new TreeSet<>();
+        usable.retainAll(online);
+        if (usable.isEmpty())
         {
-            return online;
+            usable.addAll(online);
         }
-        final UnsafeBuffer wanted = newMask();
-        for (final int cpu : online)
-        {
-            if (cpu < MAX_CPUS)
-            {
-                wanted.putByte(cpu / Byte.SIZE, (byte)(wanted.getByte(cpu / Byte.SIZE) | 1 << (cpu % Byte.SIZE)));
-            }
-        }
+        final SortedSet<Integer> notIsolated = new TreeSet<>(usable);
+        notIsolated.removeAll(isolatedCpus());
+        return notIsolated.isEmpty() ? usable : notIsolated;
+    }
+
+    /** @return the CPUs this thread's cpuset allows, as the kernel grants them; empty if it cannot be told. */
+    private static SortedSet<Integer> cpusetCpus()
+    {
+        final UnsafeBuffer every = newMask();
+        every.setMemory(0, CPU_SET_BYTES, (byte)0xFF);
+        final UnsafeBuffer own = newMask();
         final UnsafeBuffer granted = newMask();
         final boolean[] asked = new boolean[1];
-        // A thread of its own, which ends with the answer: no other thread's CPUs change.
-        final Thread probe = new Thread(() -> asked[0] =
-            0 == sched_setaffinity(0, CPU_SET_BYTES, wanted.addressOffset()) &&
-            0 == sched_getaffinity(0, CPU_SET_BYTES, granted.addressOffset()), "qnix-cpuset-probe");
+        final Thread probe = new Thread(() ->
+        {
+            if (0 == sched_getaffinity(0, CPU_SET_BYTES, own.addressOffset()))
+            {
+                asked[0] = 0 == sched_setaffinity(0, CPU_SET_BYTES, every.addressOffset()) &&
+                    0 == sched_getaffinity(0, CPU_SET_BYTES, granted.addressOffset());
+                // Its task lingers in /proc a moment after join: with the mask it started with, nobody
+                // reading a process's CPUs there (the daemon, a test) sees it wider.
+                sched_setaffinity(0, CPU_SET_BYTES, own.addressOffset());
+            }
+        }, "qnix-cpuset-probe");
         probe.setDaemon(true);
-        probe.start();
         try
         {
-            probe.join();
+            probe.start();
         }
-        catch (final InterruptedException ex)
+        catch (final OutOfMemoryError ex)
+        {
+            // No thread to be had (a pids limit): then the cpuset is not known.
+            return new TreeSet<>();
+        }
+        boolean interrupted = false;
+        while (true)
+        {
+            try
+            {
+                probe.join();
+                break;
+            }
+            catch (final InterruptedException ex)
+            {
+                interrupted = true;
+            }
+        }
+        if (interrupted)
         {
             Thread.currentThread().interrupt();
-            return online;
         }
-        final SortedSet<Integer> usable = asked[0] ? cpusOf(granted) : new TreeSet<>();
-        usable.retainAll(online);
-        return usable.isEmpty() ? online : usable;
+        return asked[0] ? cpusOf(granted) : new TreeSet<>();
+    }
+
+    /** @return the CPUs isolated at boot ({@code /sys/devices/system/cpu/isolated}); empty if none or unknown. */
+    private static SortedSet<Integer> isolatedCpus()
+    {
+        try
+        {
+            final String list = Files.readString(ISOLATED_CPUS).trim();
+            return list.isEmpty() ? new TreeSet<>() : cpuList(list);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return new TreeSet<>();
+        }
     }
 
     /** @return the highest CPU number online. */

@@ -141,8 +141,8 @@ public final class QnixCommand implements Runnable
             description = "The CPU that plays the NICs' processor with --firmware shared: the firmware JVM runs " +
                 "there and programs registered with the cluster keep off it while registered, except those the driver " +
                 "places there when the other CPUs hold more (on two CPUs: rank 3 of a job, then every second rank) " +
-                "(default auto: the highest-numbered CPU when this command's cpuset has two or more; none: the " +
-                "scheduler decides).")
+                "(default auto: the highest-numbered CPU when this command's cpuset, a container's, has two or more; " +
+                "a taskset mask does not count; none: the scheduler decides).")
         String nicCpu;
 
         @Option(names = "--hot-us", paramLabel = "MICROSECONDS",
