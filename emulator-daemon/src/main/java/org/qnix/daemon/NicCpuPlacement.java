@@ -61,7 +61,7 @@ final class NicCpuPlacement
     private final Map<Long, Placed> byPid = new HashMap<>();
     /** Each registration (node, Process Table index) that holds a placement, and whose process it is. */
     private final Map<Long, Long> byRegistration = new HashMap<>();
-    /** Placements made so far: the latest placed process is the first to move. */
+    /** Placements made so far: each process's order, by which the latest placed group moves first. */
     private long placements;
 
     private static final class Placed
@@ -74,7 +74,7 @@ final class NicCpuPlacement
         /** The CPUs it could run on when it was placed (empty: unknown), which a move off the NICs' CPU keeps. */
         final SortedSet<Integer> allowed;
         boolean onNicCpu;
-        /** Kept where it is: it may run on one side only, or a move failed. */
+        /** Kept where it is: it may run on one side only, where it may run is not known, or a move failed. */
         boolean fixed;
         int registrations;
 

@@ -90,8 +90,9 @@ public final class ClusterControl
 
         /**
          * @param cpu {@code auto} (the default: the highest-numbered CPU with the shared placement on two
-         *            or more CPUs in this process's cpuset), {@code none}, or a CPU number: the CPU the firmware JVM binds itself to
-         *            and registered programs keep off, but those the driver places there ({@code NicProcessor}).
+         *            or more CPUs in this process's cpuset), {@code none}, or a CPU number: the CPU the
+         *            firmware JVM binds itself to and registered programs keep off, but those the driver
+         *            places there ({@code NicProcessor}).
          */
         public Settings nicCpu(final String cpu)
         {
