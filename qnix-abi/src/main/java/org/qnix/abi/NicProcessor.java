@@ -6,7 +6,9 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 
@@ -341,9 +343,7 @@ public final class NicProcessor
         {
             return UNAVAILABLE;
         }
-        final UnsafeBuffer mask = newMask();
-        mask.putByte(cpu / Byte.SIZE, (byte)(1 << (cpu % Byte.SIZE)));
-        return setEveryThread(THREADS, mask);
+        return setEveryThread(THREADS, maskOf(Set.of(cpu), NONE));
     }
 
     /**
@@ -380,17 +380,8 @@ public final class NicProcessor
         {
             return "it is the process that would move it";
         }
-        final UnsafeBuffer nicCpuAlone = newMask();
-        nicCpuAlone.putByte(cpu / Byte.SIZE, (byte)(1 << (cpu % Byte.SIZE)));
-        final UnsafeBuffer offNicCpu = newMask();
-        for (final int other : allowed)
-        {
-            if (other >= 0 && other < MAX_CPUS && other != cpu)
-            {
-                offNicCpu.putByte(other / Byte.SIZE,
-                    (byte)(offNicCpu.getByte(other / Byte.SIZE) | 1 << (other % Byte.SIZE)));
-            }
-        }
+        final UnsafeBuffer nicCpuAlone = maskOf(Set.of(cpu), NONE);
+        final UnsafeBuffer offNicCpu = maskOf(allowed, cpu);
         if (isEmpty(offNicCpu) || !allowed.contains(cpu))
         {
             return "process " + pid + " may run on one side of CPU " + cpu + " only (" + allowed + ")";
@@ -474,27 +465,12 @@ public final class NicProcessor
         {
             return new Placement(false, "sched_getaffinity: errno " + Native.getLastError());
         }
-        final int cpuBit = 1 << (cpu % Byte.SIZE);
-        final boolean allowed = 0 != (before.getByte(cpu / Byte.SIZE) & cpuBit);
-        final UnsafeBuffer target = newMask();
-        if (onCpu)
+        final UnsafeBuffer target = onCpu ? maskOf(Set.of(cpu), NONE) : maskOf(cpusOf(before), cpu);
+        if (onCpu ? !hasCpu(before, cpu) : isEmpty(target))
         {
-            if (!allowed)
-            {
-                // Someone keeps this process off the CPU on purpose (taskset, a cpuset): it stays off.
-                return new Placement(false, null);
-            }
-            target.putByte(cpu / Byte.SIZE, (byte)cpuBit);
-        }
-        else
-        {
-            target.putBytes(0, before, 0, CPU_SET_BYTES);
-            target.putByte(cpu / Byte.SIZE, (byte)(target.getByte(cpu / Byte.SIZE) & ~cpuBit));
-            if (isEmpty(target))
-            {
-                // Someone put this process there on purpose (taskset): it stays, and nothing needs saying.
-                return new Placement(false, null);
-            }
+            // Someone keeps this process off the CPU, or on it alone, on purpose (taskset, a cpuset): it
+            // stays, and nothing needs saying.
+            return new Placement(false, null);
         }
         final String failure = setEveryThread(THREADS, target);
         if (null != failure)
@@ -552,12 +528,31 @@ public final class NicProcessor
         return new UnsafeBuffer(ByteBuffer.allocateDirect(CPU_SET_BYTES));
     }
 
+    /** @return a mask of {@code cpus} less {@code except} ({@link #NONE}: none), CPUs a mask cannot name left out. */
+    private static UnsafeBuffer maskOf(final Collection<Integer> cpus, final int except)
+    {
+        final UnsafeBuffer mask = newMask();
+        for (final int cpu : cpus)
+        {
+            if (cpu >= 0 && cpu < MAX_CPUS && cpu != except)
+            {
+                mask.putByte(cpu / Byte.SIZE, (byte)(mask.getByte(cpu / Byte.SIZE) | 1 << (cpu % Byte.SIZE)));
+            }
+        }
+        return mask;
+    }
+
+    private static boolean hasCpu(final UnsafeBuffer mask, final int cpu)
+    {
+        return 0 != (mask.getByte(cpu / Byte.SIZE) & 1 << (cpu % Byte.SIZE));
+    }
+
     private static SortedSet<Integer> cpusOf(final UnsafeBuffer mask)
     {
         final SortedSet<Integer> cpus = new TreeSet<>();
         for (int cpu = 0; cpu < MAX_CPUS; cpu++)
         {
-            if (0 != (mask.getByte(cpu / Byte.SIZE) & 1 << (cpu % Byte.SIZE)))
+            if (hasCpu(mask, cpu))
             {
                 cpus.add(cpu);
             }
