@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -83,6 +84,17 @@ class NicCpuPlacementTest
         }
     }
 
+    /** @return the advice for ranks 0 to {@code count - 1} of group 7 (pids 100 on), placed in rank order. */
+    private static List<Boolean> placeRanks(final NicCpuPlacement placement, final int count)
+    {
+        final List<Boolean> onNicCpu = new ArrayList<>();
+        for (int rank = 0; rank < count; rank++)
+        {
+            onNicCpu.add(placement.place(NODE, rank, 100 + rank, TICKS, 7, rank));
+        }
+        return onNicCpu;
+    }
+
     /** Registers a process and lets it place itself as advised; returns the advice. */
     private boolean register(final NicCpuPlacement placement, final int index, final long pid, final int group,
         final int rank)
@@ -95,13 +107,8 @@ class NicCpuPlacementTest
     @Test
     void onTwoCpusRanksThreeFiveAndSevenOfAGroupGoOnTheNicsCpu()
     {
-        final NicCpuPlacement placement = new NicCpuPlacement(1, 1, cpus);
-        final List<Boolean> onNicCpu = new ArrayList<>();
-        for (int rank = 0; rank < 8; rank++)
-        {
-            onNicCpu.add(placement.place(NODE, rank, 100 + rank, TICKS, 7, rank));
-        }
-        assertEquals(List.of(false, false, false, true, false, true, false, true), onNicCpu);
+        assertEquals(List.of(false, false, false, true, false, true, false, true),
+            placeRanks(new NicCpuPlacement(1, 1, cpus), 8));
     }
 
     @Test
@@ -153,23 +160,14 @@ class NicCpuPlacementTest
     @Test
     void withMoreHostCpusTheNicsCpuTakesAProcessOnlyWhenEveryHostCpuHasMoreThanTwo()
     {
-        final NicCpuPlacement placement = new NicCpuPlacement(3, 3, new RecordedCpus(List.of(0, 1, 2, 3)));
-        final List<Boolean> onNicCpu = new ArrayList<>();
-        for (int rank = 0; rank < 8; rank++)
-        {
-            onNicCpu.add(placement.place(NODE, rank, 100 + rank, TICKS, 7, rank));
-        }
-        assertEquals(List.of(false, false, false, false, false, false, false, true), onNicCpu);
+        assertEquals(List.of(false, false, false, false, false, false, false, true),
+            placeRanks(new NicCpuPlacement(3, 3, new RecordedCpus(List.of(0, 1, 2, 3))), 8));
     }
 
     @Test
     void withoutANicsCpuNobodyGoesOnIt()
     {
-        final NicCpuPlacement placement = new NicCpuPlacement(NicProcessor.NONE, 1, cpus);
-        for (int rank = 0; rank < 6; rank++)
-        {
-            assertFalse(placement.place(NODE, rank, 100 + rank, TICKS, 7, rank));
-        }
+        assertEquals(Collections.nCopies(6, false), placeRanks(new NicCpuPlacement(NicProcessor.NONE, 1, cpus), 6));
         assertFalse(NicCpuPlacement.none().place(NODE, 0, 100, TICKS, NicCpuPlacement.NO_GROUP, 0));
     }
 

@@ -77,10 +77,8 @@ class NicProcessorTest
     void everyThreadKeepsOffTheCpuUntilTheLastPlacementClosesThenGetsItsCpusBack() throws Exception
     {
         final int cpu = NicProcessor.highestOnlineCpu();
-        assumeTrue(cpu >= 1, "needs two CPUs");
         final long pid = ProcessHandle.current().pid();
-        final SortedSet<Integer> before = NicProcessor.allowedCpus(pid);
-        assumeTrue(before.contains(cpu) && before.size() > 1, "this JVM may run on CPU " + cpu + " and another: " + before);
+        final SortedSet<Integer> before = cpusOrSkip(pid, cpu);
 
         final NicProcessor.Placement first = NicProcessor.avoid(cpu, "test");
         final NicProcessor.Placement second = NicProcessor.avoid(cpu, "test");
@@ -112,10 +110,8 @@ class NicProcessorTest
     void placedOnTheCpuEveryThreadRunsThereAloneUntilTheLastPlacementClosesAndTheFirstPlacementHolds() throws Exception
     {
         final int cpu = NicProcessor.highestOnlineCpu();
-        assumeTrue(cpu >= 1, "needs two CPUs");
         final long pid = ProcessHandle.current().pid();
-        final SortedSet<Integer> before = NicProcessor.allowedCpus(pid);
-        assumeTrue(before.contains(cpu) && before.size() > 1, "this JVM may run on CPU " + cpu + " and another: " + before);
+        final SortedSet<Integer> before = cpusOrSkip(pid, cpu);
 
         final NicProcessor.Placement on = NicProcessor.place(cpu, true, "test");
         // A later registration's advice does not move a placed process.
@@ -266,6 +262,16 @@ class NicProcessorTest
         }
     }
 
+    /** @return the CPUs the process may run on; skips the test unless {@code cpu} (not 0) and another are among them. */
+    private static SortedSet<Integer> cpusOrSkip(final long pid, final int cpu)
+    {
+        assumeTrue(cpu >= 1, "needs two CPUs");
+        final SortedSet<Integer> cpus = NicProcessor.allowedCpus(pid);
+        assumeTrue(cpus.contains(cpu) && cpus.size() > 1, "process " + pid + " may run on CPU " + cpu + " and another: " +
+            cpus);
+        return cpus;
+    }
+
     private static void taskset(final long pid, final String cpus) throws Exception
     {
         final Process taskset = new ProcessBuilder("taskset", "-a", "-p", "-c", cpus, Long.toString(pid))
@@ -282,8 +288,7 @@ class NicProcessorTest
         try
         {
             final long pid = child.pid();
-            final SortedSet<Integer> before = NicProcessor.allowedCpus(pid);
-            assumeTrue(before.contains(cpu) && before.size() > 1, "it may run on CPU " + cpu + " and another: " + before);
+            final SortedSet<Integer> before = cpusOrSkip(pid, cpu);
             final long ticks = ProcessStartTicks.of(pid);
 
             assertNull(NicProcessor.moveProcess(pid, ticks, cpu, true, before));

@@ -96,8 +96,7 @@ class NicProcessorClusterTest
         try
         {
             job = HeldJob.start(dir, 4, 821, hold);
-            final HeldJob started = job;
-            TestClusters.await("4 greetings", () -> started.greetings.get() == 4);
+            job.awaitGreetings();
 
             final Map<Integer, SortedSet<Integer>> cpusByRank = new TreeMap<>();
             for (final ClusterStatus.Process process : ClusterStatus.read(dir).registered())
@@ -143,11 +142,9 @@ class NicProcessorClusterTest
         try
         {
             first = HeldJob.start(dir, 2, 831, holdFirst);
-            final HeldJob alone = first;
-            TestClusters.await("the first job's greetings", () -> alone.greetings.get() == 2);
+            first.awaitGreetings();
             second = HeldJob.start(dir, 2, 832, holdSecond);
-            final HeldJob pair = second;
-            TestClusters.await("the second job's greetings", () -> pair.greetings.get() == 2);
+            second.awaitGreetings();
             assertEquals(new TreeSet<>(List.of(cpu)), cpusOf(dir, 832, 1), "four processes: the fourth beside the firmware");
             assertFalse(cpusOf(dir, 832, 0).contains(cpu));
 
@@ -188,11 +185,13 @@ class NicProcessorClusterTest
         final AtomicInteger greetings = new AtomicInteger();
         final AtomicInteger exit = new AtomicInteger(-1);
         final ByteArrayOutputStream output = new ByteArrayOutputStream();
+        int size;
         Thread runner;
 
         static HeldJob start(final ClusterDirectory dir, final int size, final int application, final Path hold)
         {
             final HeldJob job = new HeldJob();
+            job.size = size;
             final ProgramLauncher launcher = new ProgramLauncher(dir, size, "Hello", List.of("--hold-while", hold.toString()))
                 .applicationId(application).onLine(line -> job.greetings.addAndGet(line.startsWith("Hello from") ? 1 : 0));
             job.runner = new Thread(() ->
@@ -208,6 +207,12 @@ class NicProcessorClusterTest
             });
             job.runner.start();
             return job;
+        }
+
+        /** Waits until every member has said hello: every one is registered. */
+        void awaitGreetings() throws InterruptedException
+        {
+            TestClusters.await(size + " greetings", () -> greetings.get() == size);
         }
 
         int exit() throws InterruptedException
