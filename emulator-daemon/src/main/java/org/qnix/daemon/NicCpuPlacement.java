@@ -38,13 +38,15 @@ import org.qnix.abi.NicProcessor;
  * again ({@link #leave}): it moves as few processes as it takes for the rule's count on the NICs' CPU,
  * the latest placed group's highest rank first. It moves them itself ({@link ProcessCpus}), since a
  * program in a ping-pong loop asks its driver nothing, but only one that runs where it was advised
- * (so has placed itself, and is not closing). A process that may run on one side only, or whose CPUs
- * cannot be read, is counted where it runs and never moved.
+ * (so has placed itself, and is not closing); one that had not placed itself yet is moved by the
+ * driver's next check ({@link #placeWaiting}, every second). A process that may run on one side only,
+ * or whose CPUs cannot be read, is counted where it runs and never moved.
  *
  * <pre>{@code
  * NicCpuPlacement placement = new NicCpuPlacement(props.nicCpu(), hostCpus, ProcessCpus.OS);
  * boolean onNicCpu = placement.place(node, index, pid, startTicks, group, rank);   // before REGISTERED
  * List<String> moved = placement.leave(node, index);                               // at de-registration
+ * moved = placement.placeWaiting(HostClock.millis());                              // every second
  * }</pre>
  */
 final class NicCpuPlacement
@@ -63,6 +65,13 @@ final class NicCpuPlacement
     private final Map<Long, Long> byRegistration = new HashMap<>();
     /** Placements made so far: each process's order, by which the latest placed group moves first. */
     private long placements;
+    /** The last placement again left the rule's count unmet: a process to move had not placed itself yet. */
+    private boolean waiting;
+    /** Until when {@link #placeWaiting} tries again; 0 until its first try after a leave. */
+    private long waitingUntilMs;
+
+    /** How long the driver keeps trying a placement left waiting: a library places itself within ms of REGISTERED. */
+    static final long WAIT_FOR_SELF_PLACEMENT_MS = 10_000;
 
     private static final class Placed
     {
@@ -181,6 +190,34 @@ final class NicCpuPlacement
             return List.of();
         }
         byPid.remove(osPid);
+        waitingUntilMs = 0;
+        return placeAgain();
+    }
+
+    /**
+     * Tries again a placement that the last leave left unfinished because a process it would have moved
+     * had not placed itself yet (its REGISTERED reply was out), so that it does not wait for the next
+     * leave. The driver calls it every second; it stops trying {@link #WAIT_FOR_SELF_PLACEMENT_MS} after
+     * its first try: a process still not where it was advised by then has set its threads' CPUs itself.
+     *
+     * @param nowMs the driver's clock.
+     * @return the processes moved, as {@link #leave}'s; empty if none or nothing is waiting.
+     */
+    synchronized List<String> placeWaiting(final long nowMs)
+    {
+        if (!waiting)
+        {
+            return List.of();
+        }
+        if (0 == waitingUntilMs)
+        {
+            waitingUntilMs = nowMs + WAIT_FOR_SELF_PLACEMENT_MS;
+        }
+        else if (nowMs > waitingUntilMs)
+        {
+            waiting = false;
+            return List.of();
+        }
         return placeAgain();
     }
 
@@ -204,6 +241,7 @@ final class NicCpuPlacement
      */
     private List<String> placeAgain()
     {
+        waiting = false;
         if (NicProcessor.NONE == nicCpu)
         {
             return List.of();
@@ -228,6 +266,7 @@ final class NicCpuPlacement
             return moves;
         }
         final boolean toNicCpu = onNicCpu < nic;
+        boolean skipped = false;
         for (final Placed candidate : candidates(toNicCpu))
         {
             if (onNicCpu == nic)
@@ -237,7 +276,9 @@ final class NicCpuPlacement
             if (!candidate.placedCpus(nicCpu).equals(cpus.allowed(candidate.osPid)))
             {
                 // It has not placed itself yet (its library does so after REGISTERED, and would take a
-                // move made before as the CPUs to give back at its close), or it is closing, or gone.
+                // move made before as the CPUs to give back at its close), or it is closing, or gone:
+                // placeWaiting tries again, and a closing one's leave places the others again anyway.
+                skipped = true;
                 continue;
             }
             final String failure =
@@ -254,6 +295,7 @@ final class NicCpuPlacement
                 candidate.fixed = true;
             }
         }
+        waiting = skipped && onNicCpu != nic;
         return moves;
     }
 

@@ -210,6 +210,10 @@ final class NodeDriver implements AutoCloseable
         }
     }
 
+    /**
+     * The node's driver's check every {@link #IDLE_CHECK_MS}: connections that hold nothing, a placement
+     * waiting for a process to place itself, deletions a resumed NIC has done.
+     */
     private void closeIdleConnections()
     {
         while (!closed)
@@ -225,6 +229,7 @@ final class NodeDriver implements AutoCloseable
                 System.err.println("driver " + node + ": closed " + idle + " connection(s) that had no registration" +
                     " in progress or held for " + DriverConnections.REGISTER_WITHIN_MS + " ms");
             }
+            registrar.placeWaiting();
             try
             {
                 // A NIC that resumed takes its backlog of deletions with no registration coming to notice.

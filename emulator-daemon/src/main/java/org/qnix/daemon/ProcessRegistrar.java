@@ -614,6 +614,25 @@ final class ProcessRegistrar
     }
 
     /**
+     * Finishes a placement that a leave left waiting for a process to place itself
+     * ({@link NicCpuPlacement#placeWaiting}); the node's driver calls it every second.
+     */
+    void placeWaiting()
+    {
+        try
+        {
+            for (final String move : registry.placement().placeWaiting(HostClock.millis()))
+            {
+                System.err.println("driver " + node + ": placed again once the process had placed itself: " + move);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            System.err.println("driver " + node + ": placing again failed: " + ex);
+        }
+    }
+
+    /**
      * VIA de-registration (issue 14; {@code VipCloseNic}, or process death): the PID cleared, every VI,
      * region and CQ out of the VIA tables, Delete_Via_Process, then the pages and the entry.
      */

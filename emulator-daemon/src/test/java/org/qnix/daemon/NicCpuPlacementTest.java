@@ -240,6 +240,34 @@ class NicCpuPlacementTest
     }
 
     @Test
+    void aProcessThatPlacesItselfAfterALeaveIsMovedByTheDriversNextCheck()
+    {
+        final NicCpuPlacement placement = aJobAndAHalf();
+        assertTrue(placement.place(NODE, 3, 201, TICKS, 8, 1));
+        assertEquals(List.of(), placement.leave(NODE, 0), "201 has not placed itself yet");
+        assertEquals(List.of(), placement.placeWaiting(1_000), "nor at the driver's first check");
+        cpus.follow(201, 1, true);
+        assertEquals(List.of("process 201 off the NICs' CPU 1"), placement.placeWaiting(2_000));
+        assertEquals(false, placement.onNicCpu(201));
+        assertEquals(List.of(), placement.placeWaiting(3_000), "nothing left waiting");
+        assertEquals(List.of("201 off 1 [0, 1]"), cpus.moves);
+    }
+
+    @Test
+    void theDriverStopsTryingAPlacementLeftWaitingAfterAWhile()
+    {
+        final NicCpuPlacement placement = aJobAndAHalf();
+        assertTrue(placement.place(NODE, 3, 201, TICKS, 8, 1));
+        placement.leave(NODE, 0);
+        assertEquals(List.of(), placement.placeWaiting(1_000));
+        cpus.follow(201, 1, true);
+        assertEquals(List.of(), placement.placeWaiting(1_001 + NicCpuPlacement.WAIT_FOR_SELF_PLACEMENT_MS),
+            "it set its CPUs itself, too late to be taken for following the advice");
+        assertEquals(List.of(), cpus.moves);
+        assertEquals(List.of("process 201 off the NICs' CPU 1"), placement.leave(NODE, 1), "the next leave tries");
+    }
+
+    @Test
     void aMoveThatFailsLeavesTheProcessWhereItIsAndMovesTheNext()
     {
         final NicCpuPlacement placement = new NicCpuPlacement(1, 1, cpus);
