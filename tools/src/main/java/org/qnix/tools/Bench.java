@@ -1,5 +1,6 @@
 package org.qnix.tools;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +26,7 @@ import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.CommandLineOptionException;
 import org.openjdk.jmh.runner.options.CommandLineOptions;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.JvmFlags;
 import org.qnix.bench.AeronIpcTransport;
 import org.qnix.bench.AeronStreamTransport;
@@ -536,13 +538,21 @@ final class Bench implements Runnable
 
     /**
      * Refuses an output file that cannot be written, before anything is measured: a missing directory
-     * would otherwise be found when the report is written, after the whole run.
+     * would otherwise be found when the report is written, after the whole run. A file among the
+     * clusters' ({@code $QNIX_DIR}) is refused too: the NICs map them, and one cut short under them
+     * ends their firmware with a memory fault.
      *
      * @throws IllegalArgumentException naming the option and the file.
      */
     static void checkOutputFile(final String option, final Path file)
     {
         final Path directory = file.toAbsolutePath().getParent();
+        final Path clusters = ClusterDirectory.baseDirectory().toAbsolutePath();
+        if (null != directory && Files.isDirectory(directory) && isWithin(file, clusters))
+        {
+            throw new IllegalArgumentException(option + " " + file + ": is in " + clusters + ", where the clusters' " +
+                "NICs map their files: write it elsewhere");
+        }
         if (Files.isDirectory(file))
         {
             throw new IllegalArgumentException(option + " " + file + ": is a directory, not a file");
@@ -554,6 +564,26 @@ final class Bench implements Runnable
         if (Files.exists(file) ? !Files.isWritable(file) : !Files.isWritable(directory))
         {
             throw new IllegalArgumentException(option + " " + file + ": cannot be written here");
+        }
+    }
+
+    /** @return whether {@code file}, its links followed, is in {@code directory} or below it. */
+    private static boolean isWithin(final Path file, final Path directory)
+    {
+        try
+        {
+            if (!Files.isDirectory(directory))
+            {
+                return false;
+            }
+            final Path real = Files.exists(file) ? file.toRealPath() :
+                file.toAbsolutePath().getParent().toRealPath().resolve(file.getFileName());
+            return real.startsWith(directory.toRealPath());
+        }
+        catch (final IOException ex)
+        {
+            // Not resolvable: the checks after this one say why it cannot be written.
+            return false;
         }
     }
 

@@ -73,9 +73,10 @@ public final class TraceCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("--snaplen " + snapLength + ": give 0 to " + TraceLayout.MAX_SNAP_LENGTH);
         }
-        if (null != duration && !(duration > 0 && duration <= 7 * 86_400))
+        // Whole milliseconds: less than half of one rounded to 0, which is no limit at all.
+        if (null != duration && !(duration >= 0.001 && duration <= 7 * 86_400))
         {
-            throw new IllegalArgumentException("--duration " + duration + ": give seconds above 0");
+            throw new IllegalArgumentException("--duration " + duration + ": give 0.001 to 604800 seconds");
         }
         if (null != count && count < 1)
         {
@@ -131,11 +132,11 @@ public final class TraceCommand implements Callable<Integer>
             }
         }, "qnix-trace-stop");
         Runtime.getRuntime().addShutdownHook(onInterrupt);
-        System.err.println("qnix trace: tracing " + nodes.size() + (1 == nodes.size() ? " NIC" : " NICs") + " of cluster '" +
-            dir.name() + "'" + (null == output ? "" : " into " + output) + "; Ctrl-C stops");
         try
         {
-            session.run(null == duration ? 0 : Math.round(duration * 1000), null == count ? 0 : count);
+            session.run(null == duration ? 0 : Math.round(duration * 1000), null == count ? 0 : count,
+                () -> System.err.println("qnix trace: tracing " + nodes.size() + (1 == nodes.size() ? " NIC" : " NICs") +
+                    " of cluster '" + dir.name() + "'" + (null == output ? "" : " into " + output) + "; Ctrl-C stops"));
         }
         finally
         {

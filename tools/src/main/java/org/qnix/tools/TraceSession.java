@@ -128,9 +128,19 @@ public final class TraceSession
      */
     public long run(final long durationMs, final long maxPackets)
     {
-        final long deadline = durationMs > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(durationMs) : 0;
+        return run(durationMs, maxPackets, () -> { });
+    }
+
+    /**
+     * As {@link #run(long, long)}, calling {@code onTracing} once every NIC is attached: a trace refused
+     * (another one holds a NIC) never says it is tracing.
+     */
+    public long run(final long durationMs, final long maxPackets, final Runnable onTracing)
+    {
         try (PacketTracer tracer = PacketTracer.attach(dir, nodes, snapLength))
         {
+            onTracing.run();
+            final long deadline = durationMs > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(durationMs) : 0;
             if (null != pcapFile)
             {
                 pcap = new PcapNgWriter(pcapFile, "qnix trace of cluster " + dir.name());

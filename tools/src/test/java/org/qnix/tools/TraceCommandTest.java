@@ -68,6 +68,20 @@ class TraceCommandTest
             assertEquals("qnix: --node 9-9: cluster '" + dir.name() + "' has no such node, it is a 2x1 torus",
                 noNode.err.strip());
 
+            // Nor is a file among the clusters' files: one cut short under the NICs ended their firmware.
+            final Path sdram = dir.nicSdram(NicCoordinates.parse("0-0"));
+            final long sdramBytes = Files.size(sdram);
+            for (final Path inside : List.of(sdram, dir.propertiesFile(), dir.path().resolve("new.pcapng")))
+            {
+                final CliResult refused = CliResult.run("trace", "--cluster", dir.name(), "-o", inside.toString(),
+                    "--duration", "1");
+                assertEquals(QnixCommand.BAD_ARGUMENT, refused.exit, refused.out + refused.err);
+                assertEquals("qnix: -o " + inside + ": is in " + ClusterDirectory.baseDirectory().toAbsolutePath() +
+                    ", where the clusters' NICs map their files: write it elsewhere", refused.err.strip());
+            }
+            assertEquals(sdramBytes, Files.size(sdram));
+            assertTrue(Files.notExists(dir.path().resolve("new.pcapng")));
+
             final Path pcap = temp.resolve("t.pcapng");
             final ByteArrayOutputStream lines = new ByteArrayOutputStream();
             final List<NicCoordinates> nodes = List.of(NicCoordinates.parse("0-0"), NicCoordinates.parse("1-0"));
@@ -156,6 +170,7 @@ class TraceCommandTest
     {
         for (final String[] args : List.of(new String[] {"trace", "--snaplen", "-1"},
             new String[] {"trace", "--filter", "frob"}, new String[] {"trace", "--duration", "0"},
+            new String[] {"trace", "--duration", "0.0000001"},
             new String[] {"trace", "--count", "0"}, new String[] {"trace", "--cluster", "no-such-cluster-here"},
             new String[] {"trace", "--cluster", "no-such-cluster-here", "-o", "/no/such/dir/x.pcapng"}))
         {
