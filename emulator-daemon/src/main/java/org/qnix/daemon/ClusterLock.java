@@ -91,6 +91,10 @@ public final class ClusterLock implements AutoCloseable
      * Guarded by the class.
      */
     private static final Map<Path, Holder> HELD_HERE = new HashMap<>();
+    /** Whether {@link #finishAtShutdown()} has added its hook. Guarded by the class. */
+    private static boolean shutdownHookAdded;
+    /** The longest a shutdown waits for the locks held here: an {@code up}'s limit (180 s), and more. */
+    private static final long RELEASE_AT_SHUTDOWN_MS = 240_000;
 
     private final ClusterDirectory dir;
     private final Path file;
@@ -206,12 +210,55 @@ public final class ClusterLock implements AutoCloseable
             channel.truncate(0);
             channel.write(ByteBuffer.wrap(format(self).getBytes(StandardCharsets.UTF_8)), 0);
             HELD_HERE.put(file, self);
+            finishAtShutdown();
             return new ClusterLock(dir, channel, lock);
         }
         catch (final IOException ex)
         {
             CloseHelper.quietClose(channel);
             throw new UncheckedIOException("cannot lock " + file, ex);
+        }
+    }
+
+    /**
+     * Once per JVM: at shutdown (Ctrl-C) it waits for the locks it holds to be released. The thread that
+     * holds one goes on running meanwhile, so an interrupted {@code down} finishes, and an interrupted
+     * {@code up} comes up or fails (its caller's own hook may take it down again, {@code OwnedCluster}).
+     * Before, the JVM halted half-way, which left the lock file behind, and after an {@code up} a
+     * running cluster nobody was told of.
+     */
+    private static void finishAtShutdown()
+    {
+        if (shutdownHookAdded)
+        {
+            return;
+        }
+        shutdownHookAdded = true;
+        try
+        {
+            Runtime.getRuntime().addShutdownHook(new Thread(() ->
+            {
+                synchronized (ClusterLock.class)
+                {
+                    final long deadline = HostClock.millis() + RELEASE_AT_SHUTDOWN_MS;
+                    for (long left = RELEASE_AT_SHUTDOWN_MS; !HELD_HERE.isEmpty() && left > 0;
+                        left = deadline - HostClock.millis())
+                    {
+                        try
+                        {
+                            ClusterLock.class.wait(left);
+                        }
+                        catch (final InterruptedException ex)
+                        {
+                            return;
+                        }
+                    }
+                }
+            }, "qnix-cluster-lock-release"));
+        }
+        catch (final IllegalStateException shuttingDown)
+        {
+            // Taken by a shutdown hook (a teardown): the JVM waits for that hook anyway.
         }
     }
 

@@ -268,6 +268,8 @@ public final class ProgramLauncher
                 command.addAll(jvmOptions);
                 command.add("-cp");
                 command.add(mainAndClassPath[1]);
+                // Through RankMain, which ends the rank if this launcher dies without stopping it.
+                command.add(RankMain.class.getName());
                 command.add(mainAndClassPath[0]);
                 command.addAll(args);
                 final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);

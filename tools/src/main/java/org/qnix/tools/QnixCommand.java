@@ -218,7 +218,14 @@ public final class QnixCommand implements Runnable
                 nextPort = port + 1;
                 settings.debug(debugNode(spec, parts[0]), port);
             }
-            final ClusterDirectory dir = ClusterControl.up(settings, System.out);
+            // Taken down again if interrupted before it is up: Ctrl-C does not reach the daemon's session.
+            final OwnedCluster owned = OwnedCluster.up(settings, System.out, System.out);
+            if (!owned.keep())
+            {
+                // Interrupted as it came up: the shutdown hook says so and takes it down.
+                return FAILED;
+            }
+            final ClusterDirectory dir = owned.directory();
             final ClusterParameters params = settings.params;
             final int cpu = ClusterProperties.read(dir.propertiesFile()).map(ClusterProperties::nicCpu)
                 .orElse(NicProcessor.NONE);

@@ -1,0 +1,130 @@
+package org.qnix.tools;
+
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Arrays;
+
+/**
+ * The main of every rank {@code qnix run} starts: it watches its launcher, then runs the program's
+ * own {@code main}. A launcher that dies without stopping its ranks ({@code kill -9}, a crash) would
+ * otherwise leave them running, registered with their NICs, their output going nowhere, until
+ * {@code cluster down}. The launcher holds the write end of every rank's standard input and writes
+ * nothing to it, so the read end sees end-of-file exactly when the launcher is gone: a thread blocked in
+ * that read costs nothing until then, and the rank exits through its shutdown hooks (the libraries
+ * de-register). A program that closes its standard input only turns the watch off.
+ *
+ * <pre>{@code
+ * java ... -cp QNIX:USER org.qnix.tools.RankMain com.example.Main arg1 arg2   // as ProgramLauncher runs it
+ * }</pre>
+ */
+public final class RankMain
+{
+    /** The exit code of a rank whose launcher is gone; nobody reads it but a debugging user. */
+    static final int LAUNCHER_GONE = 1;
+    /** The exit code of a program with no main to run, as the java launcher's. */
+    static final int NO_MAIN = 1;
+
+    private RankMain()
+    {
+    }
+
+    /**
+     * @param args the program's main class, then its arguments.
+     */
+    public static void main(final String[] args) throws Throwable
+    {
+        if (0 == args.length)
+        {
+            System.err.println("qnix run: RankMain needs the program's main class");
+            System.exit(NO_MAIN);
+        }
+        watchLauncher();
+        final Method main = mainOf(args[0]);
+        if (null == main)
+        {
+            System.exit(NO_MAIN);
+        }
+        try
+        {
+            main.invoke(null, (Object)Arrays.copyOfRange(args, 1, args.length));
+        }
+        catch (final InvocationTargetException ex)
+        {
+            // Uncaught in the program: the JVM prints it as the program's own, and exits 1; without the
+            // frames of this call, the trace ends in the program's main, as when the java launcher runs it.
+            final Throwable cause = ex.getCause();
+            final StackTraceElement[] frames = cause.getStackTrace();
+            int kept = frames.length;
+            while (kept > 0 && isThisCall(frames[kept - 1]))
+            {
+                kept--;
+            }
+            cause.setStackTrace(Arrays.copyOf(frames, kept));
+            throw cause;
+        }
+    }
+
+    private static boolean isThisCall(final StackTraceElement frame)
+    {
+        final String name = frame.getClassName();
+        return RankMain.class.getName().equals(name) || Method.class.getName().equals(name) ||
+            name.startsWith("jdk.internal.reflect.");
+    }
+
+    /** @return the program's {@code public static void main(String[])}, or null having said why not. */
+    private static Method mainOf(final String className)
+    {
+        try
+        {
+            final Method main = Class.forName(className, true, ClassLoader.getSystemClassLoader())
+                .getMethod("main", String[].class);
+            if (Modifier.isStatic(main.getModifiers()) && void.class == main.getReturnType())
+            {
+                // A main of a class that is not public is run, as the java launcher runs it.
+                main.setAccessible(true);
+                return main;
+            }
+        }
+        catch (final ClassNotFoundException ex)
+        {
+            System.err.println("qnix run: no class " + className + " on the class path");
+            return null;
+        }
+        catch (final NoSuchMethodException ex)
+        {
+            // Reported below.
+        }
+        System.err.println("qnix run: " + className + " has no public static void main(String[])");
+        return null;
+    }
+
+    private static void watchLauncher()
+    {
+        final Thread watch = new Thread(() ->
+        {
+            // Not System.in: the program may read it, and its lock would then be held by this thread.
+            final FileInputStream in = new FileInputStream(FileDescriptor.in);
+            final byte[] ignored = new byte[64];
+            try
+            {
+                while (in.read(ignored) >= 0)
+                {
+                    // The launcher writes nothing: nothing to do but wait for the end.
+                }
+            }
+            catch (final IOException ex)
+            {
+                // The program closed its standard input: no watch.
+                return;
+            }
+            System.err.println("qnix run: the launcher of this rank is gone; the rank exits");
+            System.exit(LAUNCHER_GONE);
+        }, "qnix-rank-launcher-watch");
+        watch.setDaemon(true);
+        watch.start();
+    }
+}
