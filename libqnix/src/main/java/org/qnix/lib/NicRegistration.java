@@ -73,7 +73,15 @@ final class NicRegistration
             throw new QnixDriverException(DriverProtocol.REFUSED,
                 "cluster '" + clusterName + "' is " + props.state() + ", not up");
         }
-        final ClusterParameters params = props.parameters();
+        final ClusterParameters params;
+        try
+        {
+            params = props.parameters();
+        }
+        catch (final IllegalStateException ex)
+        {
+            throw new QnixDriverException(DriverProtocol.REFUSED, "cluster '" + clusterName + "': " + ex.getMessage());
+        }
         if (!params.hasNode(where))
         {
             throw new IllegalArgumentException("node " + where + " is not in the " + params.torus() +

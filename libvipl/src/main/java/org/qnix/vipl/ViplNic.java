@@ -127,7 +127,15 @@ public final class ViplNic implements AutoCloseable
             throw new ViplException(ViplResult.ERROR_RESOURCE, "cluster '" + clusterName + "' is " + props.state() +
                 ", not up");
         }
-        final ClusterParameters params = props.parameters();
+        final ClusterParameters params;
+        try
+        {
+            params = props.parameters();
+        }
+        catch (final IllegalStateException ex)
+        {
+            throw new ViplException(ViplResult.ERROR_RESOURCE, "cluster '" + clusterName + "': " + ex.getMessage());
+        }
         if (!params.hasNode(node))
         {
             throw new ViplException(ViplResult.INVALID_PARAMETER, "no NIC " + node + " in the " + params.torus() +

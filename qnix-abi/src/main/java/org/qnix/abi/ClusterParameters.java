@@ -306,7 +306,14 @@ public final class ClusterParameters
         final String torus = props.getProperty("torus");
         if (null != torus)
         {
-            b.torus(torus);
+            try
+            {
+                b.torus(torus);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new IllegalArgumentException("torus=" + torus + " is not a torus WxH", ex);
+            }
         }
         b.processes(intProp(props, "processes", DEFAULT_PROCESSES));
         b.contexts(intProp(props, "contexts", DEFAULT_CONTEXTS));

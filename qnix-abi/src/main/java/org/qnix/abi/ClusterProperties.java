@@ -148,9 +148,21 @@ public final class ClusterProperties
         return new ClusterProperties(copy);
     }
 
+    /**
+     * @throws IllegalStateException if the file holds parameters no {@code cluster up} writes (it was
+     *                               edited or damaged): naming the key, not as a bad option of the user's.
+     */
     public ClusterParameters parameters()
     {
-        return ClusterParameters.fromProperties(props);
+        try
+        {
+            return ClusterParameters.fromProperties(props);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalStateException(ClusterDirectory.PROPERTIES_FILE + " is damaged (" + ex.getMessage() +
+                "): `qnix cluster down` removes the cluster", ex);
+        }
     }
 
     public long daemonPid()

@@ -88,6 +88,10 @@ public final class PciCommCat
             {
                 throw new IllegalArgumentException("--file " + file + ": not a readable file");
             }
+            if (null != out && Files.isDirectory(out))
+            {
+                throw new IllegalArgumentException("--out " + out + ": is a directory; give a file name");
+            }
             final Path outDirectory = null == out ? null : out.toAbsolutePath().getParent();
             if (null != outDirectory && !Files.isDirectory(outDirectory))
             {

@@ -143,6 +143,12 @@ public final class ClusterControl
         throws InterruptedException
     {
         final ClusterDirectory dir = ClusterDirectory.of(settings.name);
+        final Path base = dir.path().getParent();
+        if (Files.exists(base) && !Files.isDirectory(base))
+        {
+            throw new IllegalArgumentException("$QNIX_DIR " + base + " is not a directory: give a directory (default " +
+                "/dev/shm/qnix) where clusters' files can live");
+        }
         for (int i = 0; i < settings.params.nodeCount(); i++)
         {
             dir.checkSocketPathLength(NicCoordinates.ofIndex(i, settings.params.torusWidth()));

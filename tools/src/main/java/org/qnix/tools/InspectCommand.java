@@ -35,7 +35,9 @@ import picocli.CommandLine.Parameters;
 public final class InspectCommand implements Callable<Integer>
 {
     private static final Pattern NODE = Pattern.compile("[0-9]+-[0-9]+");
-    private static final Pattern PROCESS = Pattern.compile("\\(?\\s*(-?[0-9]+)\\s*[,:]\\s*(-?[0-9]+)\\s*\\)?");
+    /** (AI,PI), AI,PI or AI:PI: parentheses both or neither. */
+    private static final Pattern PROCESS =
+        Pattern.compile("(?:\\(\\s*(-?[0-9]+)\\s*[,:]\\s*(-?[0-9]+)\\s*\\)|(-?[0-9]+)\\s*[,:]\\s*(-?[0-9]+))");
 
     @Parameters(index = "0", paramLabel = "PROCESS|NODE",
         description = "A process name AI,PI (or (AI,PI)), or a node X-Y.")
@@ -63,8 +65,9 @@ public final class InspectCommand implements Callable<Integer>
             final int pi;
             try
             {
-                ai = Integer.parseInt(process.group(1));
-                pi = Integer.parseInt(process.group(2));
+                final int first = null != process.group(1) ? 1 : 3;
+                ai = Integer.parseInt(process.group(first));
+                pi = Integer.parseInt(process.group(first + 1));
             }
             catch (final NumberFormatException ex)
             {

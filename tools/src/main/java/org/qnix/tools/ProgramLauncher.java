@@ -117,10 +117,11 @@ public final class ProgramLauncher
     /** ViplHello keeps the README's few lines: its one optional argument, the server's node, is checked here. */
     private static void viplHelloArguments(final List<String> args)
     {
+        // ExampleRules.check puts the example's name first.
         if (args.size() > 1)
         {
-            throw new IllegalArgumentException("ViplHello " + String.join(" ", args) + ": one argument at most, the " +
-                "server's node, e.g. 0-0");
+            throw new IllegalArgumentException(String.join(" ", args) + ": one argument at most, the server's node, " +
+                "e.g. 0-0");
         }
         if (!args.isEmpty())
         {
@@ -130,8 +131,35 @@ public final class ProgramLauncher
             }
             catch (final IllegalArgumentException ex)
             {
-                throw new IllegalArgumentException("ViplHello " + args.get(0) + ": expected the server's node X-Y, " +
-                    "e.g. 0-0");
+                throw new IllegalArgumentException(args.get(0) + ": expected the server's node X-Y, e.g. 0-0");
+            }
+        }
+    }
+
+    /**
+     * The nodes an example's arguments name, against the cluster and where the ranks go: ViplHello's
+     * server must be a node of the cluster, and PciCommCat's listener is rank 0's node, since rank 0
+     * listens where it runs. Otherwise the client waited two minutes for nobody.
+     */
+    private static void checkExampleNodes(final String example, final List<String> args,
+        final ClusterParameters params, final List<NicCoordinates> placement, final String cluster)
+    {
+        if (ViplHello.class.getName().equals(example) && !args.isEmpty())
+        {
+            final NicCoordinates server = NicCoordinates.parse(args.get(0));
+            if (!params.hasNode(server))
+            {
+                throw new IllegalArgumentException("ViplHello " + server + ": cluster '" + cluster + "' has no such " +
+                    "node, it is a " + params.torus() + " torus");
+            }
+        }
+        if (PciCommCat.class.getName().equals(example))
+        {
+            final NicCoordinates listener = NicCoordinates.parse(PciCommCat.Options.parse(args).listenerNode());
+            if (!listener.equals(placement.get(0)))
+            {
+                throw new IllegalArgumentException("PciCommCat --listener-node " + listener + ": rank 0 listens on " +
+                    "its own node, " + placement.get(0) + " here; leave the option out or give " + placement.get(0));
             }
         }
     }
@@ -238,6 +266,7 @@ public final class ProgramLauncher
         }
         final ClusterParameters params = state.properties().orElseThrow().parameters();
         final List<NicCoordinates> placement = place(nodeMap, processes, params);
+        checkExampleNodes(mainAndClassPath[0], args, params, placement, dir.name());
         checkRoom(placement, params);
 
         final List<Process> children = new ArrayList<>();
@@ -449,7 +478,7 @@ public final class ProgramLauncher
             }
             catch (final IOException ex)
             {
-                throw new UncheckedIOException("cannot read " + program, ex);
+                throw new UncheckedIOException("cannot read " + program + " as a jar: " + ex.getMessage(), ex);
             }
         }
         // The user's own class first: their Hello, given with -cp, is the one they mean.

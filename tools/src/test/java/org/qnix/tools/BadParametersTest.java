@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -83,6 +84,7 @@ class BadParametersTest
         "-n 2 -- PciCommCat --file /tmp                | PciCommCat --file /tmp | not a readable file",
         "-n 2 -- PciCommCat --file /etc/services --out /no/such/x | --out /no/such/x | no such directory /no/such",
         "-n 2 -- PciCommCat --file /etc/services --listener-node foo | --listener-node foo | expected a node X-Y",
+        "-n 2 -- PciCommCat --file /etc/services --out /tmp | PciCommCat --out /tmp | is a directory",
     })
     void runRefusedBeforeLookingAtTheCluster(final String options, final String option, final String detail)
     {
@@ -133,6 +135,7 @@ class BadParametersTest
     @CsvSource(delimiter = '|', value = {
         "99999999999,0   | inspect 99999999999,0 | at most 2147483647",
         "nothing         | inspect nothing | give a process as AI,PI",
+        "(1,0            | inspect (1,0 | give a process as AI,PI",
     })
     void inspectRefusesWhatIsNeitherAProcessNorANode(final String target, final String option, final String detail)
     {
@@ -193,6 +196,13 @@ class BadParametersTest
             final CliResult tooMany = CliResult.run("run", "-n", "60", "--cluster", name, "--", "Hello");
             assertRefused(tooMany, "-n 60", "takes at most 4 processes (P = 2 per NIC x 2 NICs)");
             assertEquals(childrenBefore, children(), "no JVM started");
+            // What an example's arguments name, against this cluster and where the ranks go.
+            assertRefused(CliResult.run("run", "-n", "2", "--cluster", name, "--", "ViplHello", "9-9"),
+                "ViplHello 9-9", "cluster '" + name + "' has no such node, it is a 2x1 torus");
+            assertRefused(CliResult.run("run", "-n", "2", "--cluster", name, "--", "PciCommCat", "--file",
+                "/etc/services", "--listener-node", "1-0"), "PciCommCat --listener-node 1-0", "rank 0 listens on " +
+                "its own node, 0-0 here");
+            assertEquals(childrenBefore, children(), "no JVM started");
 
             // One rank registered on each node: each has one free entry left, so 3 ranks do not fit.
             try (HeldHellos held = HeldHellos.start(dir, 701, temp))
@@ -209,6 +219,45 @@ class BadParametersTest
         {
             TestClusters.down(dir);
         }
+    }
+
+    /** A damaged cluster.properties is named as such, not taken for a bad option of the user's. */
+    @Test
+    void aDamagedClusterPropertiesFileIsNamed() throws Exception
+    {
+        final String name = TestClusters.uniqueName("d");
+        final ClusterDirectory dir = ClusterDirectory.of(name);
+        try
+        {
+            TestClusters.up(name, 2, 1, "threads");
+            final String good = Files.readString(dir.propertiesFile());
+            Files.writeString(dir.propertiesFile(), good.replaceAll("(?m)^torus=.*$", "torus=abc"));
+            for (final String[] args : List.of(new String[] {"cluster", "status", "--name", name},
+                new String[] {"ps", "--name", name}, new String[] {"run", "-n", "2", "--cluster", name, "--", "Hello"}))
+            {
+                final CliResult result = CliResult.run(args);
+                assertEquals(QnixCommand.FAILED, result.exit, String.join(" ", args) + ": " + result.out + result.err);
+                assertOneLine(result, "cluster.properties is damaged (torus=abc is not a torus WxH): `qnix cluster " +
+                    "down` removes the cluster");
+            }
+            Files.writeString(dir.propertiesFile(), good);
+        }
+        finally
+        {
+            TestClusters.down(dir);
+        }
+    }
+
+    /** $QNIX_DIR naming a file: said so, not "cannot lock" a path under it. */
+    @Test
+    void aQnixDirThatIsAFileIsRefused(@TempDir final Path temp) throws Exception
+    {
+        final Path file = Files.createFile(temp.resolve("qfile"));
+        final ChildCommand.Result up =
+            ChildCommand.run(ChildCommand.qnix("cluster", "up", "--name", "q"), Map.of("QNIX_DIR", file.toString()), temp);
+        assertEquals(QnixCommand.BAD_ARGUMENT, up.exit(), up.output());
+        assertTrue(up.output().contains("qnix: $QNIX_DIR " + file + " is not a directory"), up.output());
+        assertEquals(0, Files.size(file), "nothing written");
     }
 
     /** The bench's own JVM is a program of the cluster: the library's refusal is one line, not a stack trace. */
