@@ -69,6 +69,10 @@ public final class ClusterState
             return new ClusterState(dir, Kind.STALE, null, "directory " + dir.path() + " has no cluster.properties");
         }
         final long pid = props.get().daemonPid();
+        if (pid <= 0)
+        {
+            return new ClusterState(dir, Kind.STALE, props.get(), dir.propertiesFile() + " names no daemon pid");
+        }
         final Optional<ProcessHandle> daemon = ProcessHandle.of(pid).filter(ProcessHandle::isAlive);
         if (daemon.isEmpty())
         {
@@ -152,18 +156,21 @@ public final class ClusterState
             return List.of(reason);
         }
         final List<String> done = new ArrayList<>();
-        for (final ProcessHandle firmware : leftoverFirmware(dir.path()))
+        for (final ProcessHandle jvm : leftoverFirmware(dir.path()))
         {
-            firmware.destroy();
+            // The daemon too, when it lives on in a directory found stale (its properties damaged).
+            final boolean daemon = jvm.info().commandLine()
+                .map(cmd -> (cmd + " ").contains(" " + JvmFlags.DAEMON_ROLE + " ")).orElse(false);
+            jvm.destroy();
             try
             {
-                firmware.onExit().get(5, java.util.concurrent.TimeUnit.SECONDS);
+                jvm.onExit().get(5, java.util.concurrent.TimeUnit.SECONDS);
             }
             catch (final Exception ex)
             {
-                firmware.destroyForcibly();
+                jvm.destroyForcibly();
             }
-            done.add("stopped firmware JVM pid " + firmware.pid());
+            done.add("stopped " + (daemon ? "daemon" : "firmware JVM") + " pid " + jvm.pid());
         }
         done.addAll(ClusterFiles.remove(dir));
         return done;

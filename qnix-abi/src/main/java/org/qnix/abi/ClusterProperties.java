@@ -165,20 +165,38 @@ public final class ClusterProperties
         }
     }
 
+    /** @return the daemon's pid, 0 if the file names none (or a damaged one). */
     public long daemonPid()
     {
-        return Long.parseLong(props.getProperty("daemon.pid", "0"));
+        return unknownOrLong("daemon.pid");
     }
 
+    /** @return the daemon's start in ms since the epoch, 0 if unknown. */
     public long daemonStartMs()
     {
-        return Long.parseLong(props.getProperty("daemon.startMs", "0"));
+        return unknownOrLong("daemon.startMs");
     }
 
     /** @return the daemon's start in clock ticks after boot, 0 if unknown ({@link ProcessStartTicks}). */
     public long daemonStartTicks()
     {
-        return Long.parseLong(props.getProperty("daemon.startTicks", "0"));
+        return unknownOrLong("daemon.startTicks");
+    }
+
+    /**
+     * A damaged value reads as unknown: the daemon's identity decides whether the cluster is live or
+     * stale, and an exception here made even {@code cluster down} fail, so nothing could clean it up.
+     */
+    private long unknownOrLong(final String key)
+    {
+        try
+        {
+            return Long.parseLong(props.getProperty(key, "0").trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            return 0;
+        }
     }
 
     public String firmwareMode()

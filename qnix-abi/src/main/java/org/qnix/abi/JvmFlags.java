@@ -28,6 +28,11 @@ public final class JvmFlags
      * {@link #clusterMarker} flag it is what tells that cluster's JVMs from any other process.
      */
     public static final String CLUSTER_PROPERTY = "qnix.cluster";
+    /**
+     * The flag after the {@link #clusterMarker} on the daemon's command line, and so within what the
+     * JDK reads back: it tells a stale cluster's daemon from its firmware JVMs when they are stopped.
+     */
+    public static final String DAEMON_ROLE = "-Dqnix.role=daemon";
 
     private static final String RESOURCE = "jvm.flags";
 

@@ -215,6 +215,7 @@ public final class ClusterControl
         }
         command.add(JvmFlags.javaExecutable());
         command.add(JvmFlags.clusterMarker(dir.path()));
+        command.add(JvmFlags.DAEMON_ROLE);
         command.addAll(JvmFlags.flags());
         command.addAll(JvmFlags.crashFiles(dir));
         command.add("-Xmx512m");

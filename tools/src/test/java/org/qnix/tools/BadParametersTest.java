@@ -240,7 +240,18 @@ class BadParametersTest
                 assertOneLine(result, "cluster.properties is damaged (torus=abc is not a torus WxH): `qnix cluster " +
                     "down` removes the cluster");
             }
-            Files.writeString(dir.propertiesFile(), good);
+            // A damaged daemon pid made every command fail, `cluster down` too: now the cluster is stale, and
+            // the down stops its daemon, found by the cluster's marker, and removes everything.
+            Files.writeString(dir.propertiesFile(), good.replaceAll("(?m)^daemon.pid=.*$", "daemon.pid=abc"));
+            final CliResult status = CliResult.run("cluster", "status", "--name", name);
+            assertTrue(status.out.contains("cluster '" + name + "' is STALE: " + dir.propertiesFile() +
+                " names no daemon pid"), status.out + status.err);
+            final CliResult down = CliResult.run("cluster", "down", "--name", name);
+            assertEquals(QnixCommand.OK, down.exit, down.out + down.err);
+            assertTrue(down.out.contains("stopped daemon pid"), down.out);
+            assertFalse(Files.exists(dir.path()), down.out);
+            assertFalse(Files.exists(dir.lockFile()), down.out);
+            assertEquals(List.of(), TestClusters.processesOf(dir), "no daemon left");
         }
         finally
         {
