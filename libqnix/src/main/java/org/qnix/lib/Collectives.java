@@ -226,12 +226,24 @@ final class Collectives
                 Messaging.checkPeer(receiver, false);
             }
             messaging.recordCommand(command, context);
-            if (tryOnly)
+            try
             {
-                return vnic.tryPostMulticast(command, context, receivers);
+                if (tryOnly && !vnic.tryPostMulticast(command, context, receivers))
+                {
+                    messaging.notPosted(command, context);
+                    return false;
+                }
+                if (!tryOnly)
+                {
+                    vnic.postMulticast(command, context, receivers);
+                }
+                return true;
             }
-            vnic.postMulticast(command, context, receivers);
-            return true;
+            catch (final RuntimeException ex)
+            {
+                messaging.notPosted(command, context);
+                throw ex;
+            }
         }
         finally
         {

@@ -1,5 +1,7 @@
 package org.qnix.lib;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -43,6 +45,20 @@ final class Messaging
     /** Send Contexts of timed-out awaits, still held by their operation in the NIC. */
     private final boolean[] abandonedSendContexts;
     private int abandoned;
+    /**
+     * The buffer whose pages each Send / Receive Context's region names (null: a Buffer Pool, short or
+     * group context), and whether its operation was posted: the NIC may move its bytes until the
+     * operation completes. A buffer closed meanwhile keeps its pages till then ({@link #deferFreeWhileInFlight}),
+     * and a context made on a buffer closed since is not posted ({@link #recordCommand}).
+     */
+    private final QnixBuffer[] sendBuffers;
+    private final QnixBuffer[] receiveBuffers;
+    private final boolean[] sendPosted;
+    private final boolean[] receivePosted;
+    /** Buffers closed while in flight, their BUFFER_FREE waiting for the operation: guarded by itself. */
+    private final List<QnixBuffer> closedInFlight = new ArrayList<>();
+    /** Its size, for the take's check without the lock. */
+    private volatile int closedInFlightCount;
 
     /** @param owner whose buffers and Buffer Pool its contexts may name. */
     Messaging(final Qnix owner, final ClusterParameters params, final ProcessName name, final MappingGuard guard,
@@ -55,6 +71,10 @@ final class Messaging
         this.vnic = vnic;
         this.sendCommands = new int[params.contextsPerProcess()];
         this.abandonedSendContexts = new boolean[params.contextsPerProcess()];
+        this.sendBuffers = new QnixBuffer[params.contextsPerProcess()];
+        this.receiveBuffers = new QnixBuffer[params.contextsPerProcess()];
+        this.sendPosted = new boolean[params.contextsPerProcess()];
+        this.receivePosted = new boolean[params.contextsPerProcess()];
     }
 
     /** Enters the guard for a call that touches the VNI; the caller leaves it with {@link #exit()} in a finally. */
@@ -149,12 +169,13 @@ final class Messaging
         {
             checkPeer(sender, true);
             checkRange(buffer, offset, length);
-            final int context = vnic.takeReceiveContext();
+            final int context = takeReceiveContext();
             try
             {
                 final int pages = vnic.writePageTable(vnic.receiveRegionOffset(context), buffer, offset, length);
                 vnic.writeContext(vnic.receiveContextOffset(context), sender.ai(), sender.pi(), tag, doorbell, pages,
                     length, ContextLayout.NO_BUFFER_POOL);
+                receiveBuffers[context] = buffer;
                 return context;
             }
             catch (final RuntimeException ex)
@@ -177,7 +198,7 @@ final class Messaging
         {
             checkPeer(sender, true);
             checkPool(pool, firstPage, length);
-            final int context = vnic.takeReceiveContext();
+            final int context = takeReceiveContext();
             vnic.writeContext(vnic.receiveContextOffset(context), sender.ai(), sender.pi(), tag, doorbell,
                 pages(length), length, firstPage);
             return context;
@@ -199,6 +220,7 @@ final class Messaging
             final int pages = vnic.writePageTable(vnic.sendRegionOffset(context), buffer, offset, length);
             vnic.writeContext(vnic.sendContextOffset(context), receiver.ai(), receiver.pi(), tag, doorbell, pages,
                 length, ContextLayout.NO_BUFFER_POOL);
+            sendBuffers[context] = buffer;
             return context;
         }
         catch (final RuntimeException ex)
@@ -223,7 +245,105 @@ final class Messaging
     int takeSendContext()
     {
         reapAbandoned();
-        return vnic.takeSendContext();
+        freeClosedInFlight();
+        final int context = vnic.takeSendContext();
+        sendBuffers[context] = null;
+        sendPosted[context] = false;
+        return context;
+    }
+
+    /** Inside the guard: the most probably free Receive Context, naming no buffer yet. */
+    private int takeReceiveContext()
+    {
+        freeClosedInFlight();
+        final int context = vnic.takeReceiveContext();
+        receiveBuffers[context] = null;
+        receivePosted[context] = false;
+        return context;
+    }
+
+    /**
+     * For {@link Qnix#freeBuffer}: a buffer closed while an operation posted on it is in flight keeps its
+     * pages until the operation completes, since the NIC may still move its bytes; given back then, the
+     * driver could hand them to this process's next buffer, which the NIC's page check lets through (the
+     * pages are the process's, locked), and it would read or write that buffer as the old one.
+     *
+     * @return true if its BUFFER_FREE waits: {@link #freeClosedInFlight} sends it once the operation is done.
+     */
+    boolean deferFreeWhileInFlight(final QnixBuffer buffer)
+    {
+        if (!guard.enter())
+        {
+            return false;
+        }
+        try
+        {
+            if (!isInFlight(buffer))
+            {
+                return false;
+            }
+            synchronized (closedInFlight)
+            {
+                closedInFlight.add(buffer);
+                closedInFlightCount = closedInFlight.size();
+            }
+            return true;
+        }
+        finally
+        {
+            exit();
+        }
+    }
+
+    /**
+     * Inside the guard, at every take: gives back the pages of the buffers closed in flight whose
+     * operations have completed since. One the driver cannot take goes at de-registration instead.
+     */
+    private void freeClosedInFlight()
+    {
+        // Read without the lock on every take: a buffer added just now is seen at the next one.
+        if (0 == closedInFlightCount)
+        {
+            return;
+        }
+        final List<QnixBuffer> done = new ArrayList<>();
+        synchronized (closedInFlight)
+        {
+            for (int i = closedInFlight.size() - 1; i >= 0; i--)
+            {
+                if (!isInFlight(closedInFlight.get(i)))
+                {
+                    done.add(closedInFlight.remove(i));
+                }
+            }
+            closedInFlightCount = closedInFlight.size();
+        }
+        // Outside the list's lock: a close on another thread takes Qnix's monitor, then that lock.
+        for (final QnixBuffer buffer : done)
+        {
+            try
+            {
+                owner.freeBuffer(buffer);
+            }
+            catch (final RuntimeException ex)
+            {
+                // The driver is gone or refuses: de-registration frees the pages with the rest.
+            }
+        }
+    }
+
+    /** @return whether an operation posted on a context naming the buffer has not completed. */
+    private boolean isInFlight(final QnixBuffer buffer)
+    {
+        for (int c = 0; c < sendBuffers.length; c++)
+        {
+            if (sendBuffers[c] == buffer && sendPosted[c] && Doorbell.USED == vnic.doorbell(c, true) ||
+                receiveBuffers[c] == buffer && receivePosted[c] && Doorbell.USED == vnic.doorbell(c, false))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Inside the guard: a context whose await timed out; nobody else knows its index, so it is freed here later. */
@@ -261,7 +381,15 @@ final class Messaging
         {
             checkPost(command, context);
             recordCommand(command, context);
-            vnic.post(command, context, group, size);
+            try
+            {
+                vnic.post(command, context, group, size);
+            }
+            catch (final RuntimeException ex)
+            {
+                notPosted(command, context);
+                throw ex;
+            }
         }
         finally
         {
@@ -277,7 +405,12 @@ final class Messaging
         {
             checkPost(command, context);
             recordCommand(command, context);
-            return vnic.tryPost(command, context, group, size);
+            final boolean posted = vnic.tryPost(command, context, group, size);
+            if (!posted)
+            {
+                notPosted(command, context);
+            }
+            return posted;
         }
         finally
         {
@@ -285,13 +418,35 @@ final class Messaging
         }
     }
 
-    /** Inside the guard: remembers a Send Context's command for the message of a failed completion. */
+    /**
+     * Inside the guard, just before a command is posted: refuses it if the buffer its context names was
+     * closed since the context was made (the context goes back: its page table may name another buffer's
+     * pages now), remembers a Send Context's command for the message of a failed completion, and counts
+     * the buffer in use until the operation completes.
+     */
     void recordCommand(final int command, final int context)
     {
-        if (ProcessCommand.RECEIVE != command)
+        final boolean send = ProcessCommand.RECEIVE != command;
+        final QnixBuffer buffer = (send ? sendBuffers : receiveBuffers)[context];
+        if (null != buffer && buffer.isClosed())
+        {
+            (send ? sendBuffers : receiveBuffers)[context] = null;
+            vnic.releaseContext(context, send);
+            throw new IllegalStateException((send ? "send" : "receive") + " context " + context + " names buffer " +
+                "region " + buffer.regionId() + ", closed since the context was made: its pages may be another " +
+                "buffer's now; make the context again on an open buffer");
+        }
+        if (send)
         {
             sendCommands[context] = command;
         }
+        (send ? sendPosted : receivePosted)[context] = true;
+    }
+
+    /** Inside the guard: the command {@link #recordCommand} counted was not posted after all (queue full). */
+    void notPosted(final int command, final int context)
+    {
+        (ProcessCommand.RECEIVE != command ? sendPosted : receivePosted)[context] = false;
     }
 
     // Completions (qx_poll_for_send, qx_poll_for_receive)

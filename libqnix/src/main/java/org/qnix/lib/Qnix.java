@@ -291,10 +291,16 @@ public final class Qnix implements AutoCloseable
         return memory.lockBuffer(regionId, lock);
     }
 
-    /** BUFFER_FREE for a {@link QnixBuffer} that is already unmapped. */
+    /**
+     * BUFFER_FREE for a {@link QnixBuffer} that is already unmapped; later, once the operation is done, if
+     * one posted on it is in flight ({@link Messaging#deferFreeWhileInFlight}).
+     */
     synchronized void freeBuffer(final QnixBuffer buffer)
     {
-        memory.freeBuffer(buffer);
+        if (!messaging.deferFreeWhileInFlight(buffer))
+        {
+            memory.freeBuffer(buffer);
+        }
     }
 
     // ---------------------------------------------------------------------------------------------

@@ -15,7 +15,9 @@ import org.qnix.host.PageTable;
  * touch it the buffer must be locked ({@code qx_buffer_lock}), and the page table of the bytes to move
  * is what {@link #translate} gives ({@code qx_buffer_translate}). The NIC checks every page it is told
  * about against the driver's Translation and Protection Table (DESIGN.md 8, item 10): a page of an
- * unlocked, freed or foreign buffer completes the operation with a protection-error doorbell.
+ * unlocked, freed or foreign buffer completes the operation with a protection-error doorbell. A page
+ * freed and then given to another buffer of the same process would pass that check, so the pages of a
+ * buffer closed while an operation posted on it is in flight are given back once it is done ({@link #close()}).
  *
  * <p>The buffer is {@link #length()} bytes starting {@link #firstPageOffset()} bytes into its first
  * page, so a receive buffer can share the alignment of the sender's; its pages are physically contiguous
@@ -228,7 +230,11 @@ public final class QnixBuffer implements AutoCloseable
     }
 
     /**
-     * Unmaps the buffer and gives its pages back to the driver, locked or not. Idempotent.
+     * Unmaps the buffer and gives its pages back to the driver, locked or not. Idempotent. While a Send
+     * or Receive posted on it has not completed, its pages stay this process's until it has (they are
+     * given back at the next context taken after, or with {@link Qnix#close()}): the NIC may still move
+     * their bytes, and as the next buffer's pages they would pass its check. What such a receive brings
+     * is lost with the buffer. A context made on it and not yet posted is refused when posted.
      *
      * @throws QnixDriverException if the driver cannot be reached; the buffer is unmapped anyway.
      */
