@@ -55,6 +55,14 @@ public final class PciComm
         return CidLock.directory();
     }
 
+    /**
+     * @return new settings, each at its default, for one listen or connect made on them: they apply to
+     * that call only, not to {@link #listen} or {@link #connect} called later.
+     *
+     * <pre>{@code
+     * PciConnection out = PciComm.options().connectTimeoutMs(2_000).connect("1-0", 7);
+     * }</pre>
+     */
     public static Options options()
     {
         return new Options();
@@ -113,6 +121,7 @@ public final class PciComm
          */
         public PciConnection listen(final String node, final int cid)
         {
+            checkCid(cid);
             return PciConnection.listen(cluster, parse(node), cid, chunkBytes);
         }
 
@@ -123,9 +132,18 @@ public final class PciComm
          */
         public PciConnection connect(final String node, final int cid)
         {
+            checkCid(cid);
             final NicCoordinates remote = parse(node);
             return PciConnection.connect(cluster, null == localNode ? remote : parse(localNode), remote, cid,
                 connectTimeoutMs, chunkBytes);
+        }
+
+        private static void checkCid(final int cid)
+        {
+            if (cid < 0)
+            {
+                throw new IllegalArgumentException("cid " + cid + ": a connection identifier is 0 or more");
+            }
         }
 
         private static NicCoordinates parse(final String node)
