@@ -456,7 +456,7 @@ final class Messaging
         enter();
         try
         {
-            checkContext(sendContext);
+            checkHeld(sendContext, true);
             return completeSend(sendContext, vnic.poll(sendContext, true));
         }
         finally
@@ -470,7 +470,7 @@ final class Messaging
         enter();
         try
         {
-            checkContext(sendContext);
+            checkHeld(sendContext, true);
             completeSend(sendContext, vnic.await(sendContext, true, timeoutNs(timeout, unit), wait));
         }
         finally
@@ -484,7 +484,7 @@ final class Messaging
         enter();
         try
         {
-            checkContext(receiveContext);
+            checkHeld(receiveContext, false);
             return completeReceive(receiveContext, vnic.poll(receiveContext, false), status);
         }
         finally
@@ -499,12 +499,27 @@ final class Messaging
         enter();
         try
         {
-            checkContext(receiveContext);
+            checkHeld(receiveContext, false);
             completeReceive(receiveContext, vnic.await(receiveContext, false, timeoutNs(timeout, unit), wait), status);
         }
         finally
         {
             exit();
+        }
+    }
+
+    /**
+     * Inside the guard: a context the process does not hold has nothing to wait for. Before, a wait on
+     * one (never taken, or its completion already taken) ran to its timeout.
+     */
+    private void checkHeld(final int context, final boolean send)
+    {
+        checkContext(context);
+        if (Doorbell.FREE == vnic.doorbell(context, send))
+        {
+            throw new IllegalStateException((send ? "send" : "receive") + " context " + context + " is not held: " +
+                "its completion was taken already, or it was never taken (or, for a send without a doorbell, the " +
+                "NIC freed it)");
         }
     }
 

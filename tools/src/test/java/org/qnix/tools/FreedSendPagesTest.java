@@ -174,6 +174,9 @@ class FreedSendPagesTest
             final ReceiveStatus status = new ReceiveStatus();
             receiver.waitForReceive(rx, status, 60, TimeUnit.SECONDS);
             assertEquals((long)length, status.length());
+            // A context whose completion was taken is not held: waiting on it again ends at once.
+            assertThrows(IllegalStateException.class, () -> receiver.waitForReceive(rx, status, 60, TimeUnit.SECONDS));
+            assertThrows(IllegalStateException.class, () -> sender.waitForSend(tx, 60, TimeUnit.SECONDS));
             for (int i = 0; i < length; i++)
             {
                 assertEquals((byte)'X', next.buffer().getByte(i), "byte " + i + " of the next buffer");
