@@ -72,6 +72,10 @@ public final class CloseSafetyWorker
         final int rxSleep = postReceive(qnix, buffer);
         final int rxBusy = postReceive(qnix, buffer);
         final int rxPoll = postReceive(qnix, buffer);
+        // Taken over by the send threads once their send completes (a context whose completion was taken
+        // is no longer held: a poll or wait on it ends in IllegalStateException).
+        final int rxAfterPoll = postReceive(qnix, buffer);
+        final int rxAfterWait = postReceive(qnix, buffer);
         final int txPoll = qnix.sendContext(self, TAG_NOBODY_RECEIVES, true, buffer, 64, 64);
         qnix.send(txPoll);
         final int txWait = qnix.sendContext(self, TAG_NOBODY_RECEIVES, true, buffer, 64, 64);
@@ -86,8 +90,20 @@ public final class CloseSafetyWorker
                 final ReceiveStatus status = new ReceiveStatus();
                 forever(() -> qnix.pollForReceive(rxPoll, status));
             },
-            () -> forever(() -> qnix.pollForSend(txPoll)),
-            () -> forever(() -> qnix.awaitSend(txWait, DoorbellWait.BACKOFF, 1, TimeUnit.HOURS)),
+            () ->
+            {
+                while (!qnix.pollForSend(txPoll))
+                {
+                    Thread.onSpinWait();
+                }
+                final ReceiveStatus status = new ReceiveStatus();
+                forever(() -> qnix.pollForReceive(rxAfterPoll, status));
+            },
+            () ->
+            {
+                qnix.awaitSend(txWait, DoorbellWait.BACKOFF, 1, TimeUnit.HOURS);
+                forever(() -> qnix.awaitReceive(rxAfterWait, new ReceiveStatus(), DoorbellWait.BACKOFF, 1, TimeUnit.HOURS));
+            },
             () ->
             {
                 int k = 0;
