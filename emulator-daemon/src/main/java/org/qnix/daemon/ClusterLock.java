@@ -225,7 +225,8 @@ public final class ClusterLock implements AutoCloseable
      * holds one goes on running meanwhile, so an interrupted {@code down} finishes, and an interrupted
      * {@code up} comes up or fails (its caller's own hook may take it down again, {@code OwnedCluster}).
      * Before, the JVM halted half-way, which left the lock file behind, and after an {@code up} a
-     * running cluster nobody was told of.
+     * running cluster nobody was told of. A holder that calls {@code System.exit} itself would make this
+     * wait its whole limit: every holder here lets go (try-with-resources) before anything exits.
      */
     private static void finishAtShutdown()
     {

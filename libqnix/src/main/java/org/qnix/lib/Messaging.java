@@ -1,9 +1,8 @@
 package org.qnix.lib;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import org.agrona.DirectBuffer;
 
@@ -45,20 +44,10 @@ final class Messaging
     /** Send Contexts of timed-out awaits, still held by their operation in the NIC. */
     private final boolean[] abandonedSendContexts;
     private int abandoned;
-    /**
-     * The buffer whose pages each Send / Receive Context's region names (null: a Buffer Pool, short or
-     * group context), and whether its operation was posted: the NIC may move its bytes until the
-     * operation completes. A buffer closed meanwhile keeps its pages till then ({@link #deferFreeWhileInFlight}),
-     * and a context made on a buffer closed since is not posted ({@link #recordCommand}).
-     */
-    private final QnixBuffer[] sendBuffers;
-    private final QnixBuffer[] receiveBuffers;
-    private final boolean[] sendPosted;
-    private final boolean[] receivePosted;
-    /** Buffers closed while in flight, their BUFFER_FREE waiting for the operation: guarded by itself. */
-    private final List<QnixBuffer> closedInFlight = new ArrayList<>();
-    /** Its size, for the take's check without the lock. */
-    private volatile int closedInFlightCount;
+    /** The buffer each context names, and whether posted: a buffer closed in flight keeps its pages. */
+    private final BuffersInFlight inFlight;
+    /** Frees a closed buffer whose operations are done; made once, so that a take allocates nothing. */
+    private final Consumer<QnixBuffer> freeClosed;
 
     /** @param owner whose buffers and Buffer Pool its contexts may name. */
     Messaging(final Qnix owner, final ClusterParameters params, final ProcessName name, final MappingGuard guard,
@@ -71,10 +60,18 @@ final class Messaging
         this.vnic = vnic;
         this.sendCommands = new int[params.contextsPerProcess()];
         this.abandonedSendContexts = new boolean[params.contextsPerProcess()];
-        this.sendBuffers = new QnixBuffer[params.contextsPerProcess()];
-        this.receiveBuffers = new QnixBuffer[params.contextsPerProcess()];
-        this.sendPosted = new boolean[params.contextsPerProcess()];
-        this.receivePosted = new boolean[params.contextsPerProcess()];
+        this.inFlight = new BuffersInFlight(vnic, params.contextsPerProcess());
+        this.freeClosed = buffer ->
+        {
+            try
+            {
+                owner.freeBuffer(buffer);
+            }
+            catch (final RuntimeException ex)
+            {
+                // The driver is gone or refuses: de-registration frees the pages with the rest.
+            }
+        };
     }
 
     /** Enters the guard for a call that touches the VNI; the caller leaves it with {@link #exit()} in a finally. */
@@ -175,7 +172,7 @@ final class Messaging
                 final int pages = vnic.writePageTable(vnic.receiveRegionOffset(context), buffer, offset, length);
                 vnic.writeContext(vnic.receiveContextOffset(context), sender.ai(), sender.pi(), tag, doorbell, pages,
                     length, ContextLayout.NO_BUFFER_POOL);
-                receiveBuffers[context] = buffer;
+                inFlight.names(context, false, buffer);
                 return context;
             }
             catch (final RuntimeException ex)
@@ -220,7 +217,7 @@ final class Messaging
             final int pages = vnic.writePageTable(vnic.sendRegionOffset(context), buffer, offset, length);
             vnic.writeContext(vnic.sendContextOffset(context), receiver.ai(), receiver.pi(), tag, doorbell, pages,
                 length, ContextLayout.NO_BUFFER_POOL);
-            sendBuffers[context] = buffer;
+            inFlight.names(context, true, buffer);
             return context;
         }
         catch (final RuntimeException ex)
@@ -245,30 +242,24 @@ final class Messaging
     int takeSendContext()
     {
         reapAbandoned();
-        freeClosedInFlight();
+        inFlight.freeCompleted(freeClosed);
         final int context = vnic.takeSendContext();
-        sendBuffers[context] = null;
-        sendPosted[context] = false;
+        inFlight.taken(context, true);
         return context;
     }
 
     /** Inside the guard: the most probably free Receive Context, naming no buffer yet. */
     private int takeReceiveContext()
     {
-        freeClosedInFlight();
+        inFlight.freeCompleted(freeClosed);
         final int context = vnic.takeReceiveContext();
-        receiveBuffers[context] = null;
-        receivePosted[context] = false;
+        inFlight.taken(context, false);
         return context;
     }
 
     /**
-     * For {@link Qnix#freeBuffer}: a buffer closed while an operation posted on it is in flight keeps its
-     * pages until the operation completes, since the NIC may still move its bytes; given back then, the
-     * driver could hand them to this process's next buffer, which the NIC's page check lets through (the
-     * pages are the process's, locked), and it would read or write that buffer as the old one.
-     *
-     * @return true if its BUFFER_FREE waits: {@link #freeClosedInFlight} sends it once the operation is done.
+     * For {@link Qnix#freeBuffer}, the buffer's closed flag set: whether its BUFFER_FREE waits for an
+     * operation posted on it ({@link BuffersInFlight}); the next take after it completes sends it.
      */
     boolean deferFreeWhileInFlight(final QnixBuffer buffer)
     {
@@ -278,72 +269,12 @@ final class Messaging
         }
         try
         {
-            if (!isInFlight(buffer))
-            {
-                return false;
-            }
-            synchronized (closedInFlight)
-            {
-                closedInFlight.add(buffer);
-                closedInFlightCount = closedInFlight.size();
-            }
-            return true;
+            return inFlight.deferFree(buffer);
         }
         finally
         {
             exit();
         }
-    }
-
-    /**
-     * Inside the guard, at every take: gives back the pages of the buffers closed in flight whose
-     * operations have completed since. One the driver cannot take goes at de-registration instead.
-     */
-    private void freeClosedInFlight()
-    {
-        // Read without the lock on every take: a buffer added just now is seen at the next one.
-        if (0 == closedInFlightCount)
-        {
-            return;
-        }
-        final List<QnixBuffer> done = new ArrayList<>();
-        synchronized (closedInFlight)
-        {
-            for (int i = closedInFlight.size() - 1; i >= 0; i--)
-            {
-                if (!isInFlight(closedInFlight.get(i)))
-                {
-                    done.add(closedInFlight.remove(i));
-                }
-            }
-            closedInFlightCount = closedInFlight.size();
-        }
-        // Outside the list's lock: a close on another thread takes Qnix's monitor, then that lock.
-        for (final QnixBuffer buffer : done)
-        {
-            try
-            {
-                owner.freeBuffer(buffer);
-            }
-            catch (final RuntimeException ex)
-            {
-                // The driver is gone or refuses: de-registration frees the pages with the rest.
-            }
-        }
-    }
-
-    /** @return whether an operation posted on a context naming the buffer has not completed. */
-    private boolean isInFlight(final QnixBuffer buffer)
-    {
-        for (int c = 0; c < sendBuffers.length; c++)
-        {
-            if (sendBuffers[c] == buffer && sendPosted[c] && Doorbell.USED == vnic.doorbell(c, true) ||
-                receiveBuffers[c] == buffer && receivePosted[c] && Doorbell.USED == vnic.doorbell(c, false))
-            {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Inside the guard: a context whose await timed out; nobody else knows its index, so it is freed here later. */
@@ -427,10 +358,9 @@ final class Messaging
     void recordCommand(final int command, final int context)
     {
         final boolean send = ProcessCommand.RECEIVE != command;
-        final QnixBuffer buffer = (send ? sendBuffers : receiveBuffers)[context];
-        if (null != buffer && buffer.isClosed())
+        final QnixBuffer buffer = inFlight.post(context, send);
+        if (null != buffer)
         {
-            (send ? sendBuffers : receiveBuffers)[context] = null;
             vnic.releaseContext(context, send);
             throw new IllegalStateException((send ? "send" : "receive") + " context " + context + " names buffer " +
                 "region " + buffer.regionId() + ", closed since the context was made: its pages may be another " +
@@ -440,13 +370,12 @@ final class Messaging
         {
             sendCommands[context] = command;
         }
-        (send ? sendPosted : receivePosted)[context] = true;
     }
 
     /** Inside the guard: the command {@link #recordCommand} counted was not posted after all (queue full). */
     void notPosted(final int command, final int context)
     {
-        (ProcessCommand.RECEIVE != command ? sendPosted : receivePosted)[context] = false;
+        inFlight.notPosted(context, ProcessCommand.RECEIVE != command);
     }
 
     // Completions (qx_poll_for_send, qx_poll_for_receive)

@@ -49,7 +49,8 @@ public final class QnixBuffer implements AutoCloseable
     private final long[] pages;
     private final MappedViews views;
     private int lockCount;
-    private boolean closed;
+    /** Volatile: a post on the posting thread reads it against a close on another (BuffersInFlight). */
+    private volatile boolean closed;
 
     QnixBuffer(final Qnix qnix, final int regionId, final int length, final int firstPageOffset, final int pageSize,
         final long[] pages, final HostMemoryMapping mapping)

@@ -12,7 +12,8 @@ class PciCommOptionsTest
     void aNegativeCidIsRefused()
     {
         final IllegalArgumentException listen =
-            assertThrows(IllegalArgumentException.class, () -> PciComm.listen("0-0", -1));
+            assertThrows(IllegalArgumentException.class,
+                () -> PciComm.options().cluster("no-such-cluster-here").listen("0-0", -1));
         assertEquals("cid -1: a connection identifier is 0 or more", listen.getMessage());
         assertThrows(IllegalArgumentException.class,
             () -> PciComm.options().cluster("no-such-cluster-here").connect("1-0", Integer.MIN_VALUE));

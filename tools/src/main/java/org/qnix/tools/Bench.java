@@ -576,8 +576,12 @@ final class Bench implements Runnable
             {
                 return false;
             }
-            final Path real = Files.exists(file) ? file.toRealPath() :
-                file.toAbsolutePath().getParent().toRealPath().resolve(file.getFileName());
+            final Path absolute = file.toAbsolutePath();
+            // A link that names nothing yet would be created where it points: look there.
+            final Path target = Files.isSymbolicLink(absolute) && !Files.exists(absolute) ?
+                absolute.getParent().resolve(Files.readSymbolicLink(absolute)).toAbsolutePath() : absolute;
+            final Path real = Files.exists(target) ? target.toRealPath() :
+                target.getParent().toRealPath().resolve(target.getFileName());
             return real.startsWith(directory.toRealPath());
         }
         catch (final IOException ex)

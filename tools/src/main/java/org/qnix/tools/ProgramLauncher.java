@@ -308,6 +308,7 @@ public final class ProgramLauncher
                 builder.environment().put("QNIX_AI", Integer.toString(applicationId));
                 builder.environment().put("QNIX_PI", Integer.toString(rank));
                 builder.environment().put("QNIX_GROUP_SIZE", Integer.toString(processes));
+                builder.environment().put(RankMain.LAUNCHER_PID, Long.toString(ProcessHandle.current().pid()));
                 final Process child;
                 try
                 {

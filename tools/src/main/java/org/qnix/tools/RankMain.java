@@ -6,6 +6,9 @@ import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.util.Arrays;
 
 /**
@@ -13,9 +16,10 @@ import java.util.Arrays;
  * own {@code main}. A launcher that dies without stopping its ranks ({@code kill -9}, a crash) would
  * otherwise leave them running, registered with their NICs, their output going nowhere, until
  * {@code cluster down}. The launcher holds the write end of every rank's standard input and writes
- * nothing to it, so the read end sees end-of-file exactly when the launcher is gone: a thread blocked in
- * that read costs nothing until then, and the rank exits through its shutdown hooks (the libraries
- * de-register). A program that closes its standard input only turns the watch off.
+ * nothing to it, so the read end sees end-of-file when the launcher is gone: a thread blocked in that
+ * read costs nothing until then, and the rank exits through its shutdown hooks (the libraries
+ * de-register) once the kernel confirms the launcher's pid has gone. A program that closes its
+ * standard input only turns the watch off.
  *
  * <pre>{@code
  * java ... -cp QNIX:USER org.qnix.tools.RankMain com.example.Main arg1 arg2   // as ProgramLauncher runs it
@@ -25,6 +29,8 @@ public final class RankMain
 {
     /** The exit code of a rank whose launcher is gone; nobody reads it but a debugging user. */
     static final int LAUNCHER_GONE = 1;
+    /** The environment variable that holds the launcher's pid, set by {@link ProgramLauncher}. */
+    static final String LAUNCHER_PID = "QNIX_LAUNCHER_PID";
     /** The exit code of a program with no main to run, as the java launcher's. */
     static final int NO_MAIN = 1;
 
@@ -102,6 +108,38 @@ public final class RankMain
         return null;
     }
 
+    /**
+     * @return false if {@link #LAUNCHER_PID} names a process that has gone (a zombie included: a killed
+     * launcher stays one until its shell reaps it, and ProcessHandle counts that alive), or names none.
+     */
+    private static boolean launcherAlive()
+    {
+        final long pid;
+        try
+        {
+            pid = Long.parseLong(System.getenv().getOrDefault(LAUNCHER_PID, ""));
+        }
+        catch (final NumberFormatException ex)
+        {
+            return false;
+        }
+        try
+        {
+            // "PID (COMM) STATE ...": the state follows the last parenthesis (COMM may hold any).
+            final String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            final char state = stat.charAt(stat.lastIndexOf(')') + 2);
+            return 'Z' != state && 'X' != state;
+        }
+        catch (final NoSuchFileException ex)
+        {
+            return false;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        }
+    }
+
     private static void watchLauncher()
     {
         final Thread watch = new Thread(() ->
@@ -118,7 +156,13 @@ public final class RankMain
             }
             catch (final IOException ex)
             {
-                // The program closed its standard input: no watch.
+                // Standard input cannot be read: no watch.
+                return;
+            }
+            // A program that closes System.in gets /dev/null on descriptor 0 (the JDK's way), whose
+            // end-of-file is not the launcher's: asked of the kernel before the rank exits.
+            if (launcherAlive())
+            {
                 return;
             }
             System.err.println("qnix run: the launcher of this rank is gone; the rank exits");
