@@ -59,7 +59,8 @@ final class BuffersInFlight
     void taken(final int context, final boolean send)
     {
         (send ? sendBuffers : receiveBuffers)[context] = null;
-        POSTED.setVolatile(send ? sendPosted : receivePosted, context, false);
+        // Release is enough: only post's store and the close's load need the full fence (Dekker).
+        POSTED.setRelease(send ? sendPosted : receivePosted, context, false);
     }
 
     /** The context's region holds pages of {@code buffer}. */
@@ -91,7 +92,7 @@ final class BuffersInFlight
     /** The command {@link #post} counted did not go out after all (a full queue, a failure). */
     void notPosted(final int context, final boolean send)
     {
-        POSTED.setVolatile(send ? sendPosted : receivePosted, context, false);
+        POSTED.setRelease(send ? sendPosted : receivePosted, context, false);
     }
 
     /**
