@@ -63,9 +63,7 @@ class InterruptedCommandsTest
                 }
                 landed = true;
                 assertTrue(printed.contains("interrupted: taking cluster '" + name + "' down"), printed);
-                assertFalse(Files.exists(dir.path()), dir.path() + " still exists:\n" + printed);
-                assertFalse(Files.exists(dir.lockFile()), dir.lockFile() + " still exists:\n" + printed);
-                assertEquals(List.of(), TestClusters.processesOf(dir), "no daemon or firmware left");
+                assertNothingLeft(dir, printed);
             }
             finally
             {
@@ -101,9 +99,7 @@ class InterruptedCommandsTest
                 assertTrue(down.waitFor(2, TimeUnit.MINUTES), "the interrupted down ends");
                 final String printed = Files.readString(output);
                 assertTrue(printed.contains("cluster '" + name + "' is down"), printed);
-                assertFalse(Files.exists(dir.path()), dir.path() + " still exists:\n" + printed);
-                assertFalse(Files.exists(dir.lockFile()), dir.lockFile() + " still exists:\n" + printed);
-                assertEquals(List.of(), TestClusters.processesOf(dir), "no daemon or firmware left");
+                assertNothingLeft(dir, printed);
             }
             finally
             {
@@ -148,6 +144,14 @@ class InterruptedCommandsTest
             ranks.forEach(ProcessHandle::destroyForcibly);
             TestClusters.down(dir);
         }
+    }
+
+    /** The cluster is gone whole: its directory, its lock file and its JVMs. */
+    private static void assertNothingLeft(final ClusterDirectory dir, final String printed)
+    {
+        assertFalse(Files.exists(dir.path()), dir.path() + " still exists:\n" + printed);
+        assertFalse(Files.exists(dir.lockFile()), dir.lockFile() + " still exists:\n" + printed);
+        assertEquals(List.of(), TestClusters.processesOf(dir), "no daemon or firmware left");
     }
 
     /** {@code qnix ARGS} in a JVM of its own, its output in {@code output}. */
