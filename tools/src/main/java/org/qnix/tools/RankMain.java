@@ -6,10 +6,9 @@ import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import java.util.Arrays;
+
+import org.qnix.abi.ProcessStartTicks;
 
 /**
  * The main of every rank {@code qnix run} starts: it watches its launcher, then runs the program's
@@ -114,29 +113,13 @@ public final class RankMain
      */
     private static boolean launcherAlive()
     {
-        final long pid;
         try
         {
-            pid = Long.parseLong(System.getenv().getOrDefault(LAUNCHER_PID, ""));
+            return 0 != ProcessStartTicks.ofLiving(Long.parseLong(System.getenv().getOrDefault(LAUNCHER_PID, "")));
         }
         catch (final NumberFormatException ex)
         {
             return false;
-        }
-        try
-        {
-            // "PID (COMM) STATE ...": the state follows the last parenthesis (COMM may hold any).
-            final String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-            final char state = stat.charAt(stat.lastIndexOf(')') + 2);
-            return 'Z' != state && 'X' != state;
-        }
-        catch (final NoSuchFileException ex)
-        {
-            return false;
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
         }
     }
 
