@@ -7,6 +7,8 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.qnix.abi.ProcessStartTicks;
 
@@ -18,7 +20,7 @@ import org.qnix.abi.ProcessStartTicks;
  * nothing to it, so the read end sees end-of-file when the launcher is gone: a thread blocked in that
  * read costs nothing until then, and the rank exits through its shutdown hooks (the libraries
  * de-register) once the kernel confirms the launcher's pid has gone. A program that closes its
- * standard input only turns the watch off.
+ * standard input only turns the watch off (after {@link #LAUNCHER_EXIT_MS} of looking at the launcher).
  *
  * <pre>{@code
  * java ... -cp QNIX:USER org.qnix.tools.RankMain com.example.Main arg1 arg2   // as ProgramLauncher runs it
@@ -30,6 +32,13 @@ public final class RankMain
     static final int LAUNCHER_GONE = 1;
     /** The environment variable that holds the launcher's pid, set by {@link ProgramLauncher}. */
     static final String LAUNCHER_PID = "QNIX_LAUNCHER_PID";
+    /**
+     * How long after its descriptors closed a killed launcher may still look alive: far more than a
+     * process's exit takes, even on a loaded machine, and only ever waited once per rank.
+     */
+    static final long LAUNCHER_EXIT_MS = 30_000;
+    /** The longest pause between two looks at the launcher's pid in that wait; the first is 1 ms. */
+    private static final long LAUNCHER_EXIT_POLL_MAX_MS = 250;
     /** The exit code of a program with no main to run, as the java launcher's. */
     static final int NO_MAIN = 1;
 
@@ -123,6 +132,29 @@ public final class RankMain
         }
     }
 
+    /**
+     * The kernel closes a dying process's descriptors (the end-of-file seen here) before it makes it a
+     * zombie, and a JVM of many threads takes a while between the two: so the end-of-file is followed
+     * by a short wait for the launcher's pid to go, not by a single look at it.
+     *
+     * @return true once the launcher is gone, false if it still lives after {@code timeoutMs}.
+     */
+    private static boolean launcherGoneWithin(final long timeoutMs)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        long pauseMs = 1;
+        while (launcherAlive())
+        {
+            if (System.nanoTime() - deadline >= 0)
+            {
+                return false;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(pauseMs));
+            pauseMs = Math.min(2 * pauseMs, LAUNCHER_EXIT_POLL_MAX_MS);
+        }
+        return true;
+    }
+
     private static void watchLauncher()
     {
         final Thread watch = new Thread(() ->
@@ -144,7 +176,7 @@ public final class RankMain
             }
             // A program that closes System.in gets /dev/null on descriptor 0 (the JDK's way), whose
             // end-of-file is not the launcher's: asked of the kernel before the rank exits.
-            if (launcherAlive())
+            if (!launcherGoneWithin(LAUNCHER_EXIT_MS))
             {
                 return;
             }
