@@ -37,7 +37,7 @@ class CollectivesClusterTest
     @Test
     void aThousandBarriersOnEightProcessesNeverLetAnyoneLeaveEarly() throws Exception
     {
-        final long seed = Long.getLong("qnix.barrier.seed", System.currentTimeMillis() % 100_000);
+        final long seed = Long.getLong("qnix.barrier.seed", 20_261_129L);
         final int processes = 8;
         final int barriers = 1000;
         System.out.println("barriers: seed " + seed + " (rerun with -Dqnix.barrier.seed=" + seed + "), " +

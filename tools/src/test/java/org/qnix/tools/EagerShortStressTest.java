@@ -26,7 +26,7 @@ class EagerShortStressTest
     @Test
     void randomShortAndLongMessagesArriveExactlyOnceIntactAndInOrder() throws Exception
     {
-        final long seed = Long.getLong("qnix.stress.seed", System.currentTimeMillis() % 100_000);
+        final long seed = Long.getLong("qnix.stress.seed", 20_261_129L);
         final int perRank = 2000;
         System.out.println("eager stress: seed " + seed + " (rerun with -Dqnix.stress.seed=" + seed + "), 8 processes, " +
             8 * perRank + " messages");

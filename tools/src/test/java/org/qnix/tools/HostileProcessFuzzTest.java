@@ -43,8 +43,9 @@ import org.qnix.lib.ReceiveStatus;
  * bystanders keep exchanging checked messages across the nodes. At the end both NICs still run,
  * dropped no packet and hold no staging.
  *
- * <p>The seed is printed; {@code -Dqnix.fuzz.seed=S} replays it, {@code -Dqnix.fuzz.minutes=N} runs
- * the hostile process for N minutes instead of the default 40 seconds.
+ * <p>The seed is fixed and printed; {@code -Dqnix.fuzz.seed=S} runs another, {@code -Dqnix.fuzz.minutes=N}
+ * runs the hostile process for N minutes instead of the default 20 seconds (the build's time is shared by
+ * every test; a longer hunt is one property away).
  */
 class HostileProcessFuzzTest
 {
@@ -52,13 +53,15 @@ class HostileProcessFuzzTest
     private static final long SECRET = 0xA5A5_A5A5_A5A5_A5A5L;
     private static final int VICTIM_BYTES = 16 * 4096;
     private static final int COLLECT_BYTES = 64 * 1024;
+    /** The seed of the build's run: a failure there replays with the same commands. */
+    private static final long DEFAULT_SEED = 2001;
 
     @Test
     @Timeout(value = 120, unit = TimeUnit.MINUTES)
     void aHostileProcessNeverReachesAnotherProcessesMemoryNorStopsTheCluster() throws Exception
     {
-        final long seed = Long.getLong("qnix.fuzz.seed", System.nanoTime() % 100_000);
-        final double minutes = Double.parseDouble(System.getProperty("qnix.fuzz.minutes", "0.67"));
+        final long seed = Long.getLong("qnix.fuzz.seed", DEFAULT_SEED);
+        final double minutes = Double.parseDouble(System.getProperty("qnix.fuzz.minutes", "0.33"));
         System.out.println("fuzz: seed " + seed + " (rerun with -Dqnix.fuzz.seed=" + seed + "), " + minutes +
             " minutes (-Dqnix.fuzz.minutes=N)");
         final ClusterDirectory dir = TestClusters.up(TestClusters.uniqueName("z"), 2, 1, "processes");

@@ -69,7 +69,7 @@ class MessagingTest
     @Test
     void stressRandomLengthsToRandomPeersArriveExactlyOnce() throws Exception
     {
-        final long seed = Long.getLong("qnix.stress.seed", System.currentTimeMillis() % 100_000);
+        final long seed = Long.getLong("qnix.stress.seed", 20_261_129L);
         final int perRank = 2500;
         System.out.println("stress: seed " + seed + " (rerun with -Dqnix.stress.seed=" + seed + "), 8 processes, " +
             8 * perRank + " messages");
