@@ -557,6 +557,11 @@ final class Bench implements Runnable
         {
             throw new IllegalArgumentException(option + " " + file + ": is a directory, not a file");
         }
+        if (isOtherNameOfAClusterFile(file, clusters))
+        {
+            throw new IllegalArgumentException(option + " " + file + ": has other hard links on the file system of " +
+                clusters + ", and may be a file a cluster's NIC maps: write a new file");
+        }
         if (null == directory || !Files.isDirectory(directory))
         {
             throw new IllegalArgumentException(option + " " + file + ": no such directory " + directory);
@@ -564,6 +569,28 @@ final class Bench implements Runnable
         if (Files.exists(file) ? !Files.isWritable(file) : !Files.isWritable(directory))
         {
             throw new IllegalArgumentException(option + " " + file + ": cannot be written here");
+        }
+    }
+
+    /**
+     * A hard link made outside {@code clusters} to a cluster's mapped file passes {@link #isWithin}; writing
+     * it would truncate what a firmware maps (which then dies of a memory fault). Such a link can only be
+     * on the clusters' own file system, where no output file of ours has a second name.
+     *
+     * @return whether {@code file} exists on the file system of {@code clusters} with more than one name.
+     */
+    private static boolean isOtherNameOfAClusterFile(final Path file, final Path clusters)
+    {
+        try
+        {
+            return Files.isRegularFile(file) && Files.isDirectory(clusters) &&
+                Files.getFileStore(file).equals(Files.getFileStore(clusters)) &&
+                (Integer)Files.getAttribute(file, "unix:nlink") > 1;
+        }
+        catch (final IOException | UnsupportedOperationException ex)
+        {
+            // Not known: the checks after this one say why it cannot be written, if it cannot.
+            return false;
         }
     }
 

@@ -79,6 +79,23 @@ class TraceCommandTest
                 assertEquals("qnix: -o " + inside + ": is in " + ClusterDirectory.baseDirectory().toAbsolutePath() +
                     ", where the clusters' NICs map their files: write it elsewhere", refused.err.strip());
             }
+            // Nor another name of one of them, made outside the clusters' directory on their file system.
+            final Path link = ClusterDirectory.baseDirectory().toAbsolutePath().getParent()
+                .resolve(dir.name() + "-sdram-link");
+            Files.createLink(link, sdram);
+            try
+            {
+                final CliResult refused = CliResult.run("trace", "--cluster", dir.name(), "-o", link.toString(),
+                    "--duration", "1");
+                assertEquals(QnixCommand.BAD_ARGUMENT, refused.exit, refused.out + refused.err);
+                assertEquals("qnix: -o " + link + ": has other hard links on the file system of " +
+                    ClusterDirectory.baseDirectory().toAbsolutePath() + ", and may be a file a cluster's NIC maps: " +
+                    "write a new file", refused.err.strip());
+            }
+            finally
+            {
+                Files.delete(link);
+            }
             assertEquals(sdramBytes, Files.size(sdram));
             assertTrue(Files.notExists(dir.path().resolve("new.pcapng")));
 
