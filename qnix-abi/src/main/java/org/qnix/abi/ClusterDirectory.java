@@ -1,5 +1,6 @@
 package org.qnix.abi;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -84,6 +85,76 @@ public final class ClusterDirectory
             return shm.resolve("qnix");
         }
         return Path.of(System.getProperty("java.io.tmpdir"), "qnix");
+    }
+
+    /**
+     * Writing a file a cluster maps cuts it short under its NIC, whose firmware then dies of a memory
+     * fault: every output file a command or an example writes is asked about here first.
+     *
+     * <pre>{@code
+     * final String why = ClusterDirectory.whyAClusterFile(out);
+     * if (null != why) throw new IllegalArgumentException("--out " + out + ": " + why);
+     * }</pre>
+     *
+     * @return why {@code file} may be a file of a cluster (in {@link #baseDirectory()}, its links followed,
+     * or another hard link on that file system), or null if it cannot be one.
+     */
+    public static String whyAClusterFile(final Path file)
+    {
+        final Path clusters = baseDirectory().toAbsolutePath();
+        if (isWithin(file, clusters))
+        {
+            return "is in " + clusters + ", where the clusters' NICs map their files: write it elsewhere";
+        }
+        if (isOtherNameOnTheFileSystemOf(file, clusters))
+        {
+            return "has other hard links on the file system of " + clusters + ", and may be a file a cluster's " +
+                "NIC maps: write a new file";
+        }
+        return null;
+    }
+
+    /** @return whether {@code file}, its links followed, is in {@code directory} or below it. */
+    private static boolean isWithin(final Path file, final Path directory)
+    {
+        try
+        {
+            final Path absolute = file.toAbsolutePath();
+            if (!Files.isDirectory(directory) || null == absolute.getParent())
+            {
+                return false;
+            }
+            // A link that names nothing yet would be created where it points: look there.
+            final Path target = Files.isSymbolicLink(absolute) && !Files.exists(absolute) ?
+                absolute.getParent().resolve(Files.readSymbolicLink(absolute)).toAbsolutePath() : absolute;
+            final Path real = Files.exists(target) ? target.toRealPath() :
+                target.getParent().toRealPath().resolve(target.getFileName());
+            return real.startsWith(directory.toRealPath());
+        }
+        catch (final IOException ex)
+        {
+            // Not resolvable: the caller's own checks say why it cannot be written.
+            return false;
+        }
+    }
+
+    /**
+     * A hard link made outside the clusters' directory to one of their files passes {@link #isWithin}. It
+     * can only be on their own file system, where no output file has a second name otherwise.
+     */
+    private static boolean isOtherNameOnTheFileSystemOf(final Path file, final Path directory)
+    {
+        try
+        {
+            return Files.isRegularFile(file) && Files.isDirectory(directory) &&
+                Files.getFileStore(file).equals(Files.getFileStore(directory)) &&
+                (Integer)Files.getAttribute(file, "unix:nlink") > 1;
+        }
+        catch (final IOException | UnsupportedOperationException ex)
+        {
+            // Not known: the caller's own checks say why it cannot be written, if it cannot.
+            return false;
+        }
     }
 
     /** @return the cluster name to use when none is given: {@code $QNIX_CLUSTER} or "default". */

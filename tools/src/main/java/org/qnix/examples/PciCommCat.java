@@ -12,6 +12,7 @@ import java.util.ArrayDeque;
 import java.util.HexFormat;
 import java.util.List;
 
+import org.qnix.abi.ClusterDirectory;
 import org.qnix.pcicomm.PciBuffer;
 import org.qnix.pcicomm.PciComm;
 import org.qnix.pcicomm.PciCommException;
@@ -87,6 +88,11 @@ public final class PciCommCat
             if (!Files.isRegularFile(file) || !Files.isReadable(file))
             {
                 throw new IllegalArgumentException("--file " + file + ": not a readable file");
+            }
+            final String clusterFile = null == out ? null : ClusterDirectory.whyAClusterFile(out);
+            if (null != clusterFile)
+            {
+                throw new IllegalArgumentException("--out " + out + ": " + clusterFile);
             }
             if (null != out && Files.isDirectory(out))
             {

@@ -1,6 +1,5 @@
 package org.qnix.tools;
 
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -547,20 +546,14 @@ final class Bench implements Runnable
     static void checkOutputFile(final String option, final Path file)
     {
         final Path directory = file.toAbsolutePath().getParent();
-        final Path clusters = ClusterDirectory.baseDirectory().toAbsolutePath();
-        if (null != directory && Files.isDirectory(directory) && isWithin(file, clusters))
+        final String clusterFile = ClusterDirectory.whyAClusterFile(file);
+        if (null != clusterFile)
         {
-            throw new IllegalArgumentException(option + " " + file + ": is in " + clusters + ", where the clusters' " +
-                "NICs map their files: write it elsewhere");
+            throw new IllegalArgumentException(option + " " + file + ": " + clusterFile);
         }
         if (Files.isDirectory(file))
         {
             throw new IllegalArgumentException(option + " " + file + ": is a directory, not a file");
-        }
-        if (isOtherNameOfAClusterFile(file, clusters))
-        {
-            throw new IllegalArgumentException(option + " " + file + ": has other hard links on the file system of " +
-                clusters + ", and may be a file a cluster's NIC maps: write a new file");
         }
         if (null == directory || !Files.isDirectory(directory))
         {
@@ -569,52 +562,6 @@ final class Bench implements Runnable
         if (Files.exists(file) ? !Files.isWritable(file) : !Files.isWritable(directory))
         {
             throw new IllegalArgumentException(option + " " + file + ": cannot be written here");
-        }
-    }
-
-    /**
-     * A hard link made outside {@code clusters} to a cluster's mapped file passes {@link #isWithin}; writing
-     * it would truncate what a firmware maps (which then dies of a memory fault). Such a link can only be
-     * on the clusters' own file system, where no output file of ours has a second name.
-     *
-     * @return whether {@code file} exists on the file system of {@code clusters} with more than one name.
-     */
-    private static boolean isOtherNameOfAClusterFile(final Path file, final Path clusters)
-    {
-        try
-        {
-            return Files.isRegularFile(file) && Files.isDirectory(clusters) &&
-                Files.getFileStore(file).equals(Files.getFileStore(clusters)) &&
-                (Integer)Files.getAttribute(file, "unix:nlink") > 1;
-        }
-        catch (final IOException | UnsupportedOperationException ex)
-        {
-            // Not known: the checks after this one say why it cannot be written, if it cannot.
-            return false;
-        }
-    }
-
-    /** @return whether {@code file}, its links followed, is in {@code directory} or below it. */
-    private static boolean isWithin(final Path file, final Path directory)
-    {
-        try
-        {
-            if (!Files.isDirectory(directory))
-            {
-                return false;
-            }
-            final Path absolute = file.toAbsolutePath();
-            // A link that names nothing yet would be created where it points: look there.
-            final Path target = Files.isSymbolicLink(absolute) && !Files.exists(absolute) ?
-                absolute.getParent().resolve(Files.readSymbolicLink(absolute)).toAbsolutePath() : absolute;
-            final Path real = Files.exists(target) ? target.toRealPath() :
-                target.getParent().toRealPath().resolve(target.getFileName());
-            return real.startsWith(directory.toRealPath());
-        }
-        catch (final IOException ex)
-        {
-            // Not resolvable: the checks after this one say why it cannot be written.
-            return false;
         }
     }
 

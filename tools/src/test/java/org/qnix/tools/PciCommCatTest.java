@@ -1,6 +1,7 @@
 package org.qnix.tools;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.qnix.abi.NicCoordinates;
 
 /**
  * The PciCommCat example through {@code qnix run}: a file of odd length streamed from rank 1 (node 1-0)
@@ -58,5 +60,18 @@ class PciCommCatTest extends ViplClusterTest
         final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, () ->
             new ProgramLauncher(dir, 2, "PciCommCat", List.of("--file", "/no/such/file")).run(TestClusters.quiet()));
         assertTrue(ex.getMessage().contains("--file /no/such/file"), ex.getMessage());
+    }
+
+    /** A copy written over a NIC's SDRAM would cut it short under the firmware, which would die of it. */
+    @Test
+    void aClusterFileIsNoCopysDestination() throws Exception
+    {
+        final Path sdram = dir.nicSdram(NicCoordinates.parse("0-0"));
+        final long sdramBytes = Files.size(sdram);
+        final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, () ->
+            new ProgramLauncher(dir, 2, "PciCommCat", List.of("--file", "/etc/services", "--out", sdram.toString()))
+                .run(TestClusters.quiet()));
+        assertTrue(ex.getMessage().contains("--out " + sdram + ": is in "), ex.getMessage());
+        assertEquals(sdramBytes, Files.size(sdram));
     }
 }
