@@ -137,11 +137,12 @@ public final class ProgramLauncher
     }
 
     /**
-     * The nodes an example's arguments name, against the cluster and where the ranks go: ViplHello's
-     * server must be a node of the cluster, and PciCommCat's listener is rank 0's node, since rank 0
-     * listens where it runs. Otherwise the client waited two minutes for nobody.
+     * An example's arguments against the cluster and where the ranks go: ViplHello's server must be a
+     * node of the cluster, PciCommCat's listener is rank 0's node, since rank 0 listens where it runs
+     * (otherwise the client waited two minutes for nobody), and no QNIX example's message is larger than
+     * the cluster's largest (otherwise every rank started, then failed).
      */
-    private static void checkExampleNodes(final String example, final List<String> args,
+    private static void checkExampleAgainstCluster(final String example, final List<String> args,
         final ClusterParameters params, final List<NicCoordinates> placement, final String cluster)
     {
         if (ViplHello.class.getName().equals(example) && !args.isEmpty())
@@ -153,6 +154,25 @@ public final class ProgramLauncher
                     "node, it is a " + params.torus() + " torus");
             }
         }
+        if (PingPong.class.getName().equals(example))
+        {
+            checkSizes("PingPong --sizes", PingPong.Options.parse(args).sizes(), params, cluster);
+        }
+        if (Stream.class.getName().equals(example))
+        {
+            checkSizes("Stream --sizes", Stream.Options.parse(args).sizes(), params, cluster);
+        }
+        if (Collectives.class.getName().equals(example))
+        {
+            final Collectives.Options options = Collectives.Options.parse(args);
+            checkSizes("Collectives --sizes", options.sizes(), params, cluster);
+            if ((long)options.longs() * Long.BYTES > params.maxMessageBytes())
+            {
+                throw new IllegalArgumentException("Collectives --longs " + options.longs() + ": " +
+                    options.longs() * Long.BYTES + " bytes is more than " + params.maxMessageBytes() + " bytes, the " +
+                    "largest message of cluster '" + cluster + "'");
+            }
+        }
         if (PciCommCat.class.getName().equals(example))
         {
             final NicCoordinates listener = NicCoordinates.parse(PciCommCat.Options.parse(args).listenerNode());
@@ -160,6 +180,20 @@ public final class ProgramLauncher
             {
                 throw new IllegalArgumentException("PciCommCat --listener-node " + listener + ": rank 0 listens on " +
                     "its own node, " + placement.get(0) + " here; leave the option out or give " + placement.get(0));
+            }
+        }
+    }
+
+    /** A QNIX example's message sizes, against the cluster's largest message (the VIPL's check their own). */
+    private static void checkSizes(final String option, final int[] sizes, final ClusterParameters params,
+        final String cluster)
+    {
+        for (final int size : sizes)
+        {
+            if (size > params.maxMessageBytes())
+            {
+                throw new IllegalArgumentException(option + ": " + size + " is more than " + params.maxMessageBytes() +
+                    " bytes, the largest message of cluster '" + cluster + "'");
             }
         }
     }
@@ -266,7 +300,7 @@ public final class ProgramLauncher
         }
         final ClusterParameters params = state.properties().orElseThrow().parameters();
         final List<NicCoordinates> placement = place(nodeMap, processes, params);
-        checkExampleNodes(mainAndClassPath[0], args, params, placement, dir.name());
+        checkExampleAgainstCluster(mainAndClassPath[0], args, params, placement, dir.name());
         checkRoom(placement, params);
 
         final List<Process> children = new ArrayList<>();

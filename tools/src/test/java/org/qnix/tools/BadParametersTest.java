@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.qnix.abi.ClusterDirectory;
+import org.qnix.abi.ClusterProperties;
 
 /**
  * Bad input is refused before anything starts (issue 17, item 10), with exactly one line on stderr
@@ -202,6 +203,17 @@ class BadParametersTest
             assertRefused(CliResult.run("run", "-n", "2", "--cluster", name, "--", "PciCommCat", "--file",
                 "/etc/services", "--listener-node", "1-0"), "PciCommCat --listener-node 1-0", "rank 0 listens on " +
                 "its own node, 0-0 here");
+            final int largest = ClusterProperties.read(dir.propertiesFile()).orElseThrow().parameters().maxMessageBytes();
+            final int tooLarge = largest + 1;
+            assertRefused(CliResult.run("run", "-n", "2", "--cluster", name, "--", "PingPong", "--sizes",
+                "0," + tooLarge), "PingPong --sizes", tooLarge + " is more than " + largest + " bytes, the largest " +
+                "message of cluster '" + name + "'");
+            assertRefused(CliResult.run("run", "-n", "2", "--cluster", name, "--", "Stream", "--sizes",
+                Integer.toString(tooLarge)), "Stream --sizes", tooLarge + " is more than " + largest);
+            assertRefused(CliResult.run("run", "-n", "2", "--cluster", name, "--", "Collectives", "--sizes",
+                Integer.toString(tooLarge)), "Collectives --sizes", tooLarge + " is more than " + largest);
+            assertRefused(CliResult.run("run", "-n", "2", "--cluster", name, "--", "Collectives", "--longs",
+                Integer.toString(largest / Long.BYTES + 1)), "Collectives --longs", "is more than " + largest);
             assertEquals(childrenBefore, children(), "no JVM started");
 
             // One rank registered on each node: each has one free entry left, so 3 ranks do not fit.
