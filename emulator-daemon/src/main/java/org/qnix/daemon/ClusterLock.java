@@ -406,7 +406,7 @@ public final class ClusterLock implements AutoCloseable
     /** Alive, and the same process: not another one that has since been given its pid. */
     private static boolean isAlive(final Holder holder)
     {
-        return ProcessHandle.of(holder.pid()).filter(ProcessHandle::isAlive)
+        return ProcessHandle.of(holder.pid()).filter(p -> Processes.isAlive(p.pid()))
             .map(p -> Processes.isSameProcess(p, holder.startTicks(), holder.startMs()))
             .orElse(false);
     }

@@ -32,6 +32,11 @@ public final class ClusterState
         FOREIGN
     }
 
+    /** How long a left-over JVM has to run its shutdown hooks after SIGTERM. */
+    private static final long TERM_GRACE_MS = 5_000;
+    /** How long a left-over JVM may take to go after SIGKILL, on a loaded machine. */
+    private static final long KILL_GRACE_MS = 10_000;
+
     private final ClusterDirectory dir;
     private final Kind kind;
     private final ClusterProperties props;
@@ -73,7 +78,7 @@ public final class ClusterState
         {
             return new ClusterState(dir, Kind.STALE, props.get(), dir.propertiesFile() + " names no daemon pid");
         }
-        final Optional<ProcessHandle> daemon = ProcessHandle.of(pid).filter(ProcessHandle::isAlive);
+        final Optional<ProcessHandle> daemon = ProcessHandle.of(pid).filter(p -> Processes.isAlive(p.pid()));
         if (daemon.isEmpty())
         {
             return new ClusterState(dir, Kind.STALE, props.get(), "its daemon (pid " + pid + ") is not running");
@@ -161,19 +166,35 @@ public final class ClusterState
             // The daemon too, when it lives on in a directory found stale (its properties damaged).
             final boolean daemon = jvm.info().commandLine()
                 .map(cmd -> (cmd + " ").contains(" " + JvmFlags.DAEMON_ROLE + " ")).orElse(false);
+            final String what = (daemon ? "daemon" : "firmware JVM") + " pid " + jvm.pid();
             jvm.destroy();
-            try
-            {
-                jvm.onExit().get(5, java.util.concurrent.TimeUnit.SECONDS);
-            }
-            catch (final Exception ex)
+            if (!awaitExit(jvm, TERM_GRACE_MS))
             {
                 jvm.destroyForcibly();
+                if (!awaitExit(jvm, KILL_GRACE_MS))
+                {
+                    // Its files are removed below all the same: it maps them, and they go when it does.
+                    done.add("could not stop " + what);
+                    continue;
+                }
             }
-            done.add("stopped " + (daemon ? "daemon" : "firmware JVM") + " pid " + jvm.pid());
+            done.add("stopped " + what);
         }
         done.addAll(ClusterFiles.remove(dir));
         return done;
+    }
+
+    private static boolean awaitExit(final ProcessHandle jvm, final long timeoutMs)
+    {
+        try
+        {
+            return Processes.awaitExit(jvm.pid(), timeoutMs);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return !Processes.isAlive(jvm.pid());
+        }
     }
 
     /** @return live JVMs started for this cluster (firmware, daemon) other than this one. */

@@ -1,7 +1,10 @@
 package org.qnix.daemon;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 import org.qnix.abi.ProcessStartTicks;
 
@@ -24,15 +27,47 @@ final class Processes
      * start from the boot time, which moves when the clock is set.
      */
     static final long START_TIME_TOLERANCE_MS = 10_000;
+    private static final Path PROC = Path.of("/proc");
+    private static final long EXIT_POLL_MS = 20;
 
     private Processes()
     {
     }
 
-    /** @return true if a process with that pid exists and has not exited, as {@link ProcessHandle} sees it. */
+    /**
+     * @return true if a process with that pid exists and has not exited. A zombie has exited: {@link
+     * ProcessHandle#isAlive} counts it alive until its parent reaps it, and an orphan's new parent (a
+     * container's first process, say) may never do so.
+     */
     static boolean isAlive(final long pid)
     {
-        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        if (0 != ProcessStartTicks.ofLiving(pid))
+        {
+            return true;
+        }
+        // No such process, a zombie, or no /proc to ask: only without /proc does ProcessHandle know more.
+        return 0 == ProcessStartTicks.of(pid) && !Files.isDirectory(PROC) &&
+            ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    /**
+     * Waits for a process that was told to stop: polls, since {@link ProcessHandle#onExit} of another's
+     * child waits for a zombie to be reaped.
+     *
+     * @return true once it has exited, false if it still runs after {@code timeoutMs}.
+     */
+    static boolean awaitExit(final long pid, final long timeoutMs) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (isAlive(pid))
+        {
+            if (System.nanoTime() - deadline >= 0)
+            {
+                return false;
+            }
+            Thread.sleep(EXIT_POLL_MS);
+        }
+        return true;
     }
 
     /**

@@ -135,7 +135,7 @@ class ClusterOwnershipTest
             assertEquals(QnixCommand.OK, up.exit, up.output);
             final long daemon = ClusterState.inspect(dir).properties().orElseThrow().daemonPid();
             ProcessHandle.of(daemon).orElseThrow().destroyForcibly();
-            TestClusters.await("daemon dead", () -> !ProcessHandle.of(daemon).map(ProcessHandle::isAlive).orElse(false));
+            TestClusters.await("daemon dead", () -> TestClusters.isGone(daemon));
             final Path notes = dir.path().resolve("notes.txt");
             Files.writeString(notes, "precious", StandardCharsets.UTF_8);
             final NicCoordinates node = new NicCoordinates(1, 0);

@@ -46,7 +46,7 @@ class CrashFilesTest
                 Map.of(), null);
             assertEquals(0, kill.exit(), kill.output());
             final Path report = dir.path().resolve("hs_err_pid" + firmware.pid() + ".log");
-            TestClusters.await(report + " written", () -> !firmware.isAlive() && Files.exists(report));
+            TestClusters.await(report + " written", () -> TestClusters.isGone(firmware) && Files.exists(report));
             assertFalse(Files.exists(Path.of(System.getProperty("user.dir"), "hs_err_pid" + firmware.pid() + ".log")));
         }
         finally

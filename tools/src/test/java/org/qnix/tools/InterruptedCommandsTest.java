@@ -134,7 +134,7 @@ class InterruptedCommandsTest
 
             launcher.destroyForcibly();
             assertTrue(launcher.waitFor(1, TimeUnit.MINUTES));
-            TestClusters.await("the ranks to exit", () -> ranks.stream().noneMatch(ProcessHandle::isAlive));
+            TestClusters.await("the ranks to exit", () -> ranks.stream().allMatch(TestClusters::isGone));
             TestClusters.await("no process registered", () -> ClusterStatus.read(dir).processes().isEmpty());
         }
         finally

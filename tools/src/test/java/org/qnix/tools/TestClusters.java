@@ -23,6 +23,7 @@ import org.qnix.abi.ClusterParameters;
 import org.qnix.abi.HostClock;
 import org.qnix.abi.MappedFile;
 import org.qnix.abi.NicCoordinates;
+import org.qnix.abi.ProcessStartTicks;
 import org.qnix.abi.ProcessName;
 import org.qnix.firmware.NicCounters;
 import org.qnix.host.PageTable;
@@ -132,6 +133,22 @@ final class TestClusters
         final ProcessHandle handle = ProcessHandle.of(firmware).orElseThrow();
         assertTrue(handle.destroyForcibly(), "kill -9 the firmware of node " + node);
         handle.onExit().get(60, TimeUnit.SECONDS);
+    }
+
+    /**
+     * @return whether {@code process} has exited. Not {@code !isAlive()}: that counts a zombie alive, and
+     * an orphan (a rank whose launcher was killed, a daemon whose {@code cluster up} ended) is reaped by
+     * whatever adopted it, which in a container may be never.
+     */
+    static boolean isGone(final ProcessHandle process)
+    {
+        return isGone(process.pid());
+    }
+
+    /** @return whether the process of that pid has exited ({@link #isGone(ProcessHandle)}). */
+    static boolean isGone(final long pid)
+    {
+        return 0 == ProcessStartTicks.ofLiving(pid);
     }
 
     /** Polls a condition with a generous bound; the bound is a hang guard, not a timing assertion. */

@@ -391,7 +391,7 @@ class ViplAsyncErrorsTest extends ViplClusterTest
             final ProcessHandle daemon =
                 ProcessHandle.of(ClusterProperties.read(own.propertiesFile()).orElseThrow().daemonPid()).orElseThrow();
             assertTrue(daemon.destroyForcibly(), "kill -9 the daemon");
-            TestClusters.await("the daemon dead", () -> !daemon.isAlive());
+            TestClusters.await("the daemon dead", () -> TestClusters.isGone(daemon));
 
             final ViplException resize = assertThrows(ViplException.class, () -> cq.resize(8));
             assertTrue(ViplResult.INVALID_STATE == resize.result() || resize instanceof ViplNicDeadException,
