@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.DataInputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -41,6 +42,8 @@ import org.qnix.lib.QnixDriverException;
 class DriverConnectionsTest
 {
     private static final NicCoordinates NODE = NicCoordinates.parse("0-0");
+    /** Looks 20 ms apart ({@link TestClusters#await}) that find the same count of open files. */
+    private static final int SETTLED_LOOKS = 10;
 
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
@@ -86,26 +89,22 @@ class DriverConnectionsTest
             }
 
             // The daemon runs out of file descriptors: accept fails, and works again once it has some.
-            final long open;
-            try (var fds = Files.list(Path.of("/proc", Long.toString(daemon), "fd")))
-            {
-                open = fds.count();
-            }
+            // Counted once the driver has closed its ends of the connections above: a count taken while it
+            // still closed them would leave room for every connection below.
+            final long open = settledOpenFiles(daemon);
             final long before = openFilesLimit(daemon);
             prlimit(daemon, open + 4);
             for (int i = 0; i < 20; i++)
             {
                 raw.add(connect(dir));
             }
-            Thread.sleep(500);
+            TestClusters.await("the daemon's failed accept", () -> daemonLog(dir).contains("accept failed, trying again"));
             closeAll(raw);
             prlimit(daemon, before);
             try (Qnix qnix = init(dir, 703, 60))
             {
                 assertEquals(NODE, qnix.node());
             }
-            assertTrue(Files.readString(dir.daemonLog()).contains("accept failed, trying again"),
-                "the daemon reported the failed accept");
         }
         finally
         {
@@ -131,7 +130,8 @@ class DriverConnectionsTest
                 final Future<SocketChannel> next = connector.submit(() -> connect(dir));
                 try
                 {
-                    raw.add(next.get(500, TimeUnit.MILLISECONDS));
+                    // Long enough that a connect merely not yet scheduled is not taken for a full queue.
+                    raw.add(next.get(2, TimeUnit.SECONDS));
                 }
                 catch (final TimeoutException ex)
                 {
@@ -182,6 +182,44 @@ class DriverConnectionsTest
             }
         }
         throw new IllegalStateException("no thread count for pid " + pid);
+    }
+
+    /** @return the daemon's count of open files once it has stayed the same for a few looks in a row. */
+    private static long settledOpenFiles(final long pid) throws Exception
+    {
+        final long[] last = {openFiles(pid), 0};
+        TestClusters.await("the daemon's open files to settle", () ->
+        {
+            final long now = openFiles(pid);
+            last[1] = now == last[0] ? last[1] + 1 : 0;
+            last[0] = now;
+            return last[1] >= SETTLED_LOOKS;
+        });
+        return last[0];
+    }
+
+    private static long openFiles(final long pid)
+    {
+        try (var fds = Files.list(Path.of("/proc", Long.toString(pid), "fd")))
+        {
+            return fds.count();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    private static String daemonLog(final ClusterDirectory dir)
+    {
+        try
+        {
+            return Files.readString(dir.daemonLog());
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
     }
 
     private static long openFilesLimit(final long pid) throws IOException

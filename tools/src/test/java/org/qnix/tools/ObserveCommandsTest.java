@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.HostProcessStructuresLayout;
+import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicProcessor;
 import org.qnix.firmware.NicCounters;
 import org.qnix.lib.Qnix;
@@ -57,7 +58,11 @@ class ObserveCommandsTest
             }
             // One receive left posted: ps shows its Receive Context in use.
             final int waiting = receiver.recvContext(sender.name(), 99, true, in, 0, LENGTH);
+            final long commands = TestClusters.counters(dir, NicCoordinates.parse("1-0")).get(NicCounters.COMMANDS);
             receiver.receive(waiting);
+            // inspect shows its Command Queue empty only once the NIC has taken the command.
+            TestClusters.await("the NIC to take the Receive command", () ->
+                TestClusters.counters(dir, NicCoordinates.parse("1-0")).get(NicCounters.COMMANDS) > commands);
 
             final Map<String, Map<String, Long>> after = stat(dir);
             assertEquals(MESSAGES * (long)LENGTH, delta(before, after, "0-0", NicCounters.DATA_BYTES_SENT));

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -26,12 +28,13 @@ class RankMainTest
     /**
      * The kernel closes a dying launcher's end of the pipe before its pid goes (a JVM of many threads
      * can take milliseconds between the two): a rank that saw end-of-file while the pid still lived
-     * kept running for ever. Here the gap is stretched to seconds.
+     * kept running for ever. Here the gap is stretched to a second and more: the rank's standard input
+     * is at its end from the start, and its launcher goes once the program runs.
      */
     @Test
     void aRankWhoseEndOfFileComesBeforeItsLauncherGoesStillExits() throws Exception
     {
-        final Process launcher = new ProcessBuilder("sleep", "3").start();
+        final Process launcher = new ProcessBuilder("sleep", "600").start();
         final Path output = temp.resolve("rank.out");
         Process rank = null;
         try
@@ -42,12 +45,16 @@ class RankMainTest
                 .redirectOutput(output.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
             builder.environment().put(RankMain.LAUNCHER_PID, Long.toString(launcher.pid()));
             rank = builder.start();
+            TestClusters.await("the rank's program to run", () -> read(output).contains(Sleeper.STARTED));
+            // Well past the rank's first look at its live launcher, and well within RankMain.LAUNCHER_EXIT_MS.
+            Thread.sleep(1_000);
+            assertTrue(rank.isAlive(), read(output));
+            launcher.destroyForcibly();
 
             assertTrue(rank.waitFor(2, TimeUnit.MINUTES), "the rank exits once its launcher is gone");
-            final String printed = Files.readString(output);
+            final String printed = read(output);
             assertEquals(RankMain.LAUNCHER_GONE, rank.exitValue(), printed);
             assertTrue(printed.contains("the launcher of this rank is gone"), printed);
-            assertTrue(printed.contains(Sleeper.STARTED), printed);
         }
         finally
         {
@@ -56,6 +63,18 @@ class RankMainTest
             {
                 rank.destroyForcibly();
             }
+        }
+    }
+
+    private static String read(final Path file)
+    {
+        try
+        {
+            return Files.readString(file);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
         }
     }
 
