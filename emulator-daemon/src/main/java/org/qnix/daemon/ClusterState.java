@@ -7,10 +7,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 import org.qnix.abi.ClusterDirectory;
 import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.JvmFlags;
+import org.qnix.abi.ProcessStartTicks;
 
 /**
  * Whether a cluster is up, stale (its daemon died without cleaning up), absent, or not a cluster at
@@ -36,6 +38,11 @@ public final class ClusterState
     private static final long TERM_GRACE_MS = 5_000;
     /** How long a left-over JVM may take to go after SIGKILL, on a loaded machine. */
     private static final long KILL_GRACE_MS = 10_000;
+
+    /** A left-over JVM told to stop: its start, so that a later process given its pid is not waited for. */
+    private record Stopping(ProcessHandle jvm, long startTicks, String what)
+    {
+    }
 
     private final ClusterDirectory dir;
     private final Kind kind;
@@ -161,40 +168,36 @@ public final class ClusterState
             return List.of(reason);
         }
         final List<String> done = new ArrayList<>();
+        // Every JVM is told first, then each is waited for: they shut down side by side.
+        final List<Stopping> told = new ArrayList<>();
         for (final ProcessHandle jvm : leftoverFirmware(dir.path()))
         {
             // The daemon too, when it lives on in a directory found stale (its properties damaged).
             final boolean daemon = jvm.info().commandLine()
                 .map(cmd -> (cmd + " ").contains(" " + JvmFlags.DAEMON_ROLE + " ")).orElse(false);
-            final String what = (daemon ? "daemon" : "firmware JVM") + " pid " + jvm.pid();
+            told.add(new Stopping(jvm, ProcessStartTicks.ofLiving(jvm.pid()),
+                (daemon ? "daemon" : "firmware JVM") + " pid " + jvm.pid()));
             jvm.destroy();
-            if (!awaitExit(jvm, TERM_GRACE_MS))
+        }
+        final long termDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TERM_GRACE_MS);
+        for (final Stopping stopping : told)
+        {
+            final long pid = stopping.jvm().pid();
+            final long termLeftMs = Math.max(0, TimeUnit.NANOSECONDS.toMillis(termDeadline - System.nanoTime()));
+            if (!ProcessStartTicks.awaitExit(pid, stopping.startTicks(), termLeftMs))
             {
-                jvm.destroyForcibly();
-                if (!awaitExit(jvm, KILL_GRACE_MS))
+                stopping.jvm().destroyForcibly();
+                if (!ProcessStartTicks.awaitExit(pid, stopping.startTicks(), KILL_GRACE_MS))
                 {
                     // Its files are removed below all the same: it maps them, and they go when it does.
-                    done.add("could not stop " + what);
+                    done.add("could not stop " + stopping.what());
                     continue;
                 }
             }
-            done.add("stopped " + what);
+            done.add("stopped " + stopping.what());
         }
         done.addAll(ClusterFiles.remove(dir));
         return done;
-    }
-
-    private static boolean awaitExit(final ProcessHandle jvm, final long timeoutMs)
-    {
-        try
-        {
-            return Processes.awaitExit(jvm.pid(), timeoutMs);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            return !Processes.isAlive(jvm.pid());
-        }
     }
 
     /** @return live JVMs started for this cluster (firmware, daemon) other than this one. */

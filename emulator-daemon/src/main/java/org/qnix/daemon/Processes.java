@@ -4,7 +4,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 import org.qnix.abi.ProcessStartTicks;
 
@@ -27,8 +26,8 @@ final class Processes
      * start from the boot time, which moves when the clock is set.
      */
     static final long START_TIME_TOLERANCE_MS = 10_000;
-    private static final Path PROC = Path.of("/proc");
-    private static final long EXIT_POLL_MS = 20;
+    /** Without /proc (not Linux), ProcessStartTicks knows nothing, and ProcessHandle answers. */
+    private static final boolean HAS_PROC = Files.isDirectory(Path.of("/proc"));
 
     private Processes()
     {
@@ -41,33 +40,8 @@ final class Processes
      */
     static boolean isAlive(final long pid)
     {
-        if (0 != ProcessStartTicks.ofLiving(pid))
-        {
-            return true;
-        }
-        // No such process, a zombie, or no /proc to ask: only without /proc does ProcessHandle know more.
-        return 0 == ProcessStartTicks.of(pid) && !Files.isDirectory(PROC) &&
+        return HAS_PROC ? 0 != ProcessStartTicks.ofLiving(pid) :
             ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-    }
-
-    /**
-     * Waits for a process that was told to stop: polls, since {@link ProcessHandle#onExit} of another's
-     * child waits for a zombie to be reaped.
-     *
-     * @return true once it has exited, false if it still runs after {@code timeoutMs}.
-     */
-    static boolean awaitExit(final long pid, final long timeoutMs) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        while (isAlive(pid))
-        {
-            if (System.nanoTime() - deadline >= 0)
-            {
-                return false;
-            }
-            Thread.sleep(EXIT_POLL_MS);
-        }
-        return true;
     }
 
     /**
@@ -77,7 +51,7 @@ final class Processes
      */
     static boolean hasExited(final long pid, final long startTicks)
     {
-        return ProcessStartTicks.ofLiving(pid) != startTicks;
+        return ProcessStartTicks.hasExited(pid, startTicks);
     }
 
     /**

@@ -16,6 +16,7 @@ import org.qnix.abi.ClusterProperties;
 import org.qnix.abi.ControlProgramLayout;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicProcessor;
+import org.qnix.abi.ProcessStartTicks;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -31,6 +32,9 @@ import picocli.CommandLine.Option;
     description = "Runs the NIC control programs of emulated nodes (started by the emulator daemon).")
 public final class FirmwareMain implements Callable<Integer>
 {
+    /** How often the daemon's life is looked at: the firmware outlives a killed daemon by at most this. */
+    private static final long DAEMON_WATCH_MS = 1_000;
+
     @Option(names = "--cluster-dir", required = true, description = "The cluster directory.")
     private Path clusterDir;
 
@@ -90,16 +94,39 @@ public final class FirmwareMain implements Callable<Integer>
 
         if (daemonPid > 0)
         {
-            ProcessHandle.of(daemonPid).ifPresentOrElse(
-                daemon -> daemon.onExit().thenRun(() ->
-                {
-                    System.out.println("NICs " + String.join(", ", nodes) + ": daemon " + daemonPid + " exited, stopping");
-                    System.exit(0);
-                }),
-                () -> System.exit(0));
+            watchDaemon(nodes);
         }
         stopped.await();
         return 0;
+    }
+
+    /**
+     * Firmware JVMs end with their daemon (a {@code kill -9} of it leaves nobody to stop them). Polled
+     * by pid and start: {@link ProcessHandle#onExit} of a process that is not this JVM's child waits
+     * for it to be reaped, which an adopter that never reaps (a container's first process) never
+     * does; and the JDK's own poll of it backs off to once every 5 s.
+     */
+    private void watchDaemon(final List<String> nodes)
+    {
+        final long startTicks = ProcessStartTicks.ofLiving(daemonPid);
+        final Thread watch = new Thread(() ->
+        {
+            try
+            {
+                while (!ProcessStartTicks.hasExited(daemonPid, startTicks))
+                {
+                    Thread.sleep(DAEMON_WATCH_MS);
+                }
+            }
+            catch (final InterruptedException ex)
+            {
+                return;
+            }
+            System.out.println("NICs " + String.join(", ", nodes) + ": daemon " + daemonPid + " exited, stopping");
+            System.exit(0);
+        }, "firmware-daemon-watch");
+        watch.setDaemon(true);
+        watch.start();
     }
 
     public static void main(final String[] args)

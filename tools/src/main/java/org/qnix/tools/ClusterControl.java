@@ -24,6 +24,7 @@ import org.qnix.abi.HostClock;
 import org.qnix.abi.JvmFlags;
 import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicProcessor;
+import org.qnix.abi.ProcessStartTicks;
 import org.qnix.daemon.ClusterFiles;
 import org.qnix.daemon.ClusterLock;
 import org.qnix.daemon.ClusterState;
@@ -343,25 +344,20 @@ public final class ClusterControl
         final Optional<ProcessHandle> daemon = ProcessHandle.of(pid);
         if (daemon.isPresent())
         {
-            if (!daemon.get().destroy() && daemon.get().isAlive())
+            // Its start, before it is told: a zombie (an orphan whose adopter never reaps) or a later
+            // process given its pid is not waited for. ProcessHandle.onExit would wait for the reap.
+            final long startTicks = ProcessStartTicks.ofLiving(pid);
+            if (!daemon.get().destroy() && !ProcessStartTicks.hasExited(pid, startTicks))
             {
                 // Another user's daemon, in a directory shared with --shared-with-group.
                 throw new IllegalStateException("cluster '" + dir.name() + "': not permitted to stop its daemon, pid " +
                     pid + "; its owner can take it down");
             }
-            try
-            {
-                daemon.get().onExit().get(DOWN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-            }
-            catch (final Exception ex)
+            if (!ProcessStartTicks.awaitExit(pid, startTicks, DOWN_TIMEOUT_MS))
             {
                 out.println("daemon pid " + pid + " did not stop within " + DOWN_TIMEOUT_MS + " ms; killing it");
                 daemon.get().destroyForcibly();
-                try
-                {
-                    daemon.get().onExit().get(DOWN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-                }
-                catch (final java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException again)
+                if (!ProcessStartTicks.awaitExit(pid, startTicks, DOWN_TIMEOUT_MS))
                 {
                     throw new IllegalStateException("cluster '" + dir.name() + "': daemon pid " + pid +
                         " did not stop even when killed; its files are left in " + dir.path());

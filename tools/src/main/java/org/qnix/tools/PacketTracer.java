@@ -20,6 +20,7 @@ import org.qnix.abi.NicCoordinates;
 import org.qnix.abi.NicSdramLayout;
 import org.qnix.abi.NicWakeUp;
 import org.qnix.abi.PacketHeader;
+import org.qnix.abi.ProcessStartTicks;
 import org.qnix.abi.TraceLayout;
 import org.qnix.firmware.NicCounters;
 
@@ -141,7 +142,8 @@ public final class PacketTracer implements AutoCloseable
         while (true)
         {
             final long holder = nic.control.getLongVolatile(TraceLayout.TRACER_PID_OFFSET);
-            if (0 != holder && ProcessHandle.of(holder).map(ProcessHandle::isAlive).orElse(false))
+            // A zombie holder (killed, not yet reaped) traces nothing any more.
+            if (0 != holder && 0 != ProcessStartTicks.ofLiving(holder))
             {
                 throw new IllegalStateException("node " + nic.node + " is already traced by pid " + holder +
                     " (another qnix trace): stop it first");

@@ -116,19 +116,16 @@ public final class RankMain
         return null;
     }
 
-    /**
-     * @return false if {@link #LAUNCHER_PID} names a process that has gone (a zombie included: a killed
-     * launcher stays one until its shell reaps it, and ProcessHandle counts that alive), or names none.
-     */
-    private static boolean launcherAlive()
+    /** @return the pid {@link #LAUNCHER_PID} names, or 0 if none. */
+    private static long launcherPid()
     {
         try
         {
-            return 0 != ProcessStartTicks.ofLiving(Long.parseLong(System.getenv().getOrDefault(LAUNCHER_PID, "")));
+            return Long.parseLong(System.getenv().getOrDefault(LAUNCHER_PID, ""));
         }
         catch (final NumberFormatException ex)
         {
-            return false;
+            return 0;
         }
     }
 
@@ -139,11 +136,13 @@ public final class RankMain
      *
      * @return true once the launcher is gone, false if it still lives after {@code timeoutMs}.
      */
-    private static boolean launcherGoneWithin(final long timeoutMs)
+    private static boolean launcherGoneWithin(final long pid, final long startTicks, final long timeoutMs)
     {
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         long pauseMs = 1;
-        while (launcherAlive())
+        // A zombie has gone (ProcessHandle counts it alive until its shell reaps it), and so has a
+        // launcher whose pid a later process was given.
+        while (!ProcessStartTicks.hasExited(pid, startTicks))
         {
             if (System.nanoTime() - deadline >= 0)
             {
@@ -157,6 +156,9 @@ public final class RankMain
 
     private static void watchLauncher()
     {
+        // Taken before the read, while the launcher lives (0 if it has gone already, or is named by none).
+        final long pid = launcherPid();
+        final long startTicks = 0 == pid ? 0 : ProcessStartTicks.ofLiving(pid);
         final Thread watch = new Thread(() ->
         {
             // Not System.in: the program may read it, and its lock would then be held by this thread.
@@ -176,7 +178,7 @@ public final class RankMain
             }
             // A program that closes System.in gets /dev/null on descriptor 0 (the JDK's way), whose
             // end-of-file is not the launcher's: asked of the kernel before the rank exits.
-            if (!launcherGoneWithin(LAUNCHER_EXIT_MS))
+            if (!launcherGoneWithin(pid, startTicks, LAUNCHER_EXIT_MS))
             {
                 return;
             }
