@@ -19,6 +19,8 @@ import java.util.regex.Pattern;
 public final class ClusterDirectory
 {
     public static final String DEFAULT_CLUSTER_NAME = "default";
+    /** As Linux's MAXSYMLINKS: a longer chain of symbolic links is not followed by the kernel either. */
+    private static final int MAX_SYMLINK_HOPS = 40;
     /** Unix-domain socket paths are limited to 107 bytes on Linux. */
     public static final int MAX_SOCKET_PATH = 107;
 
@@ -93,11 +95,16 @@ public final class ClusterDirectory
      *
      * <pre>{@code
      * final String why = ClusterDirectory.whyAClusterFile(out);
-     * if (null != why) throw new IllegalArgumentException("--out " + out + ": " + why);
+     * if (null != why)
+     * {
+     *     throw new IllegalArgumentException("--out " + out + ": " + why);
+     * }
      * }</pre>
      *
-     * @return why {@code file} may be a file of a cluster (in {@link #baseDirectory()}, its links followed,
-     * or another hard link on that file system), or null if it cannot be one.
+     * @return why {@code file} may be a file of a cluster, or null. It may be one if it lies in {@link
+     * #baseDirectory()}, its symbolic links followed, or if it exists with more than one name on that
+     * directory's file system: a hard link to a cluster's file passes the first check. On {@code /dev/shm}
+     * no output file has a second name; where the clusters live on a disk, any such file is refused too.
      */
     public static String whyAClusterFile(final Path file)
     {
@@ -114,19 +121,30 @@ public final class ClusterDirectory
         return null;
     }
 
-    /** @return whether {@code file}, its links followed, is in {@code directory} or below it. */
+    /** @return whether {@code file}, its links followed, is (or would be created) in {@code directory} or below. */
     private static boolean isWithin(final Path file, final Path directory)
     {
         try
         {
-            final Path absolute = file.toAbsolutePath();
-            if (!Files.isDirectory(directory) || null == absolute.getParent())
+            if (!Files.isDirectory(directory))
             {
                 return false;
             }
-            // A link that names nothing yet would be created where it points: look there.
-            final Path target = Files.isSymbolicLink(absolute) && !Files.exists(absolute) ?
-                absolute.getParent().resolve(Files.readSymbolicLink(absolute)).toAbsolutePath() : absolute;
+            // A link that names nothing yet would be created where it points (through every link of a
+            // chain): look there. A loop, or a chain longer than the kernel follows, creates nothing.
+            Path target = file.toAbsolutePath();
+            for (int hops = 0; Files.isSymbolicLink(target) && !Files.exists(target); hops++)
+            {
+                if (hops == MAX_SYMLINK_HOPS || null == target.getParent())
+                {
+                    return false;
+                }
+                target = target.getParent().resolve(Files.readSymbolicLink(target)).toAbsolutePath();
+            }
+            if (null == target.getParent())
+            {
+                return false;
+            }
             final Path real = Files.exists(target) ? target.toRealPath() :
                 target.getParent().toRealPath().resolve(target.getFileName());
             return real.startsWith(directory.toRealPath());
@@ -139,18 +157,18 @@ public final class ClusterDirectory
     }
 
     /**
-     * A hard link made outside the clusters' directory to one of their files passes {@link #isWithin}. It
-     * can only be on their own file system, where no output file has a second name otherwise.
+     * A hard link made outside the clusters' directory to one of their files passes {@link #isWithin};
+     * it can only be on their file system (the same device, whatever mount it is reached through).
      */
     private static boolean isOtherNameOnTheFileSystemOf(final Path file, final Path directory)
     {
         try
         {
             return Files.isRegularFile(file) && Files.isDirectory(directory) &&
-                Files.getFileStore(file).equals(Files.getFileStore(directory)) &&
+                Files.getAttribute(file, "unix:dev").equals(Files.getAttribute(directory, "unix:dev")) &&
                 (Integer)Files.getAttribute(file, "unix:nlink") > 1;
         }
-        catch (final IOException | UnsupportedOperationException ex)
+        catch (final IOException | UnsupportedOperationException | IllegalArgumentException ex)
         {
             // Not known: the caller's own checks say why it cannot be written, if it cannot.
             return false;

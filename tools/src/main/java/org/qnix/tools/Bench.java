@@ -537,9 +537,9 @@ final class Bench implements Runnable
 
     /**
      * Refuses an output file that cannot be written, before anything is measured: a missing directory
-     * would otherwise be found when the report is written, after the whole run. A file among the
-     * clusters' ({@code $QNIX_DIR}) is refused too: the NICs map them, and one cut short under them
-     * ends their firmware with a memory fault.
+     * would otherwise be found when the report is written, after the whole run. A file that may be one
+     * of the clusters' ({@link ClusterDirectory#whyAClusterFile}) is refused too: the NICs map them, and
+     * one cut short under them ends their firmware with a memory fault.
      *
      * @throws IllegalArgumentException naming the option and the file.
      */
