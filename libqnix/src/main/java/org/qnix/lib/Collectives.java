@@ -226,23 +226,27 @@ final class Collectives
                 Messaging.checkPeer(receiver, false);
             }
             messaging.recordCommand(command, context);
+            boolean posted = false;
             try
             {
-                if (tryOnly && !vnic.tryPostMulticast(command, context, receivers))
+                if (tryOnly)
                 {
-                    messaging.notPosted(command, context);
-                    return false;
+                    posted = vnic.tryPostMulticast(command, context, receivers);
                 }
-                if (!tryOnly)
+                else
                 {
                     vnic.postMulticast(command, context, receivers);
+                    posted = true;
                 }
-                return true;
+                return posted;
             }
-            catch (final RuntimeException ex)
+            finally
             {
-                messaging.notPosted(command, context);
-                throw ex;
+                if (!posted)
+                {
+                    // A full queue or a failure: the buffer is not in flight after all.
+                    messaging.notPosted(command, context);
+                }
             }
         }
         finally

@@ -307,41 +307,45 @@ final class Messaging
     /** Posts a command, waiting (bounded) for room in the Command Queue. */
     void post(final int command, final int context, final int group, final int size)
     {
-        enter();
-        try
-        {
-            checkPost(command, context);
-            recordCommand(command, context);
-            try
-            {
-                vnic.post(command, context, group, size);
-            }
-            catch (final RuntimeException ex)
-            {
-                notPosted(command, context);
-                throw ex;
-            }
-        }
-        finally
-        {
-            exit();
-        }
+        postCommand(command, context, group, size, false);
     }
 
     /** Posts a command if the Command Queue has room now. @return false, having written nothing, if not. */
     boolean tryPost(final int command, final int context, final int group, final int size)
+    {
+        return postCommand(command, context, group, size, true);
+    }
+
+    private boolean postCommand(final int command, final int context, final int group, final int size,
+        final boolean tryOnly)
     {
         enter();
         try
         {
             checkPost(command, context);
             recordCommand(command, context);
-            final boolean posted = vnic.tryPost(command, context, group, size);
-            if (!posted)
+            boolean posted = false;
+            try
             {
-                notPosted(command, context);
+                if (tryOnly)
+                {
+                    posted = vnic.tryPost(command, context, group, size);
+                }
+                else
+                {
+                    vnic.post(command, context, group, size);
+                    posted = true;
+                }
+                return posted;
             }
-            return posted;
+            finally
+            {
+                if (!posted)
+                {
+                    // A full queue or a failure: the buffer is not in flight after all.
+                    notPosted(command, context);
+                }
+            }
         }
         finally
         {
