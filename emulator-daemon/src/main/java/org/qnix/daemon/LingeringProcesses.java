@@ -36,7 +36,7 @@ final class LingeringProcesses
     {
         boolean isGone()
         {
-            return Processes.hasExited(osPid, startTicks);
+            return ProcessStartTicks.hasExited(osPid, startTicks);
         }
     }
 

@@ -14,7 +14,6 @@ import org.qnix.abi.ProcessStartTicks;
  *
  * <pre>{@code
  * if (!Processes.isAlive(osPid)) { giveUp(); }
- * if (Processes.hasExited(osPid, startTicks)) { release(); }
  * if (!Processes.isSameProcess(daemon, props.daemonStartTicks(), props.daemonStartMs())) { stale(); }
  * }</pre>
  */
@@ -42,16 +41,6 @@ final class Processes
     {
         return HAS_PROC ? 0 != ProcessStartTicks.ofLiving(pid) :
             ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-    }
-
-    /**
-     * @return true once the process recorded with this pid and start ({@link ProcessStartTicks}, known) has
-     * exited: no process has the pid, a later one has it, or it is a zombie waiting to be reaped (it runs
-     * no code and maps nothing any more).
-     */
-    static boolean hasExited(final long pid, final long startTicks)
-    {
-        return ProcessStartTicks.hasExited(pid, startTicks);
     }
 
     /**

@@ -43,7 +43,7 @@ class ProcessesTest
             assertTrue(ProcessStartTicks.awaitExit(zombie, ticks, TimeUnit.SECONDS.toMillis(30)));
             assertFalse(Processes.isAlive(zombie));
             assertNotEquals(0, ProcessStartTicks.of(zombie), "not reaped: its pid still names it");
-            assertTrue(Processes.hasExited(zombie, ticks));
+            assertTrue(ProcessStartTicks.hasExited(zombie, ticks));
             // What this class is for: the JDK's view (a detail of the JDK, so assumed, not asserted).
             assumeTrue(ProcessHandle.of(zombie).map(ProcessHandle::isAlive).orElse(false),
                 "this JDK counts an unreaped zombie alive");
