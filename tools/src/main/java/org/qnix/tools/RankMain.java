@@ -7,8 +7,6 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.Arrays;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import org.qnix.abi.ProcessStartTicks;
 
@@ -37,8 +35,6 @@ public final class RankMain
      * process's exit takes, even on a loaded machine, and only ever waited once per rank.
      */
     static final long LAUNCHER_EXIT_MS = 30_000;
-    /** The longest pause between two looks at the launcher's pid in that wait; the first is 1 ms. */
-    private static final long LAUNCHER_EXIT_POLL_MAX_MS = 250;
     /** The exit code of a program with no main to run, as the java launcher's. */
     static final int NO_MAIN = 1;
 
@@ -129,31 +125,6 @@ public final class RankMain
         }
     }
 
-    /**
-     * The kernel closes a dying process's descriptors (the end-of-file seen here) before it makes it a
-     * zombie, and a JVM of many threads takes a while between the two: so the end-of-file is followed
-     * by a short wait for the launcher's pid to go, not by a single look at it.
-     *
-     * @return true once the launcher is gone, false if it still lives after {@code timeoutMs}.
-     */
-    private static boolean launcherGoneWithin(final long pid, final long startTicks, final long timeoutMs)
-    {
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        long pauseMs = 1;
-        // A zombie has gone (ProcessHandle counts it alive until its shell reaps it), and so has a
-        // launcher whose pid a later process was given.
-        while (!ProcessStartTicks.hasExited(pid, startTicks))
-        {
-            if (System.nanoTime() - deadline >= 0)
-            {
-                return false;
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(pauseMs));
-            pauseMs = Math.min(2 * pauseMs, LAUNCHER_EXIT_POLL_MAX_MS);
-        }
-        return true;
-    }
-
     private static void watchLauncher()
     {
         // Taken before the read, while the launcher lives (0 if it has gone already, or is named by none).
@@ -177,8 +148,10 @@ public final class RankMain
                 return;
             }
             // A program that closes System.in gets /dev/null on descriptor 0 (the JDK's way), whose
-            // end-of-file is not the launcher's: asked of the kernel before the rank exits.
-            if (!launcherGoneWithin(pid, startTicks, LAUNCHER_EXIT_MS))
+            // end-of-file is not the launcher's: asked of the kernel before the rank exits. And the kernel
+            // closes a dying process's descriptors before it makes it a zombie, which for a JVM of many
+            // threads takes a while: so a wait for the launcher to go, not a single look.
+            if (!ProcessStartTicks.awaitExit(pid, startTicks, LAUNCHER_EXIT_MS))
             {
                 return;
             }
