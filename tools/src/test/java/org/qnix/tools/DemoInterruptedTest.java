@@ -37,7 +37,7 @@ class DemoInterruptedTest
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
             final Process running = demo;
             TestClusters.await("the demo's cluster up and its Hello running", () ->
-                !running.isAlive() || read(output).contains("== running Hello"));
+                !running.isAlive() || TestClusters.read(output).contains("== running Hello"));
             assertTrue(demo.isAlive(), Files.readString(output));
             assertTrue(ClusterState.inspect(dir).isLive(), Files.readString(output));
 
@@ -55,18 +55,6 @@ class DemoInterruptedTest
             }
             TestClusters.down(dir);
             Files.deleteIfExists(output);
-        }
-    }
-
-    private static String read(final Path file)
-    {
-        try
-        {
-            return Files.readString(file);
-        }
-        catch (final java.io.IOException ex)
-        {
-            throw new java.io.UncheckedIOException(ex);
         }
     }
 }

@@ -98,7 +98,7 @@ class DriverConnectionsTest
             {
                 raw.add(connect(dir));
             }
-            TestClusters.await("the daemon's failed accept", () -> daemonLog(dir).contains("accept failed, trying again"));
+            TestClusters.await("the daemon's failed accept", () -> ClusterControl.readLog(dir).contains("accept failed, trying again"));
             closeAll(raw);
             prlimit(daemon, before);
             try (Qnix qnix = init(dir, 703, 60))
@@ -203,18 +203,6 @@ class DriverConnectionsTest
         try (var fds = Files.list(Path.of("/proc", Long.toString(pid), "fd")))
         {
             return fds.count();
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
-    }
-
-    private static String daemonLog(final ClusterDirectory dir)
-    {
-        try
-        {
-            return Files.readString(dir.daemonLog());
         }
         catch (final IOException ex)
         {

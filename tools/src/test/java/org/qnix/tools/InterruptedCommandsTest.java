@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -124,13 +123,13 @@ class InterruptedCommandsTest
             launcher = start(output, "run", "-n", "2", "--cluster", name, "--", "Hello", "--hold-while", hold.toString());
             final Process running = launcher;
             TestClusters.await("2 greetings", () -> !running.isAlive() ||
-                read(output).lines().filter(line -> line.contains("Hello from")).count() == 2);
-            assertTrue(launcher.isAlive(), read(output));
+                TestClusters.read(output).lines().filter(line -> line.contains("Hello from")).count() == 2);
+            assertTrue(launcher.isAlive(), TestClusters.read(output));
             for (final ClusterStatus.Process rank : ClusterStatus.read(dir).registered())
             {
                 ranks.add(ProcessHandle.of(rank.osPid()).orElseThrow());
             }
-            assertEquals(2, ranks.size(), read(output));
+            assertEquals(2, ranks.size(), TestClusters.read(output));
 
             launcher.destroyForcibly();
             assertTrue(launcher.waitFor(1, TimeUnit.MINUTES));
@@ -166,18 +165,6 @@ class InterruptedCommandsTest
         if (null != process && process.isAlive())
         {
             process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-        }
-    }
-
-    private static String read(final Path file)
-    {
-        try
-        {
-            return Files.readString(file);
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
         }
     }
 }

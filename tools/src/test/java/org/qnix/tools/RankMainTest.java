@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -45,14 +42,14 @@ class RankMainTest
                 .redirectOutput(output.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
             builder.environment().put(RankMain.LAUNCHER_PID, Long.toString(launcher.pid()));
             rank = builder.start();
-            TestClusters.await("the rank's program to run", () -> read(output).contains(Sleeper.STARTED));
+            TestClusters.await("the rank's program to run", () -> TestClusters.read(output).contains(Sleeper.STARTED));
             // Well past the rank's first look at its live launcher, and well within RankMain.LAUNCHER_EXIT_MS.
             Thread.sleep(1_000);
-            assertTrue(rank.isAlive(), read(output));
+            assertTrue(rank.isAlive(), TestClusters.read(output));
             launcher.destroyForcibly();
 
             assertTrue(rank.waitFor(2, TimeUnit.MINUTES), "the rank exits once its launcher is gone");
-            final String printed = read(output);
+            final String printed = TestClusters.read(output);
             assertEquals(RankMain.LAUNCHER_GONE, rank.exitValue(), printed);
             assertTrue(printed.contains("the launcher of this rank is gone"), printed);
         }
@@ -63,18 +60,6 @@ class RankMainTest
             {
                 rank.destroyForcibly();
             }
-        }
-    }
-
-    private static String read(final Path file)
-    {
-        try
-        {
-            return Files.readString(file);
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
         }
     }
 

@@ -4,8 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -149,6 +153,19 @@ final class TestClusters
     static boolean isGone(final long pid)
     {
         return 0 == ProcessStartTicks.ofLiving(pid);
+    }
+
+    /** @return a child's output file as it is now, for a condition that polls it. */
+    static String read(final Path file)
+    {
+        try
+        {
+            return Files.readString(file);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
     }
 
     /** Polls a condition with a generous bound; the bound is a hang guard, not a timing assertion. */
